@@ -1,0 +1,65 @@
+import type { MessageView, RunView } from './types';
+
+/** Text being streamed for a message not yet stored, by block index. */
+export type Partial = { messageId: string; runId: string | null; blocks: string[] };
+
+export interface ChatState {
+  messages: MessageView[];
+  partials: Partial[];
+  activeRun: RunView | null;
+  lastRun: RunView | null;
+}
+
+export type ChatEvent = { type: string; data: Record<string, unknown> & { seq: number | null; runId: string | null } };
+
+/**
+ * Applies one SSE event. Text deltas carry their offset, so the same text arriving twice
+ * (live, then in a replay after reconnecting) is kept once.
+ */
+export function applyEvent(state: ChatState, { type, data }: ChatEvent): ChatState {
+  switch (type) {
+    case 'run.started':
+      return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
+    case 'message.delta':
+      return applyDelta(state, data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null });
+    case 'message.completed': {
+      const message = data.message as MessageView;
+      const exists = state.messages.some((m) => m.id === message.id);
+      return {
+        ...state,
+        messages: exists ? state.messages : [...state.messages, { ...message, seq: Infinity, runId: data.runId, createdAt: new Date().toISOString() }],
+        partials: state.partials.filter((p) => p.messageId !== message.id),
+      };
+    }
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled': {
+      const ended: RunView = {
+        id: data.runId!,
+        status: String(data.status ?? type.slice(4)),
+        stopReason: (data.stopReason as string) ?? null,
+        error: (data.error as RunView['error']) ?? null,
+        afterSeq: state.activeRun?.afterSeq ?? 0,
+      };
+      return { ...state, activeRun: null, lastRun: ended, partials: [] };
+    }
+    default:
+      return state;
+  }
+}
+
+function applyDelta(
+  state: ChatState,
+  d: { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
+): ChatState {
+  if (state.messages.some((m) => m.id === d.messageId)) return state;
+  let partial = state.partials.find((p) => p.messageId === d.messageId);
+  // A new message in the same run replaces an unfinished one (a step redone after a take-over).
+  const others = state.partials.filter((p) => p.messageId !== d.messageId && p.runId !== d.runId);
+  partial = partial ? { ...partial, blocks: [...partial.blocks] } : { messageId: d.messageId, runId: d.runId, blocks: [] };
+  const current = partial.blocks[d.blockIndex] ?? '';
+  if (d.offset > current.length) return state; // a gap: the stored copy of this text will fill it
+  if (d.offset + d.text.length <= current.length) return state; // seen already
+  partial.blocks[d.blockIndex] = current + d.text.slice(current.length - d.offset);
+  return { ...state, partials: [...others, partial] };
+}

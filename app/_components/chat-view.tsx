@@ -1,0 +1,122 @@
+'use client';
+import { useRouter } from 'next/navigation';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { api, ApiError } from './api';
+import { applyEvent, type ChatEvent, type ChatState } from './chat-state';
+import { Composer } from './composer';
+import { Markdown } from './markdown';
+import { MessageItem, Note } from './message-item';
+import type { ConversationView, MessageView } from './types';
+import { useConversationEvents } from './use-conversation-events';
+
+type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView };
+
+function reducer(state: ChatState, action: Action): ChatState {
+  if (action.kind === 'sent') return { ...state, messages: [...state.messages, action.message], lastRun: null };
+  return applyEvent(state, action.event);
+}
+
+export function ChatView({ initial, modelLabel }: { initial: ConversationView; modelLabel: string }) {
+  const router = useRouter();
+  const [state, dispatch] = useReducer(reducer, {
+    messages: initial.messages,
+    partials: [],
+    activeRun: initial.activeRun,
+    lastRun: initial.lastRun,
+  });
+  const [followFrom, setFollowFrom] = useState<number | null>(initial.activeRun ? initial.activeRun.afterSeq : null);
+  const [sending, setSending] = useState(false);
+  const [notice, setNotice] = useState('');
+  const bottom = useRef<HTMLDivElement>(null);
+
+  const onEvent = useCallback(
+    (event: ChatEvent) => {
+      dispatch({ kind: 'event', event });
+      if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled') router.refresh();
+    },
+    [router],
+  );
+  useConversationEvents(initial.id, followFrom, onEvent);
+
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: 'end' });
+  }, [state.messages.length, state.partials]);
+
+  async function send(text: string): Promise<boolean> {
+    setSending(true);
+    setNotice('');
+    try {
+      const started = await api<{ runId: string; afterSeq: number }>(`/api/conversations/${initial.id}/messages`, { method: 'POST', body: { text } });
+      dispatch({
+        kind: 'sent',
+        message: { id: `local-${started.runId}`, seq: Infinity, role: 'user', content: [{ type: 'text', text }], runId: started.runId, stopReason: null, createdAt: new Date().toISOString() },
+      });
+      dispatch({ kind: 'event', event: { type: 'run.started', data: { runId: started.runId, seq: started.afterSeq + 1 } } });
+      setFollowFrom(started.afterSeq);
+      return true;
+    } catch (err) {
+      setNotice(err instanceof ApiError ? err.message : 'Could not send the message.');
+      return false;
+    } finally {
+      setSending(false);
+    }
+  }
+
+  async function stop() {
+    try {
+      await api(`/api/conversations/${initial.id}/cancel`, { method: 'POST', body: {} });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 409)) setNotice(err instanceof ApiError ? err.message : 'Could not stop.');
+    }
+  }
+
+  const running = state.activeRun !== null;
+  const empty = state.messages.length === 0 && state.partials.length === 0;
+  return (
+    <div className="flex h-full min-h-0 flex-col">
+      <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
+        <div className="mx-auto w-full max-w-3xl space-y-6 px-4 py-6">
+          {empty && <EmptyConversation modelLabel={modelLabel} />}
+          {state.messages.map((m) => (
+            <MessageItem key={m.id} role={m.role} content={m.content} stopReason={m.stopReason} />
+          ))}
+          {state.partials.map((p) => (
+            <div key={p.messageId} className="space-y-3" data-testid="streaming-message">
+              {p.blocks.map((text, i) => (text ? <Markdown key={i} text={text} /> : null))}
+            </div>
+          ))}
+          {running && state.partials.length === 0 && <Thinking />}
+          {state.lastRun?.status === 'failed' && (
+            <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
+          )}
+          <div ref={bottom} />
+        </div>
+      </div>
+      <div className="border-t border-stone-200 bg-stone-50/90 px-4 pb-3 pt-3">
+        {notice && (
+          <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {notice}
+          </p>
+        )}
+        <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />
+      </div>
+    </div>
+  );
+}
+
+function Thinking() {
+  return (
+    <div className="flex items-center gap-2 text-sm text-stone-500" role="status">
+      <span className="inline-block h-2 w-2 animate-pulse rounded-full bg-indigo-500" /> Thinking…
+    </div>
+  );
+}
+
+export function EmptyConversation({ modelLabel }: { modelLabel: string }) {
+  return (
+    <div className="py-16 text-center">
+      <h2 className="text-xl font-semibold text-stone-800">What can I help with?</h2>
+      <p className="mt-2 text-sm text-stone-500">Model: {modelLabel}</p>
+    </div>
+  );
+}

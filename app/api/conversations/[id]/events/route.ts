@@ -1,0 +1,20 @@
+import { AppError } from '@/lib/http/errors';
+import { assertOwned } from '@/lib/chat/service';
+import { authed, requireUuid } from '@/lib/server/route';
+import { eventStreamResponse } from '@/lib/server/events-response';
+import { resumeLapsedRuns } from '@/lib/agent/engine';
+
+type P = { id: string };
+
+/** SSE: replay after `Last-Event-ID` (or `?after=`), then live until the active run pauses or ends. */
+export const GET = authed<P>(async ({ req, rt, session, params }) => {
+  const id = requireUuid(params.id, 'conversation');
+  await assertOwned(rt, session.user.id, id);
+  const raw = req.headers.get('last-event-id') ?? new URL(req.url).searchParams.get('after') ?? '0';
+  if (!/^\d{1,15}$/.test(raw)) {
+    throw new AppError('bad_request', 'query', `after: must be a non-negative integer event seq (got "${raw}").`, 'after');
+  }
+  // Following the events may continue a run whose instance died: only what was already decided.
+  await resumeLapsedRuns(rt.engine, id);
+  return eventStreamResponse(rt, id, Number(raw), req.signal);
+});

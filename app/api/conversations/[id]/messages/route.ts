@@ -1,0 +1,20 @@
+import { readJson } from '@/lib/http/json';
+import { authed, requireUuid } from '@/lib/server/route';
+import { MAX_MESSAGE_BODY_BYTES, messageSchema, sendMessage } from '@/lib/chat/service';
+import { eventStreamResponse } from '@/lib/server/events-response';
+
+type P = { id: string };
+
+/** Starts a turn. `Accept: text/event-stream` answers with the turn's events; else 202. */
+export const POST = authed<P>(
+  async ({ req, rt, session, params }) => {
+    const id = requireUuid(params.id, 'conversation');
+    const { text } = await readJson(req, messageSchema, { maxBytes: MAX_MESSAGE_BODY_BYTES });
+    const started = await sendMessage(rt, { userId: session.user.id, sessionId: session.sessionId }, id, text);
+    if (req.headers.get('accept')?.includes('text/event-stream')) {
+      return eventStreamResponse(rt, id, started.afterSeq, req.signal);
+    }
+    return Response.json(started, { status: 202 });
+  },
+  { write: true },
+);

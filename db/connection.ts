@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import * as schema from './schema';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/**
+ * A database plus the two things drizzle does not cover: LISTEN/NOTIFY (events reach other
+ * instances through it) and closing.
+ */
+export interface DbHandle {
+  kind: 'pglite' | 'postgres';
+  db: Db;
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  /** Applies pending migrations; safe when several processes start at once. */
+  migrate(migrationsFolder?: string): Promise<void>;
+  close(): Promise<void>;
+  /** PGlite only: the data dir as a tarball (tests clone a migrated template from it). */
+  dumpDataDir?(): Promise<Blob>;
+}
+
+// Any fixed number: serialises migrations when several instances start at once.
+const MIGRATION_LOCK = 727_001;
+
+export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
+
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<DbHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  if (opts.dataDir) await mkdir(path.dirname(opts.dataDir), { recursive: true });
+  const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir });
+  await client.waitReady;
+  const db = drizzle({ client, schema }) as unknown as Db;
+  return {
+    kind: 'pglite',
+    db,
+    async listen(channel, onPayload) {
+      const off = await client.listen(channel, onPayload);
+      return async () => off();
+    },
+    async notify(channel, payload) {
+      await client.query('select pg_notify($1, $2)', [channel, payload]);
+    },
+    async migrate(migrationsFolder = MIGRATIONS_FOLDER) {
+      const { migrate } = await import('drizzle-orm/pglite/migrator');
+      await migrate(db as never, { migrationsFolder });
+    },
+    close: () => client.close(),
+    dumpDataDir: () => client.dumpDataDir('none'),
+  };
+}
+
+export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<DbHandle> {
+  const pg = (await import('pg')).default;
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const pool = new pg.Pool({ connectionString, max: opts.max ?? 10 });
+  // An idle client that errors (server restart) must not crash the process.
+  pool.on('error', (err) => console.error('[db] idle client error:', err.message));
+  const db = drizzle({ client: pool, schema }) as unknown as Db;
+
+  // One dedicated connection carries every LISTEN of this process.
+  let listener: import('pg').Client | undefined;
+  const handlers = new Map<string, Set<(payload: string) => void>>();
+  async function listenerClient() {
+    if (listener) return listener;
+    const c = new pg.Client({ connectionString });
+    c.on('error', (err) => console.error('[db] listener error:', err.message));
+    c.on('notification', (n) => {
+      for (const h of handlers.get(n.channel) ?? []) h(n.payload ?? '');
+    });
+    await c.connect();
+    listener = c;
+    return c;
+  }
+
+  return {
+    kind: 'postgres',
+    db,
+    async listen(channel, onPayload) {
+      const c = await listenerClient();
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      }
+      set.add(onPayload);
+      return async () => {
+        set.delete(onPayload);
+      };
+    },
+    async notify(channel, payload) {
+      await db.execute(sql`select pg_notify(${channel}, ${payload})`);
+    },
+    async migrate(migrationsFolder = MIGRATIONS_FOLDER) {
+      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        await migrate(drizzle({ client, schema }), { migrationsFolder });
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+    },
+    async close() {
+      await listener?.end().catch(() => {});
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { openPglite, openPostgres, type Db, type DbHandle } from './connection';
+
+export type { Db, DbHandle };
+
+export function dataDir(): string {
+  return process.env.SWITCHBOARD_DATA_DIR ?? path.join(process.cwd(), '.data');
+}
+
+// On globalThis: Next.js may load this module once per route bundle, and one process must
+// open its PGlite data folder once.
+const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.db')] ??= {}) as {
+  opening?: Promise<DbHandle>;
+};
+
+/**
+ * The process-wide database, opened on first use (never at import time: `next build` imports
+ * route modules) and migrated before anyone gets it. PGlite under `.data/` by default;
+ * node-postgres when DATABASE_URL is set.
+ */
+export function getDbHandle(): Promise<DbHandle> {
+  state.opening ??= (async () => {
+    const url = process.env.DATABASE_URL;
+    const handle = url ? await openPostgres(url) : await openPglite({ dataDir: path.join(dataDir(), 'pglite') });
+    await handle.migrate();
+    return handle;
+  })().catch((err) => {
+    state.opening = undefined;
+    throw err;
+  });
+  return state.opening;
+}
+
+export async function getDb(): Promise<Db> {
+  return (await getDbHandle()).db;
+}

@@ -1,0 +1,41 @@
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Db } from '../connection';
+import { messages } from '../schema';
+import { rowsOf } from './rate-limits';
+
+export type MessageRow = typeof messages.$inferSelect;
+
+/**
+ * Appends a message with the next seq of its conversation. The seq comes from the conversation
+ * row in the same statement, so concurrent appends are numbered in commit order.
+ */
+export async function appendMessage(
+  db: Db,
+  input: {
+    id?: string;
+    conversationId: string;
+    role: 'user' | 'assistant';
+    content: unknown;
+    runId?: string | null;
+    stopReason?: string | null;
+  },
+): Promise<MessageRow> {
+  const result = await db.execute(sql`
+    with s as (
+      update conversations set message_seq = message_seq + 1, updated_at = now()
+      where id = ${input.conversationId} returning message_seq
+    )
+    insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason)
+    select coalesce(${input.id ?? null}::uuid, gen_random_uuid()), ${input.conversationId}, s.message_seq, ${input.role},
+      ${JSON.stringify(input.content)}::jsonb, ${input.runId ?? null}::uuid, ${input.stopReason ?? null}
+    from s
+    returning id`);
+  const id = rowsOf<{ id: string }>(result)[0]?.id;
+  if (!id) throw new Error(`conversation ${input.conversationId} does not exist`);
+  const rows = await db.select().from(messages).where(eq(messages.id, id));
+  return rows[0]!;
+}
+
+export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
+  return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.seq));
+}

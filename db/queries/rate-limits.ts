@@ -1,0 +1,35 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../connection';
+
+/**
+ * Counts one hit against `key` in a fixed window and returns the count so far in that window.
+ * One statement, so concurrent hits on several instances are all counted.
+ */
+export async function hitRateLimit(db: Db, key: string, windowMs: number, now = new Date()): Promise<number> {
+  const windowStart = new Date(now.getTime() - windowMs);
+  const result = await db.execute(sql`
+    insert into rate_limits (key, window_start, count) values (${key}, ${now.toISOString()}, 1)
+    on conflict (key) do update set
+      count = case when rate_limits.window_start <= ${windowStart.toISOString()} then 1 else rate_limits.count + 1 end,
+      window_start = case when rate_limits.window_start <= ${windowStart.toISOString()} then ${now.toISOString()}::timestamptz else rate_limits.window_start end
+    returning count`);
+  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+}
+
+/** The count in the current window, without counting a hit. */
+export async function peekRateLimit(db: Db, key: string, windowMs: number, now = new Date()): Promise<number> {
+  const windowStart = new Date(now.getTime() - windowMs);
+  const result = await db.execute(
+    sql`select count from rate_limits where key = ${key} and window_start > ${windowStart.toISOString()}`,
+  );
+  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+}
+
+export async function clearRateLimit(db: Db, key: string): Promise<void> {
+  await db.execute(sql`delete from rate_limits where key = ${key}`);
+}
+
+/** node-postgres returns `{ rows }`, PGlite returns `{ rows }` too, but typed differently. */
+export function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

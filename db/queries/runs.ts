@@ -1,0 +1,141 @@
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../connection';
+import { runs, type RunStatus } from '../schema';
+
+export type RunRow = typeof runs.$inferSelect;
+export type RunPatch = Partial<
+  Pick<
+    RunRow,
+    | 'status'
+    | 'stopReason'
+    | 'error'
+    | 'step'
+    | 'usage'
+    | 'nameMap'
+    | 'startSeq'
+    | 'leaseOwner'
+    | 'leaseExpiresAt'
+    | 'endedAt'
+  >
+>;
+
+export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
+
+/** Inserts a run; null when the conversation already has an active one (a unique index says so). */
+export async function insertRun(
+  db: Db,
+  input: {
+    conversationId: string;
+    userId: string;
+    sessionId: string | null;
+    model: string;
+    maxSteps?: number;
+    leaseOwner: string;
+    leaseExpiresAt: Date;
+  },
+): Promise<RunRow | null> {
+  const rows = await db.insert(runs).values(input).onConflictDoNothing().returning();
+  return rows[0] ?? null;
+}
+
+export async function getRun(db: Db, id: string): Promise<RunRow | null> {
+  const rows = await db.select().from(runs).where(eq(runs.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function getActiveRun(db: Db, conversationId: string): Promise<RunRow | null> {
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ACTIVE_RUN_STATUSES)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function getLatestRun(db: Db, conversationId: string): Promise<RunRow | null> {
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(eq(runs.conversationId, conversationId))
+    .orderBy(desc(runs.createdAt))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * Compare-and-swap: applies `patch` only if the run is still at `version` and, when an
+ * owner is given, still leased to it. Returns the new row, or null if someone else moved it.
+ */
+export async function updateRunIfVersion(
+  db: Db,
+  id: string,
+  version: number,
+  patch: RunPatch,
+  owner?: string,
+): Promise<RunRow | null> {
+  const rows = await db
+    .update(runs)
+    .set({ ...patch, version: version + 1, updatedAt: new Date() })
+    .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/**
+ * Extends the lease while the owner is still running the run. Returns null when the lease
+ * was lost (taken over, or the run left `running`): the caller must stop writing.
+ */
+export async function renewRunLease(
+  db: Db,
+  id: string,
+  owner: string,
+  until: Date,
+): Promise<{ cancelRequestedAt: Date | null; version: number } | null> {
+  const rows = await db
+    .update(runs)
+    .set({ leaseExpiresAt: until })
+    .where(and(eq(runs.id, id), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
+    .returning({ cancelRequestedAt: runs.cancelRequestedAt, version: runs.version });
+  return rows[0] ?? null;
+}
+
+/** Takes over a running run whose lease has lapsed; null if it is not lapsed or someone else won. */
+export async function claimLapsedRun(
+  db: Db,
+  id: string,
+  owner: string,
+  until: Date,
+  now = new Date(),
+): Promise<RunRow | null> {
+  const rows = await db
+    .update(runs)
+    .set({ leaseOwner: owner, leaseExpiresAt: until, version: sql`${runs.version} + 1`, updatedAt: now })
+    .where(
+      and(
+        eq(runs.id, id),
+        eq(runs.status, 'running'),
+        or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now)),
+      ),
+    )
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** Running runs whose lease lapsed: what the sweep takes over. */
+export async function listLapsedRuns(db: Db, now = new Date(), limit = 50): Promise<RunRow[]> {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.status, 'running'), or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now))))
+    .limit(limit);
+}
+
+/** Stop: recorded on the row so that whichever instance runs it sees it. */
+export async function requestRunCancel(db: Db, id: string, now = new Date()): Promise<RunRow | null> {
+  const rows = await db
+    .update(runs)
+    .set({ cancelRequestedAt: now })
+    .where(and(eq(runs.id, id), inArray(runs.status, ACTIVE_RUN_STATUSES)))
+    .returning();
+  return rows[0] ?? null;
+}

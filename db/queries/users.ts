@@ -1,0 +1,63 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../connection';
+import { authAccounts, users } from '../schema';
+
+export type UserRow = typeof users.$inferSelect;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Inserts a user; returns null when the email is taken (the unique index decides, not a prior read). */
+export async function createUser(
+  db: Db,
+  input: { email: string; name?: string | null; passwordHash?: string | null; plan?: string },
+): Promise<UserRow | null> {
+  const rows = await db
+    .insert(users)
+    .values({
+      email: normalizeEmail(input.email),
+      name: input.name ?? null,
+      passwordHash: input.passwordHash ?? null,
+      plan: input.plan,
+    })
+    .onConflictDoNothing({ target: users.email })
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
+  const rows = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | null> {
+  const rows = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function setUserPlan(db: Db, email: string, plan: string): Promise<UserRow | null> {
+  const rows = await db.update(users).set({ plan }).where(eq(users.email, normalizeEmail(email))).returning();
+  return rows[0] ?? null;
+}
+
+/** Finds or creates the user behind a GitHub / Google identity. */
+export async function upsertOAuthUser(
+  db: Db,
+  input: { provider: string; providerAccountId: string; email: string; name?: string | null },
+): Promise<UserRow> {
+  const linked = await db
+    .select({ user: users })
+    .from(authAccounts)
+    .innerJoin(users, eq(users.id, authAccounts.userId))
+    .where(and(eq(authAccounts.provider, input.provider), eq(authAccounts.providerAccountId, input.providerAccountId)))
+    .limit(1);
+  if (linked[0]) return linked[0].user;
+  const user = (await createUser(db, { email: input.email, name: input.name })) ?? (await findUserByEmail(db, input.email));
+  if (!user) throw new Error('could not create or find the user for this identity');
+  await db
+    .insert(authAccounts)
+    .values({ provider: input.provider, providerAccountId: input.providerAccountId, userId: user.id })
+    .onConflictDoNothing();
+  return user;
+}

@@ -1,0 +1,172 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  // Stored lower-cased and trimmed; the unique index is what makes a duplicate sign-up a 409.
+  email: text('email').notNull().unique(),
+  name: text('name'),
+  // scrypt$N$r$p$salt$hash; null for accounts that only sign in through GitHub / Google.
+  passwordHash: text('password_hash'),
+  plan: text('plan').notNull().default('pro'),
+  createdAt: createdAt(),
+});
+
+// Links a GitHub / Google identity to a user.
+export const authAccounts = pgTable(
+  'auth_accounts',
+  {
+    provider: text('provider').notNull(),
+    providerAccountId: text('provider_account_id').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.providerAccountId] }), index('auth_accounts_user_idx').on(t.userId)],
+);
+
+// One row per signed-in session. The JWT only carries this id: ending the row (sign-out)
+// makes a copied cookie worthless, and grants hang off it.
+export const authSessions = pgTable(
+  'auth_sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    userAgent: text('user_agent'),
+  },
+  (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull().default('New conversation'),
+    model: text('model').notNull(),
+    // Last allocated event seq; incremented atomically to number the event log.
+    eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0),
+    // Last allocated message seq.
+    messageSeq: integer('message_seq').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('conversations_user_updated_idx').on(t.userId, t.updatedAt)],
+);
+
+// Anthropic-native content blocks, stored verbatim so the next request can be sent as is.
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    role: text('role', { enum: ['user', 'assistant'] }).notNull(),
+    content: jsonb('content').notNull(),
+    runId: uuid('run_id'),
+    // Why an assistant message ended (end_turn, max_tokens, cancelled, …); null for user messages.
+    stopReason: text('stop_reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
+);
+
+export const RUN_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'awaiting_input',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+// A run is one agent turn: a durable state machine that any instance can advance.
+// `version` is bumped by every state change (compare-and-swap); `lease_owner` and
+// `lease_expires_at` say which instance may write while it is running.
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    // The signed-in session that started the run: its grants are the ones that apply.
+    sessionId: text('session_id'),
+    status: text('status', { enum: RUN_STATUSES }).notNull().default('running'),
+    stopReason: text('stop_reason'),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    model: text('model').notNull(),
+    step: integer('step').notNull().default(0),
+    maxSteps: integer('max_steps').notNull().default(20),
+    version: integer('version').notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
+    usage: jsonb('usage').$type<{ inputTokens: number; outputTokens: number }>(),
+    // Model-facing tool name → server id + tool name, as offered in the current step.
+    nameMap: jsonb('name_map').$type<Record<string, { serverId: string; tool: string }>>(),
+    // Seq of this run's run.started event: a client joining mid-run replays from here.
+    startSeq: bigint('start_seq', { mode: 'number' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('runs_conversation_idx').on(t.conversationId, t.createdAt),
+    // At most one active run per conversation: a second start loses the insert and gets 409.
+    uniqueIndex('runs_one_active_idx')
+      .on(t.conversationId)
+      .where(sql`status in ('running', 'awaiting_approval', 'awaiting_input')`),
+    index('runs_lease_idx').on(t.status, t.leaseExpiresAt),
+  ],
+);
+
+// The per-conversation event log: what SSE replays by seq.
+export const events = pgTable(
+  'events',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    runId: uuid('run_id'),
+    type: text('type').notNull(),
+    data: jsonb('data').notNull().$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.seq] })],
+);
+
+// Fixed-window counters (sign-in, sign-up); in Postgres so every instance shares them.
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+  count: integer('count').notNull(),
+});

@@ -1,0 +1,15 @@
+import { chromium } from '@playwright/test';
+const B = 'http://localhost:3000';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+const ctx = await browser.newContext();
+const page = await ctx.newPage();
+page.on('response', async (r) => { if (!r.url().includes('_next')) console.log(r.status(), r.url(), r.headers()['location'] ?? '', JSON.stringify(await r.allHeaders().then(h=>h['set-cookie']??'')).slice(0, 300)); });
+page.on('request', (r) => { if (r.url().endsWith(':3000/')) console.log('REQ', r.headers()['cookie']); });
+await page.goto(B + '/sign-in');
+await page.waitForTimeout(1000);
+await page.fill('#field-email', 'a@example.com');
+await page.fill('#field-password', 'password123');
+await page.click('button[type=submit]');
+await page.waitForTimeout(2000);
+console.log((await ctx.cookies()).map((c) => c.name + '=' + c.value.slice(0, 20)));
+await browser.close();

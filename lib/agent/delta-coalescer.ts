@@ -1,0 +1,61 @@
+import type { EventSink } from './events';
+
+export interface DeltaTarget {
+  conversationId: string;
+  runId: string;
+  messageId: string;
+}
+
+/**
+ * Text deltas go out live one by one, and are stored coalesced (one event per ~100 ms or
+ * ~1 KB per block). Each carries `messageId`, `blockIndex` and the `offset` of its first
+ * character, so a client that sees the same text live and then in a replay keeps it once.
+ */
+export class DeltaCoalescer {
+  private pending = new Map<number, { offset: number; text: string; since: number }>();
+  private lengths = new Map<number, number>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly sink: EventSink,
+    private readonly target: DeltaTarget,
+    private readonly opts: { maxDelayMs?: number; maxBytes?: number } = {},
+  ) {}
+
+  push(blockIndex: number, text: string): void {
+    if (!text) return;
+    const offset = this.lengths.get(blockIndex) ?? 0;
+    this.lengths.set(blockIndex, offset + text.length);
+    const { conversationId, runId, messageId } = this.target;
+    this.sink.live(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text });
+
+    const buf = this.pending.get(blockIndex);
+    if (buf) buf.text += text;
+    else this.pending.set(blockIndex, { offset, text, since: Date.now() });
+    const size = this.pending.get(blockIndex)!.text.length;
+    if (size >= (this.opts.maxBytes ?? 1024)) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.opts.maxDelayMs ?? 100);
+  }
+
+  /** Stores whatever is buffered; resolves when it is stored (errors are the caller's). */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = [...this.pending.entries()];
+    this.pending.clear();
+    const { conversationId, runId, messageId } = this.target;
+    this.flushing = this.flushing.then(async () => {
+      for (const [blockIndex, { offset, text }] of batch) {
+        await this.sink.persist(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text });
+      }
+    });
+    return this.flushing;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,34 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Db } from '@/db/connection';
+import type { EventSink } from './events';
+
+/**
+ * What the engine needs from the outside world. No Next.js here: the app passes `after()` as
+ * `schedule`, tests and benchmarks pass a plain function.
+ */
+export interface EngineDeps {
+  db: Db;
+  events: EventSink;
+  model: { client: Anthropic; model: string; maxTokens?: number };
+  /** Runs work after the response is sent, never tied to the request's abort signal. */
+  schedule: (work: () => Promise<void>) => void;
+  /** This process: the lease owner it writes as. */
+  instanceId: string;
+  /** How long a lease lasts without renewal (default 15 s). */
+  leaseMs?: number;
+  /** How often the lease is renewed and Stop is checked (default 1 s). */
+  heartbeatMs?: number;
+  maxSteps?: number;
+  systemPrompt?: string;
+}
+
+export const DEFAULT_LEASE_MS = 15_000;
+export const DEFAULT_HEARTBEAT_MS = 1_000;
+export const DEFAULT_MAX_TOKENS = 4096;
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are Switchboard, an assistant in a web chat. Answer clearly and concisely; use Markdown where it helps.';
+
+export function leaseUntil(deps: EngineDeps, now = Date.now()): Date {
+  return new Date(now + (deps.leaseMs ?? DEFAULT_LEASE_MS));
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { engineDeps, recordEvents, userAndConversation } from '@/test/engine-harness';
+import type { DbHandle } from '@/db/connection';
+import { listMessages } from '@/db/queries/messages';
+import { getConversation } from '@/db/queries/conversations';
+import { getRun, updateRunIfVersion } from '@/db/queries/runs';
+import { listEventsAfter } from '@/db/queries/events';
+import { createModelClient } from '@/lib/model/client';
+import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from './engine';
+import { toMessageParams } from './history';
+
+for (const { kind, available } of TEST_DATABASES) {
+  describe.skipIf(!available)(`run engine (text turns) on ${kind}`, () => {
+    let h: DbHandle;
+    beforeAll(async () => {
+      h = await openTestDb(kind);
+    });
+    afterAll(async () => h?.close());
+
+    it('streams an answer, stores it, and logs the events in order', async () => {
+      const deps = engineDeps(h);
+      const { user, conversation } = await userAndConversation(h);
+      const { seen, off } = await recordEvents(deps.bus, conversation.id);
+      const { run, afterSeq } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'Hello there, demo' });
+      await deps.idle();
+      await waitFor(() => seen.some((e) => e.type === 'run.completed'));
+      off();
+
+      const done = await getRun(h.db, run.id);
+      expect(done).toMatchObject({ status: 'completed', stopReason: 'end_turn', leaseOwner: null });
+      expect(done!.usage!.outputTokens).toBeGreaterThan(0);
+
+      const msgs = await listMessages(h.db, conversation.id);
+      expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant']);
+      const answer = (msgs[1]!.content as { type: string; text: string }[])[0]!.text;
+      expect(answer).toContain('offline demo model');
+      expect(answer).toContain('Hello there, demo');
+
+      const stored = await listEventsAfter(h.db, conversation.id, afterSeq);
+      const types = stored.map((e) => e.type);
+      expect(types[0]).toBe('run.started');
+      expect(types.at(-2)).toBe('message.completed');
+      expect(types.at(-1)).toBe('run.completed');
+      // Stored deltas, joined by offset, rebuild the answer exactly.
+      const deltas = stored.filter((e) => e.type === 'message.delta').map((e) => e.data as { offset: number; text: string });
+      expect(deltas.length).toBeGreaterThan(0);
+      let text = '';
+      for (const d of deltas) {
+        expect(d.offset).toBe(text.length);
+        text += d.text;
+      }
+      expect(text).toBe(answer);
+      // Live deltas (no seq) were broadcast one per word, more than the stored ones.
+      const live = seen.filter((e) => e.type === 'message.delta' && e.seq === undefined);
+      expect(live.length).toBeGreaterThan(deltas.length);
+      expect((await getConversation(h.db, user.id, conversation.id))!.title).toBe('Hello there, demo');
+    });
+
+    it('refuses a second turn while one is active', async () => {
+      const deps = engineDeps(h, { schedule: () => {} });
+      const { user, conversation } = await userAndConversation(h);
+      await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'one' });
+      await expect(startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'two' })).rejects.toBeInstanceOf(RunConflict);
+      expect((await listMessages(h.db, conversation.id)).length).toBe(1);
+    });
+
+    it('stops mid-answer on cancel and keeps what was written', async () => {
+      const deps = engineDeps(h, { client: createModelClient({ DEMO_MODEL_DELAY_MS: '20' }) });
+      const { user, conversation } = await userAndConversation(h);
+      const { seen, off } = await recordEvents(deps.bus, conversation.id);
+      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'word '.repeat(200) });
+      await waitFor(() => seen.filter((e) => e.type === 'message.delta').length > 5);
+      await cancelRun(deps, conversation.id);
+      await deps.idle();
+      await waitFor(() => seen.some((e) => e.type === 'run.cancelled'));
+      off();
+      const done = await getRun(h.db, run.id);
+      expect(done).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
+      const msgs = await listMessages(h.db, conversation.id);
+      expect(msgs.at(-1)).toMatchObject({ role: 'assistant', stopReason: 'cancelled' });
+      expect(seen.some((e) => e.type === 'run.cancelled')).toBe(true);
+    });
+
+    it('fails a run whose model breaks mid-stream, with a readable error, and stays usable', async () => {
+      const deps = engineDeps(h);
+      const { user, conversation } = await userAndConversation(h);
+      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'please [demo:fail-midstream]' });
+      await deps.idle();
+      const failed = await getRun(h.db, run.id);
+      expect(failed!.status).toBe('failed');
+      expect(failed!.error!.code).toBe('model_stream_broken');
+      expect(failed!.error!.message).toMatch(/cut off/);
+      const events = await listEventsAfter(h.db, conversation.id, 0);
+      expect(events.at(-1)).toMatchObject({ type: 'run.failed' });
+
+      const next = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'again' });
+      await deps.idle();
+      expect((await getRun(h.db, next.run.id))!.status).toBe('completed');
+      // The stored history is a valid Messages API history: roles alternate.
+      const history = toMessageParams(await listMessages(h.db, conversation.id));
+      history.forEach((m, i) => expect(m.role).toBe(i % 2 === 0 ? 'user' : 'assistant'));
+    });
+
+    it('answers a tool the model names but nobody offered with an error result, keeping the history valid', async () => {
+      const deps = engineDeps(h);
+      const { user, conversation } = await userAndConversation(h);
+      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'use notes__search please' });
+      await deps.idle();
+      expect((await getRun(h.db, run.id))!.status).toBe('completed');
+      const msgs = await listMessages(h.db, conversation.id);
+      expect(msgs.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+      const toolUse = (msgs[1]!.content as { type: string; id: string }[]).find((b) => b.type === 'tool_use')!;
+      const result = (msgs[2]!.content as { type: string; tool_use_id: string; is_error: boolean }[])[0]!;
+      expect(result).toMatchObject({ type: 'tool_result', tool_use_id: toolUse.id, is_error: true });
+    });
+
+    it('lets another instance take over a run whose lease lapsed, and not before', async () => {
+      const dead = engineDeps(h, { schedule: () => {}, instanceId: 'dead' });
+      const { user, conversation } = await userAndConversation(h);
+      const { run } = await startRun(dead, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'hi' });
+      const rescuer = engineDeps(h, { instanceId: 'rescuer' });
+      expect(await resumeLapsedRuns(rescuer, conversation.id)).toBe(0);
+      const current = (await getRun(h.db, run.id))!;
+      await updateRunIfVersion(h.db, run.id, current.version, { leaseExpiresAt: new Date(Date.now() - 1000) });
+      expect(await resumeLapsedRuns(rescuer, conversation.id)).toBe(1);
+      await rescuer.idle();
+      const done = (await getRun(h.db, run.id))!;
+      expect(done.status).toBe('completed');
+      // The dead instance can no longer write anything.
+      expect(await updateRunIfVersion(h.db, run.id, done.version, { step: 99 }, 'dead')).toBeNull();
+    });
+  });
+}
+
+async function waitFor(cond: () => boolean, timeoutMs = 5000) {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,106 @@
+import { eq } from 'drizzle-orm';
+import { runs } from '@/db/schema';
+import { appendEvent } from '@/db/queries/events';
+import { appendMessage } from '@/db/queries/messages';
+import { setDefaultTitle } from '@/db/queries/conversations';
+import {
+  claimLapsedRun,
+  getActiveRun,
+  insertRun,
+  listLapsedRuns,
+  requestRunCancel,
+  type RunRow,
+} from '@/db/queries/runs';
+import { leaseUntil, type EngineDeps } from './deps';
+import { abortLocalRun, driveRun, finish } from './drive-run';
+import type { BusEvent } from './events';
+
+export class RunConflict extends Error {
+  constructor() {
+    super('This conversation already has a turn in progress. Wait for it to finish or stop it.');
+  }
+}
+
+/**
+ * Starts a turn: stores the user's message and a new run (one active run per conversation),
+ * then drives it after the response. Returns the run and the seq just before its first event,
+ * from which a client replays the turn.
+ */
+export async function startRun(
+  deps: EngineDeps,
+  input: { conversationId: string; userId: string; sessionId: string | null; text: string },
+): Promise<{ run: RunRow; afterSeq: number }> {
+  let started: BusEvent | undefined;
+  const run = await deps.db.transaction(async (tx) => {
+    const inserted = await insertRun(tx, {
+      conversationId: input.conversationId,
+      userId: input.userId,
+      sessionId: input.sessionId,
+      model: deps.model.model,
+      maxSteps: deps.maxSteps ?? 20,
+      leaseOwner: deps.instanceId,
+      leaseExpiresAt: leaseUntil(deps),
+    });
+    if (!inserted) throw new RunConflict();
+    await appendMessage(tx, {
+      conversationId: input.conversationId,
+      role: 'user',
+      content: [{ type: 'text', text: input.text }],
+      runId: inserted.id,
+    });
+    const data = { model: inserted.model };
+    const row = await appendEvent(tx, { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data });
+    await tx.update(runs).set({ startSeq: row.seq }).where(eq(runs.id, inserted.id));
+    started = { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', seq: row.seq, data };
+    return { ...inserted, startSeq: row.seq };
+  });
+  deps.events.broadcast(started!);
+  await setDefaultTitle(deps.db, input.conversationId, titleFrom(input.text));
+  deps.schedule(() => driveRun(deps, run.id));
+  return { run, afterSeq: run.startSeq! - 1 };
+}
+
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line || 'New conversation';
+}
+
+/**
+ * Stop. Recorded on the run so whichever instance drives it stops at its next check (at once
+ * when that is this one). A run nobody is driving — paused for a person, or whose instance
+ * died — is ended here.
+ */
+export async function cancelRun(deps: EngineDeps, conversationId: string): Promise<RunRow | null> {
+  const active = await getActiveRun(deps.db, conversationId);
+  if (!active) return null;
+  const marked = await requestRunCancel(deps.db, active.id);
+  if (!marked) return null;
+  if (abortLocalRun(active.id)) return marked;
+  const lapsed = !marked.leaseExpiresAt || marked.leaseExpiresAt.getTime() < Date.now();
+  if (marked.status !== 'running' || lapsed) {
+    return finish(deps, marked, 'cancelled').catch(() => marked);
+  }
+  return marked;
+}
+
+/**
+ * Takes over running runs whose instance stopped renewing the lease (it crashed or was
+ * stopped) and continues them here. Scoped to one conversation when a request touches it,
+ * or global for the sweep. Returns how many were taken over.
+ */
+export async function resumeLapsedRuns(deps: EngineDeps, conversationId?: string): Promise<number> {
+  const now = new Date();
+  const lapsed = conversationId
+    ? [await getActiveRun(deps.db, conversationId)].filter(
+        (r): r is RunRow => !!r && r.status === 'running' && (!r.leaseExpiresAt || r.leaseExpiresAt < now),
+      )
+    : await listLapsedRuns(deps.db, now);
+  let taken = 0;
+  for (const run of lapsed) {
+    const claimed = await claimLapsedRun(deps.db, run.id, deps.instanceId, leaseUntil(deps), now);
+    if (!claimed) continue;
+    taken++;
+    deps.schedule(() => driveRun(deps, claimed.id));
+  }
+  return taken;
+}

@@ -1,0 +1,65 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { DeltaCoalescer } from './delta-coalescer';
+import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
+
+export type StepOutcome =
+  | { kind: 'message'; content: Anthropic.ContentBlock[]; stopReason: string; usage: Anthropic.Usage }
+  | { kind: 'aborted'; partialText: string[] }
+  | { kind: 'error'; error: unknown; partialText: string[] };
+
+/**
+ * One model call, streamed: text deltas are forwarded as they come (live and coalesced into
+ * the log). Never throws; an abort (Stop, lost lease) or a failure comes back as an outcome
+ * together with the text streamed so far.
+ */
+export async function streamModelStep(
+  deps: EngineDeps,
+  target: { conversationId: string; runId: string; messageId: string },
+  request: { messages: Anthropic.MessageParam[]; tools: Anthropic.ToolUnion[] },
+  signal: AbortSignal,
+): Promise<StepOutcome> {
+  const coalescer = new DeltaCoalescer(deps.events, target);
+  const texts: string[] = [];
+  try {
+    const stream = deps.model.client.messages.stream(
+      {
+        model: deps.model.model,
+        max_tokens: deps.model.maxTokens ?? DEFAULT_MAX_TOKENS,
+        system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+        messages: request.messages,
+        ...(request.tools.length ? { tools: request.tools } : {}),
+      },
+      { signal },
+    );
+    for await (const ev of stream) {
+      if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') {
+        texts[ev.index] = (texts[ev.index] ?? '') + ev.delta.text;
+        coalescer.push(ev.index, ev.delta.text);
+      }
+    }
+    const final = await stream.finalMessage();
+    await coalescer.flush();
+    return { kind: 'message', content: final.content, stopReason: final.stop_reason ?? 'end_turn', usage: final.usage };
+  } catch (error) {
+    await coalescer.flush().catch(() => {});
+    if (signal.aborted) return { kind: 'aborted', partialText: texts.filter(Boolean) };
+    return { kind: 'error', error, partialText: texts.filter(Boolean) };
+  } finally {
+    coalescer.dispose();
+  }
+}
+
+/**
+ * What is stored for the assistant turn. Thinking signatures and tool_use blocks are kept as the
+ * API returned them; a `tool_use` is only kept when the turn really stopped to use tools, since
+ * a call cut off by max_tokens or Stop has no result and would make the history invalid.
+ */
+export function assistantContentToStore(content: Anthropic.ContentBlock[], stopReason: string): Anthropic.ContentBlockParam[] {
+  const blocks = content as unknown as Anthropic.ContentBlockParam[];
+  const kept = stopReason === 'tool_use' ? blocks : blocks.filter((b) => b.type !== 'tool_use');
+  return kept.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : b));
+}
+
+export function partialTextContent(partialText: string[]): Anthropic.TextBlockParam[] {
+  return partialText.filter((t) => t.trim()).map((text) => ({ type: 'text', text }));
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type { AuthConfig } from '@auth/core';
+import Credentials from '@auth/core/providers/credentials';
+import GitHub from '@auth/core/providers/github';
+import Google from '@auth/core/providers/google';
+import { CredentialsSignin } from '@auth/core/errors';
+import type { Db } from '@/db/connection';
+import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
+import { upsertOAuthUser } from '@/db/queries/users';
+import { clientKey } from '@/lib/http/origin';
+import { verifyCredentials } from './credentials';
+
+export const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
+
+class RateLimitedSignIn extends CredentialsSignin {
+  code = 'rate_limited';
+}
+
+/** Which optional sign-in providers are configured (their env vars are set). */
+export function oauthProviders(env = process.env): ('github' | 'google')[] {
+  const out: ('github' | 'google')[] = [];
+  if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) out.push('github');
+  if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) out.push('google');
+  return out;
+}
+
+/**
+ * Auth.js configuration: email + password always, GitHub / Google when configured. Sessions are
+ * JWTs that carry only a session id (`sid`) and the user id (`uid`); the session row in Postgres
+ * is what makes a session live, so signing out ends it everywhere.
+ */
+export function buildAuthConfig(db: Db, secret: string, env = process.env): AuthConfig {
+  const providers: AuthConfig['providers'] = [
+    Credentials({
+      credentials: { email: { type: 'email' }, password: { type: 'password' } },
+      async authorize(credentials, request) {
+        const result = await verifyCredentials(db, credentials, clientKey(request));
+        if (result.ok) return { id: result.user.id, email: result.user.email, name: result.user.name };
+        if (result.reason === 'rate_limited') throw new RateLimitedSignIn();
+        return null;
+      },
+    }),
+  ];
+  const oauth = oauthProviders(env);
+  if (oauth.includes('github')) providers.push(GitHub({ clientId: env.AUTH_GITHUB_ID, clientSecret: env.AUTH_GITHUB_SECRET }));
+  if (oauth.includes('google')) providers.push(Google({ clientId: env.AUTH_GOOGLE_ID, clientSecret: env.AUTH_GOOGLE_SECRET }));
+
+  return {
+    secret,
+    basePath: '/api/auth',
+    trustHost: true,
+    providers,
+    session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
+    pages: { signIn: '/sign-in', error: '/sign-in' },
+    logger: { error: (e) => console.error('[auth]', e.name, e.message) , warn: () => {}, debug: () => {} },
+    callbacks: {
+      async jwt({ token, user, account, profile, trigger }) {
+        if (trigger !== 'signIn' || !user) return token;
+        let userId = user.id!;
+        if (account && account.type !== 'credentials') {
+          const email = (profile?.email ?? user.email)?.toString();
+          if (!email) throw new Error('This account has no email address to sign in with.');
+          userId = (
+            await upsertOAuthUser(db, {
+              provider: account.provider,
+              providerAccountId: account.providerAccountId,
+              email,
+              name: user.name,
+            })
+          ).id;
+        }
+        const sid = randomBytes(24).toString('base64url');
+        await createAuthSession(db, { id: sid, userId, expiresAt: new Date(Date.now() + SESSION_MAX_AGE_S * 1000) });
+        return { sub: userId, uid: userId, sid };
+      },
+      redirect({ url, baseUrl }) {
+        // Only ever back into this app.
+        if (url.startsWith('/')) return `${baseUrl}${url}`;
+        return new URL(url).origin === baseUrl ? url : baseUrl;
+      },
+    },
+    events: {
+      async signOut(message) {
+        const sid = 'token' in message ? (message.token?.sid as string | undefined) : undefined;
+        if (sid) await endAuthSession(db, sid);
+      },
+    },
+  };
+}

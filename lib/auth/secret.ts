@@ -1,0 +1,46 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { dataDir } from '@/db/index';
+import { processSingleton } from '@/lib/process-singleton';
+
+const state = processSingleton('authSecret', () => ({ cached: undefined as Promise<string> | undefined }));
+
+/**
+ * AUTH_SECRET, or — with the embedded database only — one created under `.data/` on first
+ * start. With DATABASE_URL set, several instances share state and must share the secret, so a
+ * missing AUTH_SECRET is an error rather than a per-instance secret that breaks sessions.
+ */
+export function getAuthSecret(env = process.env): Promise<string> {
+  state.cached ??= resolveAuthSecret(env).catch((err) => {
+    state.cached = undefined;
+    throw err;
+  });
+  return state.cached;
+}
+
+export async function resolveAuthSecret(env: NodeJS.ProcessEnv, dir = dataDir()): Promise<string> {
+  if (env.AUTH_SECRET) {
+    if (env.AUTH_SECRET.length < 32) throw new Error('AUTH_SECRET must be at least 32 characters (try: openssl rand -base64 32).');
+    return env.AUTH_SECRET;
+  }
+  if (env.DATABASE_URL) {
+    throw new Error(
+      'AUTH_SECRET is not set. With DATABASE_URL several instances share one database and must share one secret: set AUTH_SECRET to a random value of at least 32 characters (openssl rand -base64 32).',
+    );
+  }
+  const file = path.join(dir, 'auth-secret');
+  try {
+    const existing = (await readFile(file, 'utf8')).trim();
+    if (existing) return existing;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(dir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  // `wx`: if another start raced us, keep the file that won.
+  await writeFile(file, secret, { mode: 0o600, flag: 'wx' }).catch(async (err) => {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}

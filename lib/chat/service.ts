@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import {
+  createConversation,
+  deleteConversation,
+  getConversation,
+  listConversations,
+  renameConversation,
+} from '@/db/queries/conversations';
+import { listMessages } from '@/db/queries/messages';
+import { getActiveRun, getLatestRun } from '@/db/queries/runs';
+import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from '@/lib/agent/engine';
+import { AppError } from '@/lib/http/errors';
+import type { Runtime } from '@/lib/server/runtime';
+import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
+
+export const MAX_MESSAGE_CHARS = 32_000;
+/** The body limit of the messages route: a little over the text limit, for JSON escaping. */
+export const MAX_MESSAGE_BODY_BYTES = 4 * MAX_MESSAGE_CHARS + 1024;
+
+const title = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+export const createConversationSchema = z.object({ title: title.optional(), model: z.string().max(200).optional() }).strict();
+export const renameSchema = z.object({ title }).strict();
+export const messageSchema = z.object({ text: z.string({ error: 'must be a string' }) }).strict();
+
+export async function listForUser(rt: Runtime, userId: string): Promise<ConversationSummary[]> {
+  return (await listConversations(rt.handle.db, userId)).map(toSummary);
+}
+
+export async function create(rt: Runtime, userId: string, input: z.infer<typeof createConversationSchema>) {
+  if (input.model && input.model !== rt.modelConfig.model) {
+    throw new AppError('bad_request', 'body', `model: "${input.model}" is not available; this server runs "${rt.modelConfig.model}".`, 'model');
+  }
+  return toSummary(await createConversation(rt.handle.db, { userId, model: rt.modelConfig.model, title: input.title }));
+}
+
+async function owned(rt: Runtime, userId: string, id: string) {
+  const c = await getConversation(rt.handle.db, userId, id);
+  if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
+  return c;
+}
+
+/** The whole conversation; touching it also takes over a run whose instance died. */
+export async function view(rt: Runtime, userId: string, id: string): Promise<ConversationView> {
+  const c = await owned(rt, userId, id);
+  await resumeLapsedRuns(rt.engine, id);
+  const [messages, active, latest] = await Promise.all([
+    listMessages(rt.handle.db, id),
+    getActiveRun(rt.handle.db, id),
+    getLatestRun(rt.handle.db, id),
+  ]);
+  return {
+    ...toSummary(c),
+    messages: messages.map(toMessageView),
+    activeRun: active ? toRunView(active) : null,
+    lastRun: latest ? toRunView(latest) : null,
+    lastSeq: c.eventSeq,
+  };
+}
+
+export async function rename(rt: Runtime, userId: string, id: string, newTitle: string) {
+  const c = await renameConversation(rt.handle.db, userId, id, newTitle);
+  if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
+  return toSummary(c);
+}
+
+export async function remove(rt: Runtime, userId: string, id: string) {
+  const c = await owned(rt, userId, id);
+  await cancelRun(rt.engine, c.id);
+  await deleteConversation(rt.handle.db, userId, id);
+}
+
+export async function sendMessage(rt: Runtime, session: { userId: string; sessionId: string }, id: string, text: string) {
+  await owned(rt, session.userId, id);
+  if (!text.trim()) throw new AppError('bad_request', 'body', 'text: must not be empty', 'text');
+  if (text.length > MAX_MESSAGE_CHARS) {
+    throw new AppError(
+      'payload_too_large',
+      'message',
+      `text: the message is ${text.length.toLocaleString('en')} characters; at most ${MAX_MESSAGE_CHARS.toLocaleString('en')} are allowed.`,
+      'text',
+    );
+  }
+  try {
+    const { run, afterSeq } = await startRun(rt.engine, { conversationId: id, userId: session.userId, sessionId: session.sessionId, text });
+    return { runId: run.id, status: run.status, afterSeq };
+  } catch (err) {
+    if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
+    throw err;
+  }
+}
+
+export async function stop(rt: Runtime, userId: string, id: string) {
+  await owned(rt, userId, id);
+  const run = await cancelRun(rt.engine, id);
+  if (!run) throw new AppError('conflict', 'run', 'Nothing to stop: no turn is in progress.');
+  return { runId: run.id, status: run.status };
+}
+
+export async function assertOwned(rt: Runtime, userId: string, id: string) {
+  await owned(rt, userId, id);
+}

@@ -1,0 +1,57 @@
+import type { ConversationRow } from '@/db/queries/conversations';
+import type { MessageRow } from '@/db/queries/messages';
+import type { RunRow } from '@/db/queries/runs';
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  model: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RunView {
+  id: string;
+  status: string;
+  stopReason: string | null;
+  error: { code: string; message: string } | null;
+  /** Replay this conversation's events after this seq to follow the run from its start. */
+  afterSeq: number;
+}
+
+export interface MessageView {
+  id: string;
+  seq: number;
+  role: 'user' | 'assistant';
+  content: unknown;
+  runId: string | null;
+  stopReason: string | null;
+  createdAt: string;
+}
+
+export interface ConversationView extends ConversationSummary {
+  messages: MessageView[];
+  activeRun: RunView | null;
+  lastRun: RunView | null;
+  lastSeq: number;
+}
+
+export function toSummary(c: ConversationRow): ConversationSummary {
+  return { id: c.id, title: c.title, model: c.model, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString() };
+}
+
+export function toRunView(r: RunRow): RunView {
+  return { id: r.id, status: r.status, stopReason: r.stopReason, error: r.error ?? null, afterSeq: Math.max(0, (r.startSeq ?? 1) - 1) };
+}
+
+export function toMessageView(m: MessageRow): MessageView {
+  return {
+    id: m.id,
+    seq: m.seq,
+    role: m.role,
+    content: m.content,
+    runId: m.runId,
+    stopReason: m.stopReason,
+    createdAt: m.createdAt.toISOString(),
+  };
+}

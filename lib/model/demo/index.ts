@@ -1,0 +1,32 @@
+// The demo model: an offline, deterministic stand-in for the Anthropic
+// Messages API, so Switchboard runs (and its tests run) with no API key and no
+// network. It implements `POST /v1/messages` in-process behind a `fetch`
+// function that the real SDK uses, so hosts exercise their real code path.
+//
+// Behaviour (a contract — hosts and tests depend on it):
+// - Last message is a user message holding `tool_result` blocks → a text answer
+//   "Tool results:" with one line per result, in order:
+//   "- <tool> returned: <text>" or "- <tool> failed: <text>" (is_error), quotes
+//   cut to ~300 chars with "…", images as "[image]". Never calls a tool here,
+//   so a host's tool loop always ends. stop_reason "end_turn".
+// - Else, in the last user text, tools are named by `call <name> {json}` lines
+//   (the JSON object is the input) or by bare mention of a `server__tool` name
+//   or of an offered tool's exact name. Each named tool (first appearance, once
+//   each, offered or not) becomes a tool_use block after a short text
+//   "I'll call <names>.". Missing args are built from the offered tool's
+//   input_schema (see schema-args.ts). stop_reason "tool_use".
+// - Else a short text: it says it is the "offline demo model", echoes
+//   `You wrote: "<text>"` and lists the offered tools. stop_reason "end_turn".
+// - One output token per word; past `max_tokens` the text stops and
+//   stop_reason is "max_tokens" (later tool calls are dropped).
+// - Test triggers in the last user text:
+//     `[demo:fail-midstream]` → a few words stream, then the body errors
+//       (non-streaming: the JSON body breaks half way);
+//     `[demo:overloaded]` → HTTP 529 `{type:'error', error:{type:'overloaded_error', message:'Overloaded'}}`.
+// - Streaming is the real SSE format (`event:` + `data:` lines), text word by
+//   word with `delayMs` between words; the request's AbortSignal stops it.
+
+export { createDemoFetch, type DemoFetchOptions } from './fetch';
+export { decideReply, FAIL_MIDSTREAM_TRIGGER, OVERLOADED_TRIGGER } from './reply';
+export { argsFromSchema } from './schema-args';
+export type { DemoReply, DemoRequest, ReplyBlock } from './types';

@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { decideReply, lastUserText, limitToMaxTokens } from './reply';
+import type { DemoRequest, RequestMessage } from './types';
+import { splitWords } from './words';
+
+// decideReply is pure (given an id generator), so its rules are tested directly.
+
+const ids = (n: number) => `toolu_test_${n}`;
+
+function request(messages: RequestMessage[], extra: Partial<DemoRequest> = {}): DemoRequest {
+  return { model: 'demo', max_tokens: 1000, messages, tools: [], stream: true, ...extra };
+}
+
+describe('decideReply', () => {
+  it('quotes tool results, cutting long ones and naming images, and never calls a tool', () => {
+    const long = 'x'.repeat(400);
+    const reply = decideReply(
+      request([
+        { role: 'user', content: 'go a__b' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'a__b', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [
+                { type: 'text', text: long },
+                { type: 'image', source: {} },
+              ],
+            },
+            { type: 'tool_result', tool_use_id: 'missing', content: [{ type: 'image', source: {} }], is_error: true },
+            // Text naming a tool after results must not start another call.
+            { type: 'text', text: 'now call c__d' },
+          ],
+        },
+      ]),
+      { newToolUseId: ids },
+    );
+    expect(reply.stopReason).toBe('end_turn');
+    expect(reply.blocks).toHaveLength(1);
+    const text = reply.blocks[0].type === 'text' ? reply.blocks[0].text : '';
+    const [heading, first, second] = text.split('\n');
+    expect(heading).toBe('Tool results:');
+    expect(first).toBe(`- a__b returned: ${'x'.repeat(300)}…`);
+    expect(second).toBe('- unknown tool (missing) failed: [image]');
+  });
+
+  it('builds tool_use blocks with the given ids after an intro sentence', () => {
+    const reply = decideReply(request([{ role: 'user', content: 'a__b and c__d and e__f' }]), { newToolUseId: ids });
+    expect(reply.stopReason).toBe('tool_use');
+    expect(reply.blocks).toEqual([
+      { type: 'text', text: "I'll call a__b, c__d and e__f." },
+      { type: 'tool_use', id: 'toolu_test_1', name: 'a__b', input: {} },
+      { type: 'tool_use', id: 'toolu_test_2', name: 'c__d', input: {} },
+      { type: 'tool_use', id: 'toolu_test_3', name: 'e__f', input: {} },
+    ]);
+  });
+
+  it('reads the text blocks of the last user message', () => {
+    const messages: RequestMessage[] = [
+      { role: 'user', content: 'old a__b' },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'image' }, { type: 'text', text: 'world' }] },
+    ];
+    expect(lastUserText(messages)).toBe('hello\nworld');
+    const reply = decideReply(request(messages));
+    expect(reply.stopReason).toBe('end_turn'); // the older a__b mention does not count
+  });
+
+  it('marks [demo:fail-midstream] replies', () => {
+    expect(decideReply(request([{ role: 'user', content: 'x [demo:fail-midstream]' }])).failMidstream).toBe(true);
+    expect(decideReply(request([{ role: 'user', content: 'x' }])).failMidstream).toBe(false);
+  });
+
+  it('makes unique random ids by default', () => {
+    const a = decideReply(request([{ role: 'user', content: 'a__b' }]));
+    const b = decideReply(request([{ role: 'user', content: 'a__b' }]));
+    const idOf = (r: typeof a) => (r.blocks[1].type === 'tool_use' ? r.blocks[1].id : '');
+    expect(idOf(a)).toMatch(/^toolu_demo_1_[a-z0-9]+$/);
+    expect(idOf(a)).not.toBe(idOf(b));
+  });
+});
+
+describe('limitToMaxTokens', () => {
+  it('cuts the text at the budget and drops later tool calls', () => {
+    const reply = limitToMaxTokens(
+      {
+        blocks: [
+          { type: 'text', text: "I'll call a__b." },
+          { type: 'tool_use', id: 't', name: 'a__b', input: {} },
+        ],
+        stopReason: 'tool_use',
+        failMidstream: false,
+      },
+      2,
+    );
+    expect(reply).toEqual({ blocks: [{ type: 'text', text: "I'll call" }], stopReason: 'max_tokens', failMidstream: false });
+  });
+
+  it('keeps a reply that fits exactly', () => {
+    const original = { blocks: [{ type: 'text' as const, text: 'one two' }], stopReason: 'end_turn' as const, failMidstream: false };
+    expect(limitToMaxTokens(original, 2)).toEqual(original);
+  });
+});
+
+describe('splitWords', () => {
+  it('splits into words that join back to the exact text', () => {
+    const text = '  leading\nand  trailing  ';
+    expect(splitWords(text)).toEqual(['  leading\n', 'and  ', 'trailing  ']);
+    expect(splitWords(text).join('')).toBe(text);
+  });
+});

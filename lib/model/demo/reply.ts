@@ -1,0 +1,123 @@
+import { argsFromSchema } from './schema-args';
+import { findToolMentions } from './tool-mentions';
+import { describeToolResults, toolResultBlocks } from './tool-results';
+import type { DemoReply, DemoRequest, ReplyBlock, ReplyToolUseBlock, RequestMessage } from './types';
+import { splitWords } from './words';
+
+// Decides what the demo model says: a pure function from the request to
+// content blocks and a stop reason (ids come from an injectable generator).
+// The rules are a contract hosts and tests build on — see lib/model/demo/index.ts.
+
+/** Test hooks in the last user text. */
+export const FAIL_MIDSTREAM_TRIGGER = '[demo:fail-midstream]';
+export const OVERLOADED_TRIGGER = '[demo:overloaded]';
+
+export type ReplyOptions = {
+  /** Makes tool_use ids; `n` counts from 1 within one reply. */
+  newToolUseId?: (n: number) => string;
+};
+
+export function decideReply(request: DemoRequest, options: ReplyOptions = {}): DemoReply {
+  const newId = options.newToolUseId ?? randomToolUseId;
+  const { messages, tools } = request;
+  const last = messages.at(-1);
+  const userText = lastUserText(messages);
+  const failMidstream = userText.includes(FAIL_MIDSTREAM_TRIGGER);
+
+  // After tool results: quote them and stop. Never another tool call here.
+  const results = toolResultBlocks(last);
+  if (results.length > 0) {
+    const text = describeToolResults(results, messages.slice(0, -1));
+    return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
+  }
+
+  const mentions = findToolMentions(userText, tools.map((t) => t.name));
+  if (mentions.length > 0) {
+    const calls: ReplyToolUseBlock[] = mentions.map((mention, i) => {
+      const offered = tools.find((t) => t.name === mention.name);
+      return {
+        type: 'tool_use',
+        id: newId(i + 1),
+        name: mention.name,
+        input: mention.args ?? argsFromSchema(offered?.input_schema),
+      };
+    });
+    const intro = textBlock(`I'll call ${joinNames(calls.map((c) => c.name))}.`);
+    return limitToMaxTokens({ blocks: [intro, ...calls], stopReason: 'tool_use', failMidstream }, request.max_tokens);
+  }
+
+  const text = plainAnswer(userText, tools.map((t) => t.name));
+  return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
+}
+
+/** The text of the last user message: its string content or its text blocks. */
+export function lastUserText(messages: RequestMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message.role !== 'user') continue;
+    if (typeof message.content === 'string') return message.content;
+    return message.content
+      .filter((block) => block?.type === 'text' && typeof block.text === 'string')
+      .map((block) => block.text)
+      .join('\n');
+  }
+  return '';
+}
+
+function plainAnswer(userText: string, toolNames: string[]): string {
+  const lines = [
+    `This is the offline demo model: no real AI is answering, so replies are canned. You wrote: "${userText}"`,
+    '',
+  ];
+  if (toolNames.length === 0) {
+    lines.push('No tools were offered to me.');
+  } else {
+    lines.push('Tools I was offered:', ...toolNames.map((name) => `- ${name}`));
+    lines.push('', 'Name one of them (or write `call <name> {json}`) and I will call it.');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Each streamed word is one output token. When the text would pass
+ * `max_tokens`, it stops there: later blocks (tool calls) are dropped and the
+ * stop reason is `max_tokens`, as the real API does.
+ */
+export function limitToMaxTokens(reply: DemoReply, maxTokens: number): DemoReply {
+  let budget = maxTokens;
+  const kept: ReplyBlock[] = [];
+  for (const block of reply.blocks) {
+    if (block.type !== 'text') {
+      kept.push(block);
+      continue;
+    }
+    const words = splitWords(block.text);
+    if (words.length <= budget) {
+      budget -= words.length;
+      kept.push(block);
+      continue;
+    }
+    const text = words.slice(0, budget).join('').trimEnd();
+    if (text) kept.push(textBlock(text));
+    return { ...reply, blocks: kept, stopReason: 'max_tokens' };
+  }
+  return { ...reply, blocks: kept };
+}
+
+function joinNames(names: string[]): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+function textBlock(text: string): ReplyBlock {
+  return { type: 'text', text };
+}
+
+let idCounter = 0;
+
+/** `toolu_demo_<n>_<random>`: unique across replies, readable in logs. */
+function randomToolUseId(n: number): string {
+  idCounter = (idCounter + 1) % 1_000_000;
+  const random = Math.random().toString(36).slice(2, 10).padEnd(8, '0');
+  return `toolu_demo_${n}_${idCounter.toString(36)}${random}`;
+}

@@ -1,0 +1,79 @@
+import type { DemoRequest, OfferedTool, RequestMessage } from './types';
+
+// Minimal validation of a `POST /v1/messages` body. Only what the demo needs
+// to answer is checked, and each problem names its field the way the real API
+// does (`messages.0.content: ...`), so a host bug shows up as a readable 400
+// instead of a crash inside the demo.
+
+/** Used when a raw caller leaves `max_tokens` out (the SDK always sends it). */
+const DEFAULT_MAX_TOKENS = 4096;
+
+export type ParseResult = { ok: true; request: DemoRequest } | { ok: false; message: string };
+
+export function parseRequestBody(raw: string): ParseResult {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return fail('The request body is not valid JSON.');
+  }
+  if (!isObject(body)) return fail('The request body must be a JSON object.');
+
+  if (!('messages' in body)) return fail('messages: Field required (an array of messages).');
+  if (!Array.isArray(body.messages)) return fail('messages: Input should be an array of messages.');
+  const messages: RequestMessage[] = [];
+  for (const [i, message] of body.messages.entries()) {
+    if (!isObject(message)) return fail(`messages.${i}: Input should be an object with role and content.`);
+    if (typeof message.role !== 'string') return fail(`messages.${i}.role: Field required (a string).`);
+    const content = message.content;
+    if (typeof content !== 'string' && !Array.isArray(content)) {
+      return fail(`messages.${i}.content: Input should be a string or an array of content blocks.`);
+    }
+    if (Array.isArray(content)) {
+      const bad = content.findIndex((block) => !isObject(block) || typeof block.type !== 'string');
+      if (bad >= 0) return fail(`messages.${i}.content.${bad}.type: Field required (a string).`);
+    }
+    messages.push({ role: message.role, content } as RequestMessage);
+  }
+
+  let maxTokens = DEFAULT_MAX_TOKENS;
+  if ('max_tokens' in body) {
+    if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) {
+      return fail('max_tokens: Input should be a positive integer.');
+    }
+    maxTokens = body.max_tokens as number;
+  }
+
+  const tools: OfferedTool[] = [];
+  if (body.tools !== undefined && body.tools !== null) {
+    if (!Array.isArray(body.tools)) return fail('tools: Input should be an array of tools.');
+    for (const [i, tool] of body.tools.entries()) {
+      if (!isObject(tool) || typeof tool.name !== 'string') return fail(`tools.${i}.name: Field required (a string).`);
+      tools.push(tool as OfferedTool);
+    }
+  }
+
+  return {
+    ok: true,
+    request: {
+      model: typeof body.model === 'string' && body.model ? body.model : 'demo',
+      max_tokens: maxTokens,
+      messages,
+      tools,
+      stream: body.stream === true,
+    },
+  };
+}
+
+/** Rough input token count: about four characters per token, as a real tokenizer averages. */
+export function estimateInputTokens(raw: string): number {
+  return Math.max(1, Math.ceil(raw.length / 4));
+}
+
+function fail(message: string): ParseResult {
+  return { ok: false, message };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

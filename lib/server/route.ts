@@ -1,0 +1,52 @@
+import { AppError, errorResponse } from '@/lib/http/errors';
+import { assertSameOrigin } from '@/lib/http/origin';
+import { getSessionFromCookies, type Session } from '@/lib/auth/session';
+import { getRuntime, type Runtime } from './runtime';
+
+export interface RouteContext<P> {
+  req: Request;
+  params: P;
+  session: Session;
+  rt: Runtime;
+}
+
+/**
+ * Wraps a route handler: a session is required, writes must come from our own origin, and any
+ * error becomes `{ error: { code, message, field? } }` with its status.
+ */
+export function authed<P = Record<string, never>>(
+  handler: (ctx: RouteContext<P>) => Promise<Response>,
+  opts: { write?: boolean } = {},
+) {
+  return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
+    try {
+      if (opts.write) assertSameOrigin(req);
+      const rt = await getRuntime();
+      const session = await getSessionFromCookies(rt.handle.db, rt.secret, req.headers.get('cookie'));
+      if (!session) throw new AppError('unauthorized', 'session', 'Sign in to continue.');
+      return await handler({ req, params: await context.params, session, rt });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/** For public routes (sign-up): origin check and error mapping, no session. */
+export function open(handler: (req: Request, rt: Runtime) => Promise<Response>, opts: { write?: boolean } = {}) {
+  return async (req: Request): Promise<Response> => {
+    try {
+      if (opts.write) assertSameOrigin(req);
+      return await handler(req, await getRuntime());
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids in paths are UUIDs; anything else is simply not found (and never reaches SQL as a bad cast). */
+export function requireUuid(id: string, what: string): string {
+  if (!UUID.test(id)) throw new AppError('not_found', what, `No ${what} with id "${id}".`);
+  return id;
+}

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { after } from 'next/server';
+import { processSingleton } from '@/lib/process-singleton';
+import { getDbHandle, type DbHandle } from '@/db/index';
+import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import type { EngineDeps } from '@/lib/agent/deps';
+import { getAuthSecret } from '@/lib/auth/secret';
+import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
+
+export interface Runtime {
+  handle: DbHandle;
+  bus: EventBus;
+  secret: string;
+  modelConfig: ModelConfig;
+  engine: EngineDeps;
+}
+
+const state = processSingleton('runtime', () => ({ runtime: undefined as Promise<Runtime> | undefined }));
+
+/** The process-wide wiring, built on first use (never at import: `next build` imports routes). */
+export function getRuntime(): Promise<Runtime> {
+  state.runtime ??= build().catch((err) => {
+    state.runtime = undefined;
+    throw err;
+  });
+  return state.runtime;
+}
+
+async function build(): Promise<Runtime> {
+  const secret = await getAuthSecret();
+  const handle = await getDbHandle();
+  const bus = createEventBus(handle);
+  const modelConfig = getModelConfig();
+  const engine: EngineDeps = {
+    db: handle.db,
+    events: bus,
+    model: { client: createModelClient(), model: modelConfig.model },
+    schedule: runAfterResponse,
+    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+  };
+  return { handle, bus, secret, modelConfig, engine };
+}
+
+/**
+ * Starts the work now and, inside a request, hands its promise to Next's `after()` so a
+ * serverless host keeps the instance alive until it settles. Never tied to the request's abort
+ * signal: a closed tab does not stop a run.
+ */
+function runAfterResponse(work: () => Promise<void>): void {
+  const task = work().catch((err) => console.error('[runtime] background work failed:', err));
+  try {
+    after(task);
+  } catch {
+    // Outside a request (a script, the sweep): the promise runs on its own.
+  }
+}

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { openPglite, openPostgres, type DbHandle } from '../db/connection';
+import { adminQuery, withDatabase } from './pg-admin';
+
+export type TestDbKind = 'pglite' | 'postgres';
+
+/** The databases every database suite runs on: PGlite always, Postgres when DATABASE_URL is set. */
+export const TEST_DATABASES: { kind: TestDbKind; available: boolean }[] = [
+  { kind: 'pglite', available: true },
+  { kind: 'postgres', available: Boolean(process.env.DATABASE_URL) },
+];
+
+/** A fresh, migrated database of its own; close() throws it away. */
+export async function openTestDb(kind: TestDbKind): Promise<DbHandle> {
+  if (kind === 'pglite') {
+    const file = await readFile(inject('pgliteTemplate'));
+    return openPglite({ loadDataDir: new Blob([file]) });
+  }
+  const url = process.env.DATABASE_URL;
+  const template = inject('postgresTemplate');
+  if (!url || !template) throw new Error('openTestDb(postgres) needs DATABASE_URL');
+  const name = `sb_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(url, `create database "${name}" template "${template}"`);
+  const handle = await openPostgres(withDatabase(url, name), { max: 4 });
+  return {
+    ...handle,
+    async close() {
+      await handle.close();
+      await adminQuery(url, `drop database if exists "${name}" with (force)`);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { DbHandle } from '@/db/connection';
+import { createUser } from '@/db/queries/users';
+import { createConversation } from '@/db/queries/conversations';
+import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import type { EngineDeps } from '@/lib/agent/deps';
+import type { BusEvent } from '@/lib/agent/events';
+import { createModelClient } from '@/lib/model/client';
+
+/** Engine deps over a test database; background work is tracked so tests can await it. */
+export function engineDeps(
+  h: DbHandle,
+  overrides: Partial<EngineDeps> & { client?: Anthropic; modelName?: string; bus?: EventBus } = {},
+): EngineDeps & { bus: EventBus; idle(): Promise<void> } {
+  const bus = overrides.bus ?? createEventBus(h);
+  const pending = new Set<Promise<void>>();
+  const deps: EngineDeps = {
+    db: h.db,
+    events: bus,
+    model: {
+      client: overrides.client ?? createModelClient({ DEMO_MODEL_DELAY_MS: '0' }),
+      model: overrides.modelName ?? 'demo',
+    },
+    schedule: (work) => {
+      const p = work().catch((err) => console.error('background work failed', err));
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    },
+    instanceId: 'test-instance',
+    ...overrides,
+  };
+  return {
+    ...deps,
+    bus,
+    async idle() {
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+}
+
+export async function userAndConversation(h: DbHandle) {
+  const user = await createUser(h.db, { email: `u-${Math.random().toString(36).slice(2)}@example.test`, passwordHash: 'x' });
+  const conversation = await createConversation(h.db, { userId: user!.id, model: 'demo' });
+  return { user: user!, conversation };
+}
+
+/** Collects bus events of a conversation. */
+export async function recordEvents(bus: EventBus, conversationId: string) {
+  const seen: BusEvent[] = [];
+  const off = await bus.subscribe(conversationId, (e) => seen.push(e));
+  return { seen, off };
+}
