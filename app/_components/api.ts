@@ -26,7 +26,8 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (res.status === 204) return undefined as T;
   const body = await res.json().catch(() => null);
   if (!res.ok) {
-    if (res.status === 401) window.location.assign('/sign-in');
+    // The session ended (signed out elsewhere, expired): reloading lands on sign-in.
+    if (res.status === 401) window.location.reload();
     throw new ApiError(res.status, body?.error?.code ?? 'unknown', body?.error?.message ?? `Request failed (${res.status}).`);
   }
   return body as T;

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { dataDir } from '@/db/index';
 import { processSingleton } from '@/lib/process-singleton';
 
+type Env = Record<string, string | undefined>;
+
 const state = processSingleton('authSecret', () => ({ cached: undefined as Promise<string> | undefined }));
 
 /**
@@ -11,7 +13,7 @@ const state = processSingleton('authSecret', () => ({ cached: undefined as Promi
  * start. With DATABASE_URL set, several instances share state and must share the secret, so a
  * missing AUTH_SECRET is an error rather than a per-instance secret that breaks sessions.
  */
-export function getAuthSecret(env = process.env): Promise<string> {
+export function getAuthSecret(env: Env = process.env): Promise<string> {
   state.cached ??= resolveAuthSecret(env).catch((err) => {
     state.cached = undefined;
     throw err;
@@ -19,7 +21,7 @@ export function getAuthSecret(env = process.env): Promise<string> {
   return state.cached;
 }
 
-export async function resolveAuthSecret(env: NodeJS.ProcessEnv, dir = dataDir()): Promise<string> {
+export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<string> {
   if (env.AUTH_SECRET) {
     if (env.AUTH_SECRET.length < 32) throw new Error('AUTH_SECRET must be at least 32 characters (try: openssl rand -base64 32).');
     return env.AUTH_SECRET;

@@ -12,11 +12,9 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
   const session = await requirePageSession();
   const rt = await getRuntime();
   const { id } = await params;
-  try {
-    const conversation = await view(rt, session.user.id, requireUuid(id, 'conversation'));
-    return <ChatView key={conversation.id} initial={conversation} modelLabel={rt.modelConfig.label} />;
-  } catch (err) {
+  const conversation = await view(rt, session.user.id, requireUuid(id, 'conversation')).catch((err) => {
     if (err instanceof AppError && err.type === 'not_found') notFound();
     throw err;
-  }
+  });
+  return <ChatView key={conversation.id} initial={conversation} modelLabel={rt.modelConfig.label} />;
 }

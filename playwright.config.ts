@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineConfig, devices } from '@playwright/test';
+
+// End-to-end tests in Chromium against `next start` (a production build made beforehand by
+// `npm run build`; this config does not build). Each run gets a fresh data folder: the embedded
+// PGlite database and the auto-created auth secret live there, so users, rate limits and
+// sessions never leak from one run into the next.
+
+const PORT = Number(process.env.E2E_PORT ?? 3107);
+// localhost, not 127.0.0.1: `next start` reports req.url as localhost, and the API's Origin
+// check compares the Origin header with the Host header the browser sends.
+const BASE_URL = `http://localhost:${PORT}`;
+
+// The config is evaluated by the runner and again by each worker: the runner creates the folder
+// and hands it on through the environment, so workers do not create folders of their own.
+const DATA_DIR_VAR = 'SWITCHBOARD_E2E_DATA_DIR';
+if (!process.env[DATA_DIR_VAR]) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-e2e-'));
+  process.env[DATA_DIR_VAR] = dir;
+  if (process.env.E2E_KEEP_DATA !== '1') {
+    // After the web server has been stopped: the runner exits last.
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+}
+const dataDir = process.env[DATA_DIR_VAR]!;
+
+export default defineConfig({
+  testDir: 'e2e',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['json', { outputFile: 'test-results/e2e-results.json' }]],
+  outputDir: 'test-results/e2e-artifacts',
+  use: {
+    baseURL: BASE_URL,
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    actionTimeout: 10_000,
+    navigationTimeout: 20_000,
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        ...devices['Desktop Chrome'],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: {
+          executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+          args: [
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: `npx next start -H 127.0.0.1 -p ${PORT}`,
+    url: `${BASE_URL}/sign-in`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      SWITCHBOARD_DATA_DIR: dataDir,
+      DEMO_MODEL_DELAY_MS: '40',
+      NEXT_TELEMETRY_DISABLED: '1',
+      NODE_ENV: 'production',
+      // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
+      // created in the data folder, the request's own origin, no OAuth buttons.
+      DATABASE_URL: '',
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_BASE_URL: '',
+      ANTHROPIC_MODEL: '',
+      AUTH_SECRET: '',
+      AUTH_URL: '',
+      APP_URL: '',
+      AUTH_GITHUB_ID: '',
+      AUTH_GITHUB_SECRET: '',
+      AUTH_GOOGLE_ID: '',
+      AUTH_GOOGLE_SECRET: '',
+    },
+  },
+});

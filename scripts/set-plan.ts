@@ -1,0 +1,17 @@
+// `npm run set-plan -- <email> <free|pro|enterprise>`: changes a user's plan.
+import { getDbHandle } from '../db/index';
+import { setUserPlan } from '../db/queries/users';
+
+const [email, plan] = process.argv.slice(2);
+if (!email || !plan || !['free', 'pro', 'enterprise'].includes(plan)) {
+  console.error('Usage: npm run set-plan -- <email> <free|pro|enterprise>');
+  process.exit(2);
+}
+const handle = await getDbHandle();
+const user = await setUserPlan(handle.db, email, plan);
+await handle.close();
+if (!user) {
+  console.error(`No user with email ${email}.`);
+  process.exit(1);
+}
+console.log(`${user.email} is now on the ${user.plan} plan.`);

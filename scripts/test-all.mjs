@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm test`: every suite, one summary line. Unit and integration (vitest, on PGlite and — when
+// DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
+// (Playwright against `next start` on the embedded default). Ends with `N passed, N failed`.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+
+const results = [];
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+mkdirSync('test-results', { recursive: true });
+
+function run(label, cmd, args, opts = {}) {
+  const started = Date.now();
+  console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`);
+  const res = spawnSync(cmd, args, { stdio: 'inherit', env: opts.env ?? env });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`=== ${label} took ${seconds}s (exit ${res.status})`);
+  return { status: res.status ?? 1, seconds };
+}
+
+function readJson(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// 1. vitest
+rmSync('test-results/vitest.json', { force: true });
+const unit = run('unit+integration', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile=test-results/vitest.json']);
+const v = readJson('test-results/vitest.json');
+results.push({
+  part: 'unit+integration',
+  seconds: unit.seconds,
+  passed: v?.numPassedTests ?? 0,
+  failed: v ? v.numFailedTests + (unit.status !== 0 && v.numFailedTests === 0 ? 1 : 0) : 1,
+  skipped: (v?.numPendingTests ?? 0) + (v?.numTodoTests ?? 0),
+});
+
+// 2. build, then e2e against `next start` (the embedded default: no DATABASE_URL, demo model)
+if (process.env.SKIP_E2E === '1') {
+  console.log('\n=== e2e skipped (SKIP_E2E=1)');
+} else {
+  const build = run('build', 'npx', ['next', 'build']);
+  if (build.status !== 0) {
+    results.push({ part: 'build', seconds: build.seconds, passed: 0, failed: 1, skipped: 0 });
+  } else {
+    rmSync('test-results/e2e-results.json', { force: true });
+    const e2eEnv = { ...env };
+    for (const k of ['DATABASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'AUTH_SECRET']) delete e2eEnv[k];
+    const e2e = run('e2e', 'npx', ['playwright', 'test'], { env: e2eEnv });
+    const p = readJson('test-results/e2e-results.json');
+    const s = p?.stats;
+    results.push({
+      part: 'e2e',
+      seconds: e2e.seconds,
+      passed: (s?.expected ?? 0) + (s?.flaky ?? 0),
+      failed: s ? s.unexpected + (e2e.status !== 0 && s.unexpected === 0 ? 1 : 0) : 1,
+      skipped: s?.skipped ?? 0,
+    });
+  }
+}
+
+console.log('\n=== Summary');
+for (const r of results) {
+  console.log(`${r.part.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds}s`);
+}
+const total = results.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed > 0 ? 1 : 0);
