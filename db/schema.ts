@@ -170,3 +170,94 @@ export const rateLimits = pgTable('rate_limits', {
   windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
   count: integer('count').notNull(),
 });
+
+// Per-user notes behind the built-in `notes` MCP server.
+export const notes = pgTable(
+  'notes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    title: text('title').notNull(),
+    body: text('body').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('notes_user_idx').on(t.userId, t.updatedAt)],
+);
+
+export const TOOL_CALL_STATUSES = [
+  'proposed',
+  'pending_approval',
+  'approved',
+  'denied',
+  'auto_approved',
+  'rejected',
+  'executing',
+  'awaiting_input',
+  'succeeded',
+  'errored',
+  'timed_out',
+  'unknown',
+  'cancelled',
+] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+// One row per tool_use block the model produced: what was asked, what was decided, what came
+// back. It is both the run's working state and the audit log.
+export const toolCalls = pgTable(
+  'tool_calls',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    step: integer('step').notNull(),
+    // Position of the tool_use block in the assistant message: results go back in this order.
+    position: integer('position').notNull(),
+    toolUseId: text('tool_use_id').notNull(),
+    // The name the model used, and what it routed to (null when it named no offered tool).
+    modelName: text('model_name').notNull(),
+    serverId: text('server_id'),
+    serverName: text('server_name'),
+    tool: text('tool'),
+    input: jsonb('input').notNull(),
+    argsHash: text('args_hash').notNull(),
+    status: text('status', { enum: TOOL_CALL_STATUSES }).notNull().default('proposed'),
+    // Why the policy decided what it did: { decision: auto|ask|reject, reason, grantId? }.
+    policy: jsonb('policy').$type<{ decision: 'auto' | 'ask' | 'reject'; reason: string; grantId?: string | null }>(),
+    // The tool as it was when called: trust and hints decide retries, schemas validate edits
+    // and results, and the audit log shows what the person approved.
+    trust: text('trust', { enum: ['trusted', 'untrusted'] }),
+    annotations: jsonb('annotations').$type<Record<string, unknown>>(),
+    inputSchema: jsonb('input_schema').$type<Record<string, unknown>>(),
+    outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
+    // Who decided and how: { kind: allow_once|allow_session|deny|auto, by, reason?, edited? }.
+    decision: jsonb('decision').$type<Record<string, unknown>>(),
+    // The tool_result block sent back to the model.
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    isError: integer('is_error'),
+    // The whole result text when it exceeded the per-result budget (paged by a host tool).
+    fullText: text('full_text'),
+    attempts: integer('attempts').notNull().default(0),
+    // Elicitation (input_required): what the server asked and the state to resume with.
+    inputRequests: jsonb('input_requests').$type<Record<string, unknown>>(),
+    requestState: text('request_state'),
+    version: integer('version').notNull().default(0),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('tool_calls_run_use_idx').on(t.runId, t.toolUseId),
+    index('tool_calls_run_step_idx').on(t.runId, t.step, t.position),
+    index('tool_calls_user_idx').on(t.userId, t.createdAt),
+  ],
+);

@@ -67,7 +67,7 @@ export function AuthForm({
               <Field label="Name" name="name" autoComplete="name" required={false} />
               <Field label="Email" name="email" type="email" autoComplete="email" />
               <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={8} hint="At least 8 characters." />
-              <SubmitButton busy={busy}>Create account</SubmitButton>
+              <SubmitButton busy={busy || !csrfToken}>Create account</SubmitButton>
             </form>
           )}
           {/* Sign-in posts straight to Auth.js; sign-up reuses it, hidden, after creating the account. */}

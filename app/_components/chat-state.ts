@@ -1,4 +1,4 @@
-import type { MessageView, RunView } from './types';
+import type { MessageView, RunView, ToolCallView } from './types';
 
 /** Text being streamed for a message not yet stored, by block index. */
 export type Partial = { messageId: string; runId: string | null; blocks: string[] };
@@ -6,8 +6,16 @@ export type Partial = { messageId: string; runId: string | null; blocks: string[
 export interface ChatState {
   messages: MessageView[];
   partials: Partial[];
+  /** By tool_use id: the card shown where the model asked for the call. */
+  toolCalls: Record<string, ToolCallView>;
   activeRun: RunView | null;
   lastRun: RunView | null;
+  /** The newest stored event seen: where to follow from when a paused run resumes. */
+  lastSeq: number;
+}
+
+export function indexToolCalls(calls: ToolCallView[]): Record<string, ToolCallView> {
+  return Object.fromEntries(calls.map((c) => [c.toolUseId, c]));
 }
 
 export type ChatEvent = { type: string; data: Record<string, unknown> & { seq: number | null; runId: string | null } };
@@ -16,8 +24,18 @@ export type ChatEvent = { type: string; data: Record<string, unknown> & { seq: n
  * Applies one SSE event. Text deltas carry their offset, so the same text arriving twice
  * (live, then in a replay after reconnecting) is kept once.
  */
-export function applyEvent(state: ChatState, { type, data }: ChatEvent): ChatState {
+export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
+  const seq = event.data.seq;
+  const state = seq !== null && seq > prev.lastSeq ? { ...prev, lastSeq: seq } : prev;
+  const { type, data } = event;
+  if (type.startsWith('tool_call.') && data.toolCall) {
+    const call = data.toolCall as ToolCallView;
+    return { ...state, toolCalls: { ...state.toolCalls, [call.toolUseId]: call } };
+  }
   switch (type) {
+    case 'run.awaiting_approval':
+    case 'run.awaiting_input':
+      return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: String(data.status) } } : state;
     case 'run.started':
       return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
     case 'message.delta':

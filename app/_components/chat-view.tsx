@@ -2,11 +2,13 @@
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { api, ApiError } from './api';
-import { applyEvent, type ChatEvent, type ChatState } from './chat-state';
+import { ApprovalCard, type DecisionKind } from './approval-card';
+import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
+import { ToolCallCard } from './tool-call-card';
 import { Composer } from './composer';
 import { Markdown } from './markdown';
 import { MessageItem, Note } from './message-item';
-import type { ConversationView, MessageView } from './types';
+import type { ConversationView, MessageView, ToolCallView } from './types';
 import { useConversationEvents } from './use-conversation-events';
 
 type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView };
@@ -21,8 +23,10 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
   const [state, dispatch] = useReducer(reducer, {
     messages: initial.messages,
     partials: [],
+    toolCalls: indexToolCalls(initial.toolCalls),
     activeRun: initial.activeRun,
     lastRun: initial.lastRun,
+    lastSeq: initial.lastSeq,
   });
   const [followFrom, setFollowFrom] = useState<number | null>(initial.activeRun ? initial.activeRun.afterSeq : null);
   const [sending, setSending] = useState(false);
@@ -70,22 +74,56 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     }
   }
 
+  async function decide(call: ToolCallView, decision: DecisionKind, reason?: string) {
+    setNotice('');
+    try {
+      const res = await api<{ toolCall: ToolCallView; resumed: boolean }>(`/api/tool-calls/${call.id}/decision`, {
+        method: 'POST',
+        body: { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}) },
+      });
+      dispatch({ kind: 'event', event: { type: 'tool_call.decided', data: { toolCall: res.toolCall, seq: null, runId: call.runId } } });
+      // The last decision resumed the run: follow its events again from what we have seen.
+      if (res.resumed) setFollowFrom(state.lastSeq);
+    } catch (err) {
+      setNotice(err instanceof ApiError ? err.message : 'Could not record the decision.');
+    }
+  }
+
+  const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
+  const renderToolCall = (toolUseId: string) => {
+    const call = state.toolCalls[toolUseId];
+    if (!call) return null;
+    return call.status === 'pending_approval' ? <ApprovalCard call={call} onDecide={decide} onStop={stop} /> : <ToolCallCard call={call} />;
+  };
+
   const running = state.activeRun !== null;
   const empty = state.messages.length === 0 && state.partials.length === 0;
   return (
     <div className="flex h-full min-h-0 flex-col">
       <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 py-6">
+          <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           {state.messages.map((m) => (
-            <MessageItem key={m.id} role={m.role} content={m.content} stopReason={m.stopReason} />
+            <MessageItem key={m.id} role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
           ))}
           {state.partials.map((p) => (
             <div key={p.messageId} className="space-y-3" data-testid="streaming-message">
               {p.blocks.map((text, i) => (text ? <Markdown key={i} text={text} /> : null))}
             </div>
           ))}
-          {running && state.partials.length === 0 && <Thinking />}
+          {pending.length > 1 && (
+            <div className="flex flex-wrap items-center gap-2 rounded-xl bg-amber-100 px-3 py-2 text-sm text-amber-950">
+              <span className="font-medium">{pending.length} calls need your decision.</span>
+              <button className="rounded-lg bg-indigo-600 px-3 py-1 font-semibold text-white" onClick={() => void Promise.all(pending.map((c) => decide(c, 'allow_once')))}>
+                Allow all once
+              </button>
+              <button className="rounded-lg border border-red-300 bg-white px-3 py-1 font-semibold text-red-800" onClick={() => void Promise.all(pending.map((c) => decide(c, 'deny')))}>
+                Deny all
+              </button>
+            </div>
+          )}
+          {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
           {state.lastRun?.status === 'failed' && (
             <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
           )}

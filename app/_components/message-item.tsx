@@ -1,9 +1,19 @@
 'use client';
 import { Markdown } from './markdown';
-import type { ContentBlock } from './types';
+import type { ContentBlock, ToolCallView } from './types';
 
 /** One stored message. User turns that only carry tool results are shown by their tool card. */
-export function MessageItem({ role, content, stopReason }: { role: 'user' | 'assistant'; content: unknown; stopReason?: string | null }) {
+export function MessageItem({
+  role,
+  content,
+  stopReason,
+  renderToolCall,
+}: {
+  role: 'user' | 'assistant';
+  content: unknown;
+  stopReason?: string | null;
+  renderToolCall?: (toolUseId: string) => React.ReactNode;
+}) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   if (role === 'user') {
     const text = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
@@ -20,7 +30,7 @@ export function MessageItem({ role, content, stopReason }: { role: 'user' | 'ass
         b.type === 'text' ? (
           <Markdown key={i} text={(b as { text: string }).text} />
         ) : b.type === 'tool_use' ? (
-          <ToolUseNote key={i} name={(b as { name: string }).name} />
+          <div key={i}>{renderToolCall?.((b as { id: string }).id) ?? <ToolUseNote name={(b as { name: string }).name} />}</div>
         ) : null,
       )}
       {stopReason === 'max_tokens' && <Note>The answer reached the length limit and was cut short.</Note>}

@@ -14,13 +14,17 @@ export function NewConversation({ modelLabel }: { modelLabel: string }) {
   async function send(text: string) {
     setBusy(true);
     setError('');
+    let created: string | undefined;
     try {
       const conversation = await api<{ id: string }>('/api/conversations', { method: 'POST', body: {} });
+      created = conversation.id;
       await api(`/api/conversations/${conversation.id}/messages`, { method: 'POST', body: { text } });
       router.push(`/c/${conversation.id}`);
       router.refresh();
       return true;
     } catch (err) {
+      // Do not leave an empty conversation behind when its first message was refused.
+      if (created) await api(`/api/conversations/${created}`, { method: 'DELETE' }).catch(() => {});
       setError(err instanceof ApiError ? err.message : 'Could not start the conversation.');
       setBusy(false);
       return false;
@@ -29,6 +33,7 @@ export function NewConversation({ modelLabel }: { modelLabel: string }) {
 
   return (
     <div className="flex h-full flex-col">
+      <h1 className="sr-only">New conversation</h1>
       <div className="flex flex-1 items-center justify-center px-4">
         <EmptyConversation modelLabel={modelLabel} />
       </div>

@@ -1,4 +1,5 @@
 export type { ConversationSummary, ConversationView, MessageView, RunView } from '@/lib/chat/views';
+export type { ToolCallView } from '@/lib/agent/tool-call-view';
 
 export type ContentBlock =
   | { type: 'text'; text: string }

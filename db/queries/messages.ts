@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection';
 import { messages } from '../schema';
 import { rowsOf } from './rate-limits';
@@ -38,4 +38,14 @@ export async function appendMessage(
 
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
   return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.seq));
+}
+
+export async function getLastMessage(db: Db, conversationId: string): Promise<MessageRow | null> {
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, conversationId))
+    .orderBy(desc(messages.seq))
+    .limit(1);
+  return rows[0] ?? null;
 }

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Db } from '@/db/connection';
 import type { EventSink } from './events';
+import type { ToolHost } from './tool-host';
 
 /**
  * What the engine needs from the outside world. No Next.js here: the app passes `after()` as
@@ -20,6 +21,8 @@ export interface EngineDeps {
   heartbeatMs?: number;
   maxSteps?: number;
   systemPrompt?: string;
+  /** MCP tools; without it no tool is offered and a named tool gets an error result. */
+  tools?: ToolHost;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { appendMessage, listMessages } from '@/db/queries/messages';
+import { insertToolCalls, isRunTainted } from '@/db/queries/tool-calls';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
+import { finish } from './finish';
 import { toMessageParams } from './history';
-import { assistantContentToStore, partialTextContent, streamModelStep, type StepOutcome } from './model-step';
+import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
+import { proposeCalls } from './propose-calls';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
+import { toToolCallView } from './tool-call-view';
+import { offerTools, type ToolOffer } from './tool-host';
+import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
+
 
 /** Runs driven by this process, so a Stop that lands here aborts at once. */
 const localRuns = processSingleton('localRuns', () => new Map<string, AbortController>());
@@ -18,9 +25,11 @@ export function abortLocalRun(runId: string): boolean {
   return Boolean(ctl);
 }
 
+const NO_TOOLS: ToolOffer = { tools: [], routes: new Map(), nameMap: {} };
+
 /**
- * Advances a running run that this instance holds the lease of, step by step, until it ends,
- * pauses, or the lease is lost. Safe to call on any instance: without the lease it does nothing.
+ * Advances a running run that this instance holds the lease of, until it ends, pauses for a
+ * person, or the lease is lost. Safe to call on any instance: without the lease it does nothing.
  */
 export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
   let run = await getRun(deps.db, runId);
@@ -36,12 +45,20 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
       })
       .catch((err) => console.error('[run] lease renewal failed:', err.message));
   }, deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  const owner = { owner: deps.instanceId };
 
   try {
     for (;;) {
-      if (run.cancelRequestedAt || ctl.signal.reason === 'cancel') return void (await finish(deps, run, 'cancelled', { owner: deps.instanceId }));
+      // Owed tool results come first: a resumed run continues exactly where it stopped.
+      const calls = deps.tools ? await openToolPhase(deps.db, run) : null;
+      if (calls) {
+        const next = await runToolPhase(deps, deps.tools!, run, calls, ctl.signal);
+        if (!next) return;
+        run = next;
+      }
+      if (run.cancelRequestedAt || ctl.signal.reason === 'cancel') return void (await finish(deps, run, 'cancelled', owner));
       if (ctl.signal.aborted) return;
-      if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', owner: deps.instanceId }));
+      if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', ...owner }));
       const next = await advanceStep(deps, run, ctl.signal);
       if (!next) return;
       run = next;
@@ -52,7 +69,7 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
     const latest = await getRun(deps.db, runId).catch(() => null);
     if (latest?.status === 'running' && latest.leaseOwner === deps.instanceId) {
       await finish(deps, latest, 'failed', {
-        owner: deps.instanceId,
+        ...owner,
         error: { code: 'internal', message: 'Switchboard hit an unexpected error while running this turn. Try again.' },
       }).catch(() => {});
     }
@@ -64,33 +81,38 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
-  const stepRun = await transitionRun(deps.db, deps.events, run, { step: run.step + 1 }, { owner: deps.instanceId });
+  const offer = deps.tools
+    ? await offerTools(deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
+    : NO_TOOLS;
+  const stepRun = await transitionRun(deps.db, deps.events, run, { step: run.step + 1, nameMap: offer.nameMap }, { owner: deps.instanceId });
   const history = toMessageParams(await listMessages(deps.db, run.conversationId));
   const messageId = randomUUID();
   const outcome = await streamModelStep(
     deps,
     { conversationId: run.conversationId, runId: run.id, messageId },
-    { messages: history, tools: [] },
+    { messages: history, tools: offer.tools },
     signal,
   );
-  return afterStep(deps, stepRun, messageId, outcome, signal);
+  return afterStep(deps, stepRun, offer, messageId, outcome, signal);
 }
 
 async function afterStep(
   deps: EngineDeps,
   run: RunRow,
+  offer: ToolOffer,
   messageId: string,
   outcome: StepOutcome,
   signal: AbortSignal,
 ): Promise<RunRow | null> {
+  const owner = deps.instanceId;
   if (outcome.kind === 'aborted') {
     if (signal.reason !== 'cancel') return null; // lease lost: the new owner redoes the step
-    await finish(deps, run, 'cancelled', { owner: deps.instanceId, partial: { messageId, text: outcome.partialText } });
+    await finish(deps, run, 'cancelled', { owner, partial: { messageId, text: outcome.partialText } });
     return null;
   }
   if (outcome.kind === 'error') {
     const error = describeModelError(outcome.error, { baseURL: deps.model.client.baseURL });
-    await finish(deps, run, 'failed', { owner: deps.instanceId, error, partial: { messageId, text: outcome.partialText } });
+    await finish(deps, run, 'failed', { owner, error, partial: { messageId, text: outcome.partialText } });
     return null;
   }
 
@@ -100,59 +122,28 @@ async function afterStep(
     inputTokens: prior.inputTokens + (outcome.usage.input_tokens ?? 0),
     outputTokens: prior.outputTokens + (outcome.usage.output_tokens ?? 0),
   };
-  const toolResults = outcome.stopReason === 'tool_use' ? unavailableToolResults(content) : [];
+  const usesTools = outcome.stopReason === 'tool_use';
+  const proposed = usesTools && deps.tools ? proposeCalls(content, offer, { runId: run.id, conversationId: run.conversationId, userId: run.userId, step: run.step, tainted: await isRunTainted(deps.db, run.id) }) : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
+  const callEvents: { type: 'tool_call.proposed' | 'tool_call.approval_requested'; data: Record<string, unknown> }[] = [];
+
   const next = await transitionRun(deps.db, deps.events, run, { usage }, {
-    owner: deps.instanceId,
+    owner,
     events: [{ type: 'message.completed', data: { messageId, message } }],
     also: async (tx) => {
       await appendMessage(tx, { id: messageId, conversationId: run.conversationId, role: 'assistant', content, runId: run.id, stopReason: outcome.stopReason });
-      if (toolResults.length) {
-        await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: toolResults, runId: run.id });
+      if (usesTools && !deps.tools) {
+        await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: unavailableToolResults(content), runId: run.id });
+      }
+      for (const row of await insertToolCalls(tx, proposed)) {
+        callEvents.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
+        if (row.status === 'pending_approval') callEvents.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
       }
     },
   });
-  if (outcome.stopReason === 'tool_use' || outcome.stopReason === 'pause_turn') return next;
-  await finish(deps, next, 'completed', { owner: deps.instanceId, stopReason: outcome.stopReason });
+  for (const e of callEvents) await deps.events.persist(run.conversationId, run.id, e.type, e.data);
+  if (usesTools || outcome.stopReason === 'pause_turn') return next;
+  await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
   return null;
 }
 
-/** Ends a run: status, stop reason, usage and the closing event, in one transaction. */
-export async function finish(
-  deps: EngineDeps,
-  run: RunRow,
-  status: 'completed' | 'failed' | 'cancelled',
-  opts: {
-    stopReason?: string;
-    error?: { code: string; message: string };
-    partial?: { messageId: string; text: string[] };
-    /** The lease owner finishing it; omitted when ending a run nobody is driving (Stop of a paused run). */
-    owner?: string;
-  } = {},
-): Promise<RunRow> {
-  const partial = opts.partial ? partialTextContent(opts.partial.text) : [];
-  const stopReason = opts.stopReason ?? (status === 'cancelled' ? 'cancelled' : status === 'failed' ? 'error' : 'end_turn');
-  const usage = usageOf(run);
-  const type = status === 'completed' ? 'run.completed' : status === 'failed' ? 'run.failed' : 'run.cancelled';
-  const events: { type: 'message.completed' | typeof type; data: Record<string, unknown> }[] = [];
-  if (partial.length && opts.partial) {
-    const message = { id: opts.partial.messageId, role: 'assistant', content: partial, stopReason };
-    events.push({ type: 'message.completed', data: { messageId: opts.partial.messageId, message } });
-  }
-  events.push({ type, data: { status, stopReason, usage, ...(opts.error ? { error: opts.error } : {}) } });
-  return transitionRun(
-    deps.db,
-    deps.events,
-    run,
-    { status, stopReason, error: opts.error ?? null, endedAt: new Date(), leaseOwner: null, leaseExpiresAt: null },
-    {
-      owner: opts.owner,
-      events,
-      also: async (tx) => {
-        if (partial.length && opts.partial) {
-          await appendMessage(tx, { id: opts.partial.messageId, conversationId: run.conversationId, role: 'assistant', content: partial, runId: run.id, stopReason });
-        }
-      },
-    },
-  );
-}

@@ -12,7 +12,8 @@ import {
   type RunRow,
 } from '@/db/queries/runs';
 import { leaseUntil, type EngineDeps } from './deps';
-import { abortLocalRun, driveRun, finish } from './drive-run';
+import { abortLocalRun, driveRun } from './drive-run';
+import { finish } from './finish';
 import type { BusEvent } from './events';
 
 export class RunConflict extends Error {

@@ -81,8 +81,19 @@ export async function openEventStream(opts: {
         return !!active && e.runId === active.id && e.seq !== undefined && RUN_PAUSE_OR_END_EVENTS.has(e.type);
       };
 
+      // A run may have paused and resumed before: a replayed pause only ends the stream if the
+      // run is still paused now, and only the last one counts.
+      const pausedNow = active && active.status !== 'running';
+      let lastPause = -1;
+      replay.forEach((e, i) => {
+        if (active && e.runId === active.id && RUN_PAUSE_OR_END_EVENTS.has(e.type)) lastPause = i;
+      });
       let done = !active;
-      for (const e of replay) done = deliver(e) || done;
+      replay.forEach((e, i) => {
+        const final = deliver(e);
+        const ended = e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled';
+        if (final && (ended || (pausedNow && i === lastPause))) done = true;
+      });
       timer = setInterval(() => {
         send(SSE_PING);
         opts.onIdle?.().catch(() => {});

@@ -8,6 +8,8 @@ import {
 } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { getActiveRun, getLatestRun } from '@/db/queries/runs';
+import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from '@/lib/agent/engine';
 import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
@@ -44,14 +46,16 @@ async function owned(rt: Runtime, userId: string, id: string) {
 export async function view(rt: Runtime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   await resumeLapsedRuns(rt.engine, id);
-  const [messages, active, latest] = await Promise.all([
+  const [messages, calls, active, latest] = await Promise.all([
     listMessages(rt.handle.db, id),
+    listConversationToolCalls(rt.handle.db, id),
     getActiveRun(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
   ]);
   return {
     ...toSummary(c),
     messages: messages.map(toMessageView),
+    toolCalls: calls.map(toToolCallView),
     activeRun: active ? toRunView(active) : null,
     lastRun: latest ? toRunView(latest) : null,
     lastSeq: c.eventSeq,

@@ -1,6 +1,7 @@
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
+import type { ToolCallView } from '@/lib/agent/tool-call-view';
 
 export interface ConversationSummary {
   id: string;
@@ -31,6 +32,7 @@ export interface MessageView {
 
 export interface ConversationView extends ConversationSummary {
   messages: MessageView[];
+  toolCalls: ToolCallView[];
   activeRun: RunView | null;
   lastRun: RunView | null;
   lastSeq: number;

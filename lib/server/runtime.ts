@@ -6,6 +6,7 @@ import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
+import { createDefaultToolHost } from '@/lib/mcp/default-host';
 
 export interface Runtime {
   handle: DbHandle;
@@ -36,6 +37,7 @@ async function build(): Promise<Runtime> {
     events: bus,
     model: { client: createModelClient(), model: modelConfig.model },
     schedule: runAfterResponse,
+    tools: createDefaultToolHost(async () => handle.db),
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
   };
   return { handle, bus, secret, modelConfig, engine };

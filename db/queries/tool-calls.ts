@@ -1,0 +1,89 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../connection';
+import { toolCalls, type ToolCallStatus } from '../schema';
+
+export type ToolCallRow = typeof toolCalls.$inferSelect;
+export type NewToolCall = typeof toolCalls.$inferInsert;
+export type ToolCallPatch = Partial<
+  Pick<
+    ToolCallRow,
+    | 'status'
+    | 'input'
+    | 'argsHash'
+    | 'decision'
+    | 'result'
+    | 'isError'
+    | 'fullText'
+    | 'attempts'
+    | 'inputRequests'
+    | 'requestState'
+    | 'startedAt'
+    | 'endedAt'
+  >
+>;
+
+export const FINISHED_CALL_STATUSES: ToolCallStatus[] = ['denied', 'rejected', 'succeeded', 'errored', 'timed_out', 'unknown', 'cancelled'];
+
+export async function insertToolCalls(db: Db, rows: NewToolCall[]): Promise<ToolCallRow[]> {
+  if (rows.length === 0) return [];
+  return db.insert(toolCalls).values(rows).returning();
+}
+
+export async function listStepToolCalls(db: Db, runId: string, step: number): Promise<ToolCallRow[]> {
+  return db
+    .select()
+    .from(toolCalls)
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step)))
+    .orderBy(asc(toolCalls.position));
+}
+
+export async function listConversationToolCalls(db: Db, conversationId: string): Promise<ToolCallRow[]> {
+  return db
+    .select()
+    .from(toolCalls)
+    .where(eq(toolCalls.conversationId, conversationId))
+    .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+}
+
+/** Ownership is part of the lookup: another user's call reads as not found. */
+export async function getToolCallForUser(db: Db, userId: string, id: string): Promise<ToolCallRow | null> {
+  const rows = await db
+    .select()
+    .from(toolCalls)
+    .where(and(eq(toolCalls.id, id), eq(toolCalls.userId, userId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function getToolCall(db: Db, id: string): Promise<ToolCallRow | null> {
+  const rows = await db.select().from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** Compare-and-swap on the call's version: two tabs deciding at once, one wins. */
+export async function updateToolCallIfVersion(db: Db, id: string, version: number, patch: ToolCallPatch): Promise<ToolCallRow | null> {
+  const rows = await db
+    .update(toolCalls)
+    .set({ ...patch, version: version + 1 })
+    .where(and(eq(toolCalls.id, id), eq(toolCalls.version, version)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function countStepCallsWithStatus(db: Db, runId: string, step: number, status: ToolCallStatus): Promise<number> {
+  const rows = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), eq(toolCalls.status, status)));
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** A result from an untrusted server has entered this run's context. */
+export async function isRunTainted(db: Db, runId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: toolCalls.id })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.trust, 'untrusted'), inArray(toolCalls.status, ['succeeded', 'errored'])))
+    .limit(1);
+  return rows.length > 0;
+}

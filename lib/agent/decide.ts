@@ -1,0 +1,110 @@
+import { getRun, updateRunIfVersion } from '@/db/queries/runs';
+import {
+  countStepCallsWithStatus,
+  getToolCall,
+  getToolCallForUser,
+  updateToolCallIfVersion,
+  type ToolCallRow,
+} from '@/db/queries/tool-calls';
+import { argsHash } from './args-hash';
+import { leaseUntil, type EngineDeps } from './deps';
+import { driveRun } from './drive-run';
+import { toToolCallView } from './tool-call-view';
+import { errorResult } from './tool-results';
+import { validateToolInput } from './validate-input';
+
+export type DecisionKind = 'allow_once' | 'allow_session' | 'deny';
+
+export class DecisionError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DecisionInput {
+  userId: string;
+  toolCallId: string;
+  decision: DecisionKind;
+  argsHash: string;
+  reason?: string;
+  /** Edit-then-approve: the edited input, validated again. */
+  input?: Record<string, unknown>;
+}
+
+/**
+ * Records a person's decision on one pending call, bound to the hash of the arguments they saw.
+ * Repeating the same decision is harmless; a different decision or input for a decided call is a
+ * conflict. When the last pending call of the step is decided, the run resumes here — on
+ * whichever instance took the request — and exactly one decider wins the right to drive it.
+ */
+export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
+  let call = await getToolCallForUser(deps.db, d.userId, d.toolCallId);
+  if (!call) throw new DecisionError('not_found', `No tool call with id "${d.toolCallId}".`);
+  const originalHash = (call.decision as { originalArgsHash?: string } | null)?.originalArgsHash ?? call.argsHash;
+  if (d.argsHash !== originalHash && d.argsHash !== call.argsHash) {
+    throw new DecisionError('conflict', 'The arguments you decided on are not the ones of this call. Reload and decide again.', 'argsHash');
+  }
+  const edited = d.input !== undefined && argsHash(d.input) !== call.argsHash;
+  if (edited && d.decision === 'deny') throw new DecisionError('invalid', 'input: only an approval can carry edited arguments.', 'input');
+  if (edited) {
+    const invalid = validateToolInput(call.inputSchema, d.input);
+    if (invalid) throw new DecisionError('invalid', `input: ${invalid}`, 'input');
+  }
+
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (call.status !== 'pending_approval') return { toolCall: repeatOrConflict(call, d), resumed: false };
+    const approve = d.decision !== 'deny';
+    const decided = await updateToolCallIfVersion(deps.db, call.id, call.version, {
+      status: approve ? 'approved' : 'denied',
+      ...(edited ? { input: d.input, argsHash: argsHash(d.input) } : {}),
+      decision: {
+        kind: d.decision,
+        by: d.userId,
+        at: new Date().toISOString(),
+        ...(d.reason ? { reason: d.reason } : {}),
+        ...(edited ? { edited: true, originalArgsHash: call.argsHash } : {}),
+      },
+      ...(approve
+        ? {}
+        : {
+            result: errorResult(call.toolUseId, `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`) as never,
+            isError: 1,
+            endedAt: new Date(),
+          }),
+    });
+    if (!decided) {
+      call = (await getToolCall(deps.db, call.id))!; // another tab decided first: look again
+      continue;
+    }
+    await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
+    return { toolCall: decided, resumed: await resumeIfDecided(deps, decided) };
+  }
+  throw new DecisionError('conflict', 'This call is being decided elsewhere. Reload and try again.');
+}
+
+function repeatOrConflict(call: ToolCallRow, d: DecisionInput): ToolCallRow {
+  const previous = (call.decision as { kind?: string } | null)?.kind;
+  const sameSide = (previous === 'deny') === (d.decision === 'deny') && previous !== undefined && previous !== 'auto';
+  const sameInput = d.input === undefined || argsHash(d.input) === call.argsHash;
+  if (sameSide && sameInput) return call;
+  throw new DecisionError('conflict', `This call was already decided (${call.status}).`);
+}
+
+/** The last decision of a step moves the run from awaiting_approval back to running, once. */
+async function resumeIfDecided(deps: EngineDeps, call: ToolCallRow): Promise<boolean> {
+  const run = await getRun(deps.db, call.runId);
+  if (!run || run.status !== 'awaiting_approval' || run.step !== call.step) return false;
+  if ((await countStepCallsWithStatus(deps.db, run.id, run.step, 'pending_approval')) > 0) return false;
+  const resumed = await updateRunIfVersion(deps.db, run.id, run.version, {
+    status: 'running',
+    leaseOwner: deps.instanceId,
+    leaseExpiresAt: leaseUntil(deps),
+  });
+  if (!resumed) return false;
+  deps.schedule(() => driveRun(deps, resumed.id));
+  return true;
+}

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type Anthropic from '@anthropic-ai/sdk';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { userAndConversation } from '@/test/engine-harness';
+import { text, toolEngine, toolUse } from '@/test/tool-harness';
+import type { DbHandle } from '@/db/connection';
+import { listMessages } from '@/db/queries/messages';
+import { getRun } from '@/db/queries/runs';
+import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { cancelRun, startRun } from './engine';
+import { decideCall, DecisionError } from './decide';
+import { toMessageParams } from './history';
+
+type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
+
+/** Every tool_use is answered by a tool_result in the next user message, in order. */
+function expectValidHistory(history: Anthropic.MessageParam[]) {
+  history.forEach((m, i) => {
+    expect(m.role).toBe(i % 2 === 0 ? 'user' : 'assistant');
+    const uses = (m.content as Block[]).filter((b) => b.type === 'tool_use').map((b) => b.id);
+    if (uses.length) {
+      const results = (history[i + 1]!.content as Block[]).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id);
+      expect(results).toEqual(uses);
+    }
+  });
+}
+
+for (const { kind, available } of TEST_DATABASES) {
+  describe.skipIf(!available)(`run engine with tools on ${kind}`, () => {
+    let h: DbHandle;
+    beforeAll(async () => {
+      h = await openTestDb(kind);
+    });
+    afterAll(async () => h?.close());
+
+    async function start(env: Awaited<ReturnType<typeof toolEngine>>, prompt = 'go') {
+      const { user, conversation } = await userAndConversation(h);
+      const { run } = await startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: prompt });
+      await env.deps.idle();
+      return { user, conversation, runId: run.id };
+    }
+
+    it('runs three parallel calls and sends exactly one user message with three results in order', async () => {
+      const env = await toolEngine(h, {
+        script: [
+          { blocks: [text('Three at once.'), toolUse('tu_1', 'fx__echo', { message: 'one' }), toolUse('tu_2', 'fx__echo', { message: 'two' }), toolUse('tu_3', 'fx__echo', { message: 'three' })] },
+          { blocks: [text('All done.')] },
+        ],
+      });
+      const { conversation, runId } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      expect(env.model.requests).toHaveLength(2);
+      const second = env.model.requests[1]!.body;
+      const last = second.messages.at(-1)!;
+      expect(last.role).toBe('user');
+      const results = last.content as Block[];
+      expect(results.map((b) => [b.type, b.tool_use_id, b.is_error ?? false])).toEqual([
+        ['tool_result', 'tu_1', false],
+        ['tool_result', 'tu_2', false],
+        ['tool_result', 'tu_3', false],
+      ]);
+      expect(JSON.stringify(results[1]!.content)).toContain('two');
+      // The result is wrapped so the model can tell tool output from instructions, server named.
+      expect(JSON.stringify(results[0]!.content)).toContain('<tool_output');
+      // Same tools, same order, on every turn; a cache breakpoint on the last one.
+      expect(second.tools).toEqual(env.model.requests[0]!.body.tools);
+      expect(second.tools!.at(-1)!.cache_control).toEqual({ type: 'ephemeral' });
+      expect(second.tools!.map((t) => t.name)).toContain('fx__echo');
+      expect(env.fixture.calls.filter((c) => c.name === 'echo')).toHaveLength(3);
+      expectValidHistory(toMessageParams(await listMessages(h.db, conversation.id)));
+      await env.close();
+    });
+
+    it('pauses for approval, and a denial reaches the model as an error with the reason; the tool never runs', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [toolUse('tu_c', 'fx__counter')] }, { blocks: [text('Understood.')] }] });
+      const { conversation, runId, user } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      expect(call).toMatchObject({ status: 'pending_approval', tool: 'counter' });
+      const { resumed } = await decideCall(env.deps, { userId: user.id, toolCallId: call!.id, decision: 'deny', argsHash: call!.argsHash, reason: 'not today' });
+      expect(resumed).toBe(true);
+      await env.deps.idle();
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_c', is_error: true });
+      expect(JSON.stringify(result.content)).toContain('not today');
+      expect(env.fixture.state.counter).toBe(0);
+      await env.close();
+    });
+
+    it('answers invalid input with an error naming the field, without asking or calling', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [toolUse('tu_s', 'fx__slow', { ms: 'soon' })] }, { blocks: [text('ok')] }] });
+      const { runId } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(result.is_error).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/ms/);
+      expect(JSON.stringify(result.content)).toMatch(/soon/);
+      expect(env.fixture.calls).toHaveLength(0);
+      await env.close();
+    });
+
+    it('turns a timeout into an error result and keeps going', async () => {
+      const env = await toolEngine(h, {
+        timeoutMs: 300,
+        grants: { 'fixture-server/*': { autoApprove: true } },
+        script: [{ blocks: [toolUse('tu_t', 'fx__slow', { ms: 3000, progress: false })] }, { blocks: [text('timed out')] }],
+      });
+      const { runId, conversation } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      expect(call!.status).toBe('timed_out');
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(result.is_error).toBe(true);
+      await env.close();
+    });
+
+    it('asks for a tool an untrusted server claims is read-only', async () => {
+      const env = await toolEngine(h, { trust: 'untrusted', script: [{ blocks: [toolUse('tu_l', 'fx__lying_readonly', { value: 'x' })] }] });
+      const { runId, conversation } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
+      expect((await listConversationToolCalls(h.db, conversation.id))[0]!.status).toBe('pending_approval');
+      expect(env.fixture.state.writes).toHaveLength(0);
+      await env.close();
+    });
+
+    it('runs a non-idempotent tool exactly once when approved twice, and refuses a conflicting decision', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [toolUse('tu_k', 'fx__counter')] }, { blocks: [text('counted')] }] });
+      const { conversation, user, runId } = await start(env);
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      const d = { userId: user.id, toolCallId: call!.id, argsHash: call!.argsHash };
+      const outcomes = await Promise.allSettled([
+        decideCall(env.deps, { ...d, decision: 'allow_once' }),
+        decideCall(env.deps, { ...d, decision: 'allow_once' }),
+        decideCall(env.deps, { ...d, decision: 'deny' }),
+      ]);
+      await env.deps.idle();
+      const rejected = outcomes.filter((o) => o.status === 'rejected') as PromiseRejectedResult[];
+      // Whichever side won, the other side is a conflict and the same side is harmless.
+      expect(rejected.every((r) => r.reason instanceof DecisionError && r.reason.kind === 'conflict')).toBe(true);
+      const final = (await listConversationToolCalls(h.db, conversation.id))[0]!;
+      expect(env.fixture.state.counter).toBe(final.status === 'succeeded' ? 1 : 0);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      await expect(decideCall(env.deps, { ...d, userId: '00000000-0000-0000-0000-000000000000', decision: 'allow_once' })).rejects.toMatchObject({ kind: 'not_found' });
+      await env.close();
+    });
+
+    it('keeps a valid history when Stop lands while a call waits for approval', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [text('May I?'), toolUse('tu_x', 'fx__counter'), toolUse('tu_y', 'fx__echo', { message: 'hi' })] }] });
+      const { conversation, runId } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
+      await cancelRun(env.deps, conversation.id);
+      expect((await getRun(h.db, runId))!.status).toBe('cancelled');
+      const history = toMessageParams(await listMessages(h.db, conversation.id));
+      expectValidHistory(history);
+      expect(history.at(-1)!.role).toBe('user');
+      expect(env.fixture.state.counter).toBe(0);
+      await env.close();
+    });
+
+    it('does not offer a tool without a grant, and rejects it if the model names it anyway', async () => {
+      const env = await toolEngine(h, {
+        grants: { 'fixture-server/echo': {} },
+        script: [{ blocks: [toolUse('tu_n', 'fx__counter')] }, { blocks: [text('fine')] }],
+      });
+      const { runId } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      expect(env.model.requests[0]!.body.tools!.map((t) => t.name)).toEqual(['fx__echo']);
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(result.is_error).toBe(true);
+      expect(env.fixture.state.counter).toBe(0);
+      await env.close();
+    });
+  });
+}

@@ -1,0 +1,108 @@
+import { getToolCall, updateToolCallIfVersion, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
+import type { RunRow } from '@/db/queries/runs';
+import { isTrustedRepeatable } from '@/lib/consent/policy';
+import { toToolResult } from '@/lib/mcp/to-tool-result';
+import type { CallOutcome, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { EngineDeps } from './deps';
+import type { ToolHost } from './tool-host';
+import { toToolCallView } from './tool-call-view';
+import { errorResult } from './tool-results';
+
+const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
+
+/**
+ * Runs every decided call of a step in parallel, each with its own timeout. A call found in
+ * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
+ * safe, else it is recorded as `unknown`.
+ */
+export async function executeCalls(deps: EngineDeps, host: ToolHost, run: RunRow, calls: ToolCallRow[], signal: AbortSignal): Promise<void> {
+  const servers = await host.serversFor(run.userId);
+  await Promise.all(calls.filter((c) => RUNNABLE.has(c.status)).map((c) => executeOne(deps, host, run, c, servers, signal)));
+}
+
+async function executeOne(
+  deps: EngineDeps,
+  host: ToolHost,
+  run: RunRow,
+  call: ToolCallRow,
+  servers: McpServerConfig[],
+  signal: AbortSignal,
+): Promise<void> {
+  const tool = { trust: (call.trust ?? 'untrusted') as Trust, annotations: (call.annotations ?? {}) as ToolAnnotations };
+  if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
+    await complete(deps, call, {
+      status: 'unknown',
+      result: errorResult(call.toolUseId, `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`),
+      isError: 1,
+    });
+    return;
+  }
+  const server = servers.find((s) => s.id === call.serverId);
+  if (!server) {
+    await complete(deps, call, { status: 'errored', result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`), isError: 1 });
+    return;
+  }
+
+  let current = call;
+  let outcome: CallOutcome | undefined;
+  // One retry for what a trusted server says is safe to repeat.
+  for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
+    const started = await updateToolCallIfVersion(deps.db, current.id, current.version, {
+      status: 'executing',
+      attempts: current.attempts + 1,
+      startedAt: new Date(),
+    });
+    if (!started) return; // someone else is running it
+    current = started;
+    await deps.events.persist(run.conversationId, run.id, 'tool_call.started', { toolCall: toToolCallView(current) });
+    outcome = await host.gateway.callTool(server, current.tool!, current.input as Record<string, unknown>, {
+      caller: { userId: run.userId, conversationId: run.conversationId },
+      signal,
+      timeoutMs: server.timeoutMs,
+      maxTotalTimeoutMs: server.timeoutMs * 10,
+      onProgress: (p) => deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p }),
+      resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
+    });
+    if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
+  }
+  await complete(deps, current, patchFor(current, server, outcome!));
+}
+
+function resumeOf(call: ToolCallRow) {
+  const responses = (call.decision as { inputResponses?: Record<string, unknown> } | null)?.inputResponses;
+  return responses ? { inputResponses: responses, requestState: call.requestState ?? undefined } : undefined;
+}
+
+function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
+  const seconds = Math.round(server.timeoutMs / 1000);
+  switch (outcome.kind) {
+    case 'result': {
+      const mapped = toToolResult({
+        toolUseId: call.toolUseId,
+        serverName: server.displayName,
+        tool: call.tool!,
+        outcome: outcome.result,
+        outputSchema: call.outputSchema ?? undefined,
+        truncationNote: (shown, total) => `[… result truncated: ${shown} of ${total} characters shown. The full result is stored with this call.]`,
+      });
+      const isError = mapped.block.is_error === true;
+      return { status: isError ? 'errored' : 'succeeded', result: mapped.block as unknown as Record<string, unknown>, isError: isError ? 1 : 0, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
+    }
+    case 'input_required':
+      return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
+    case 'timeout':
+      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} did not answer within ${seconds} s and was stopped. ${outcome.message}`), isError: 1 };
+    case 'cancelled':
+      return { status: 'cancelled', result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`), isError: 1 };
+    case 'failed':
+      return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: 1 };
+  }
+}
+
+async function complete(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<void> {
+  const latest = (await getToolCall(deps.db, call.id)) ?? call;
+  const done = await updateToolCallIfVersion(deps.db, latest.id, latest.version, { ...patch, endedAt: patch.status === 'awaiting_input' ? null : new Date() });
+  if (!done) return;
+  const type = done.status === 'awaiting_input' ? 'tool_call.input_requested' : 'tool_call.completed';
+  await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });
+}

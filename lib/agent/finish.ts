@@ -1,0 +1,52 @@
+import { appendMessage } from '@/db/queries/messages';
+import type { RunRow } from '@/db/queries/runs';
+import type { EngineDeps } from './deps';
+import { partialTextContent } from './model-step';
+import { transitionRun, usageOf } from './run-state';
+import { appendResults, openToolPhase } from './tool-phase';
+
+/**
+ * Ends a run: status, stop reason, usage and the closing event, in one transaction. Text streamed
+ * before a Stop or a failure is kept; tool results still owed (a Stop while a person was being
+ * asked) are written as errors, so the stored conversation stays a valid Messages API history.
+ */
+export async function finish(
+  deps: EngineDeps,
+  run: RunRow,
+  status: 'completed' | 'failed' | 'cancelled',
+  opts: {
+    stopReason?: string;
+    error?: { code: string; message: string };
+    partial?: { messageId: string; text: string[] };
+    /** The lease owner finishing it; omitted when ending a run nobody is driving (Stop of a paused run). */
+    owner?: string;
+  } = {},
+): Promise<RunRow> {
+  const partial = opts.partial ? partialTextContent(opts.partial.text) : [];
+  const stopReason = opts.stopReason ?? (status === 'cancelled' ? 'cancelled' : status === 'failed' ? 'error' : 'end_turn');
+  const usage = usageOf(run);
+  const type = status === 'completed' ? 'run.completed' : status === 'failed' ? 'run.failed' : 'run.cancelled';
+  const events: { type: 'message.completed' | typeof type; data: Record<string, unknown> }[] = [];
+  if (partial.length && opts.partial) {
+    const message = { id: opts.partial.messageId, role: 'assistant', content: partial, stopReason };
+    events.push({ type: 'message.completed', data: { messageId: opts.partial.messageId, message } });
+  }
+  events.push({ type, data: { status, stopReason, usage, ...(opts.error ? { error: opts.error } : {}) } });
+  const owed = await openToolPhase(deps.db, run);
+  return transitionRun(
+    deps.db,
+    deps.events,
+    run,
+    { status, stopReason, error: opts.error ?? null, endedAt: new Date(), leaseOwner: null, leaseExpiresAt: null },
+    {
+      owner: opts.owner,
+      events,
+      also: async (tx) => {
+        if (owed) await appendResults(tx, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
+        if (partial.length && opts.partial) {
+          await appendMessage(tx, { id: opts.partial.messageId, conversationId: run.conversationId, role: 'assistant', content: partial, runId: run.id, stopReason });
+        }
+      },
+    },
+  );
+}

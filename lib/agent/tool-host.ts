@@ -1,0 +1,62 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { GrantSource, RunGrantContext, ToolGrant } from '@/lib/consent/grant-source';
+import { buildToolNames } from '@/lib/mcp/naming';
+import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
+
+/** Where tools come from: the user's servers, how to reach them, and what the person granted. */
+export interface ToolHost {
+  gateway: McpGateway;
+  serversFor(userId: string): Promise<McpServerConfig[]>;
+  grants: GrantSource;
+}
+
+export interface OfferedTool {
+  modelName: string;
+  tool: CatalogTool;
+  server: McpServerConfig;
+  grant: ToolGrant;
+}
+
+export interface ToolOffer {
+  /** What the model sees, in a stable order, with a cache breakpoint on the last tool. */
+  tools: Anthropic.Tool[];
+  /** Model-facing name → the tool it routes to; stored with the run for the step. */
+  routes: Map<string, OfferedTool>;
+  nameMap: Record<string, { serverId: string; tool: string }>;
+}
+
+/**
+ * The tools offered to the model for one step: every listed tool the person's grants make
+ * available, ordered by server namespace then the server's own order (the list is part of the
+ * cached prompt prefix, so it must not shuffle between turns).
+ */
+export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<ToolOffer> {
+  const servers = [...(await host.serversFor(ctx.userId))].sort((a, b) => a.namespace.localeCompare(b.namespace));
+  const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })));
+  const listed = catalogs.flatMap((c) => c.tools.map((tool) => ({ tool, server: c.server })));
+  const grants = await host.grants.grantsFor(ctx, listed.map((l) => l.tool));
+  const available = listed.filter((l) => {
+    const g = grants.get(l.tool);
+    return g && g.state === 'active' && !g.overPlan;
+  });
+
+  const names = buildToolNames(available.map((l) => ({ serverId: l.tool.serverId, namespace: l.tool.namespace, name: l.tool.name })));
+  const routes = new Map<string, OfferedTool>();
+  const tools: Anthropic.Tool[] = [];
+  for (const l of available) {
+    const modelName = names.modelNameOf(l.tool.serverId, l.tool.name);
+    routes.set(modelName, { modelName, tool: l.tool, server: l.server, grant: grants.get(l.tool)! });
+    tools.push({
+      name: modelName,
+      description: describeForModel(l.tool),
+      input_schema: l.tool.inputSchema as Anthropic.Tool.InputSchema,
+    });
+  }
+  if (tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: { type: 'ephemeral' } };
+  return { tools, routes, nameMap: names.byModelName };
+}
+
+function describeForModel(tool: CatalogTool): string {
+  const head = `[${tool.serverName}${tool.trust === 'untrusted' ? ', untrusted server' : ''}]`;
+  return `${head} ${tool.description ?? tool.title ?? tool.name}`.slice(0, 4000);
+}

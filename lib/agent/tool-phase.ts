@@ -1,0 +1,64 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Db } from '@/db/connection';
+import { appendMessage, getLastMessage } from '@/db/queries/messages';
+import type { RunRow } from '@/db/queries/runs';
+import { FINISHED_CALL_STATUSES, listStepToolCalls, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+import type { EngineDeps } from './deps';
+import { executeCalls } from './execute-calls';
+import { transitionRun } from './run-state';
+import type { ToolHost } from './tool-host';
+import { errorResult } from './tool-results';
+
+/** The step's calls while its results are still owed: the last message is this run's tool_use turn. */
+export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] | null> {
+  const last = await getLastMessage(db, run.conversationId);
+  if (!last || last.role !== 'assistant' || last.runId !== run.id) return null;
+  if (!Array.isArray(last.content) || !(last.content as { type: string }[]).some((b) => b.type === 'tool_use')) return null;
+  return listStepToolCalls(db, run.id, run.step);
+}
+
+/**
+ * Decide all, then execute: pauses for a person while any call of the step is pending, runs the
+ * decided ones in parallel, pauses for input while a server's elicitation is open, and finally
+ * appends ONE user message with every result in tool_use order. Returns the run to continue
+ * with, or null when it paused.
+ */
+export async function runToolPhase(deps: EngineDeps, host: ToolHost, run: RunRow, calls: ToolCallRow[], signal: AbortSignal): Promise<RunRow | null> {
+  const pending = calls.filter((c) => c.status === 'pending_approval');
+  if (pending.length) return pause(deps, run, 'awaiting_approval', pending);
+
+  await executeCalls(deps, host, run, calls, signal);
+  const settled = await listStepToolCalls(deps.db, run.id, run.step);
+  const waiting = settled.filter((c) => c.status === 'awaiting_input');
+  if (waiting.length && !signal.aborted) return pause(deps, run, 'awaiting_input', waiting);
+
+  return transitionRun(deps.db, deps.events, run, {}, {
+    owner: deps.instanceId,
+    also: (tx) => appendResults(tx, run, settled, 'The run was stopped before this call finished.'),
+  });
+}
+
+async function pause(deps: EngineDeps, run: RunRow, status: 'awaiting_approval' | 'awaiting_input', calls: ToolCallRow[]): Promise<null> {
+  await transitionRun(deps.db, deps.events, run, { status, leaseOwner: null, leaseExpiresAt: null }, {
+    owner: deps.instanceId,
+    events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
+  });
+  return null;
+}
+
+/**
+ * Appends the step's results. Calls without a result yet (stopped, never decided) get an error
+ * result saying so, so the history stays valid whatever happened.
+ */
+export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], unfinishedReason: string): Promise<void> {
+  const blocks: Anthropic.ToolResultBlockParam[] = [];
+  for (const call of calls) {
+    let result = call.result as Anthropic.ToolResultBlockParam | null;
+    if (!result || !FINISHED_CALL_STATUSES.includes(call.status)) {
+      result = errorResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
+      await updateToolCallIfVersion(tx, call.id, call.version, { status: 'cancelled', result: result as never, isError: 1, endedAt: new Date() });
+    }
+    blocks.push(result);
+  }
+  await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
+}

@@ -1,0 +1,122 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  BUILTIN_SERVERS,
+  builtinAuthInfo,
+  builtinHandler,
+  callerFromAuthInfo,
+  closeBuiltinHandlers,
+  createNotesServerHandler,
+  createSandboxServerHandler,
+  inProcessFetch,
+} from './index';
+import { call, connectInProcess } from './test-client';
+
+const USER = '22222222-2222-4222-8222-222222222222';
+
+describe('first-party server registry', () => {
+  it('describes both servers as trusted builtins with their own namespace', () => {
+    expect(BUILTIN_SERVERS.map((s) => [s.id, s.namespace, s.url])).toEqual([
+      ['builtin-notes', 'notes', 'builtin://notes'],
+      ['builtin-sandbox', 'sandbox', 'builtin://sandbox'],
+    ]);
+    for (const s of BUILTIN_SERVERS) expect(s).toMatchObject({ trust: 'trusted', timeoutMs: 60_000, builtin: true });
+    expect(BUILTIN_SERVERS.find((s) => s.namespace === 'sandbox')!.displayName).toBe('Sandbox (JavaScript)');
+  });
+
+  it('caches one handler per namespace and asks for the database lazily', async () => {
+    const getDb = vi.fn(async () => {
+      throw new Error('not needed');
+    });
+    const sandbox = builtinHandler('sandbox', getDb);
+    expect(builtinHandler('sandbox', getDb)).toBe(sandbox);
+    expect(builtinHandler('notes', getDb)).toBe(builtinHandler('notes', getDb));
+    expect(builtinHandler('notes', getDb)).not.toBe(sandbox);
+    expect(getDb).not.toHaveBeenCalled();
+    await closeBuiltinHandlers();
+    expect(builtinHandler('sandbox', getDb)).not.toBe(sandbox);
+    await closeBuiltinHandlers();
+  });
+
+  it('round-trips the caller through authInfo and rejects malformed users', () => {
+    const auth = builtinAuthInfo({ userId: USER, conversationId: 'c1' });
+    expect(auth).toMatchObject({ token: 'builtin', clientId: 'switchboard', scopes: [] });
+    expect(callerFromAuthInfo(auth)).toEqual({ userId: USER, conversationId: 'c1' });
+    expect(callerFromAuthInfo(undefined)).toBeNull();
+    expect(callerFromAuthInfo({ token: 't', clientId: 'c', scopes: [], extra: { userId: "1' or 1=1" } })).toBeNull();
+  });
+});
+
+describe('notes handler without a database', () => {
+  const failingDb = async (): Promise<never> => {
+    throw new Error('connect ECONNREFUSED 127.0.0.1:5432 select * from notes');
+  };
+  const handler = createNotesServerHandler(failingDb);
+  afterAll(() => handler.close());
+
+  it('ignores credentials a client sends itself: only the host authInfo names the user', async () => {
+    const client = new Client({ name: 't', version: '1' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('builtin://notes'), {
+        fetch: inProcessFetch(handler, undefined),
+        requestInit: { headers: { authorization: `Bearer ${USER}`, 'x-user-id': USER } },
+      }),
+    );
+    const r = await call(client, 'search', { query: '' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('no signed-in user');
+    await client.close();
+  });
+
+  it('reports a storage failure without leaking its details to the model', async () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const client = await connectInProcess(handler, builtinAuthInfo({ userId: USER }));
+    const r = await call(client, 'search', { query: 'x' });
+    expect(r.isError).toBe(true);
+    expect(r.text).toContain('notes storage is unavailable');
+    expect(r.text).not.toMatch(/ECONNREFUSED|select/);
+    expect(spy).toHaveBeenCalled();
+    spy.mockRestore();
+    await client.close();
+  });
+});
+
+/** A minimal node:http → Web Request adapter, as a remote deployment would mount the handler. */
+function serve(handler: McpHttpHandler): Promise<http.Server> {
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) for (const x of [v ?? []].flat()) headers.append(k, x);
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });
+    const response = await handler.fetch(request).catch((err: Error) => new Response(err.message, { status: 500 }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body) for await (const chunk of response.body) res.write(chunk);
+    res.end();
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+describe('over a real HTTP server on 127.0.0.1', () => {
+  it('serves a tool call remotely through the same handler', async () => {
+    const handler = createSandboxServerHandler();
+    const server = await serve(handler);
+    const { port } = server.address() as AddressInfo;
+    const client = new Client({ name: 't', version: '1' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      expect(client.getProtocolEra()).toBe('modern');
+      const r = await call(client, 'run_js', { code: 'console.log("over http"); 2 ** 10' });
+      expect(r.isError).toBe(false);
+      expect(r.data).toMatchObject({ stdout: 'over http\n', result: '1024', error: null });
+    } finally {
+      await client.close();
+      await new Promise((resolve) => server.close(resolve));
+      await handler.close();
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Db } from '@/db/connection';
+import type { McpServerConfig } from '../types';
+import { createNotesServerHandler } from './notes';
+import { createSandboxServerHandler } from './sandbox';
+
+export { builtinAuthInfo, callerFromAuthInfo } from './auth';
+export { createNotesServerHandler } from './notes';
+export { createSandboxServerHandler, type SandboxOptions } from './sandbox';
+
+/**
+ * First-party servers. They run in-process but are reached through the same MCP client path as
+ * remote ones (the transport's `fetch` calls the handler directly), so consent, timeouts and
+ * catalogs treat them alike.
+ */
+export const BUILTIN_SERVERS: readonly McpServerConfig[] = Object.freeze([
+  {
+    id: 'builtin-notes',
+    namespace: 'notes',
+    displayName: 'Notes',
+    url: 'builtin://notes',
+    trust: 'trusted',
+    timeoutMs: 60_000,
+    builtin: true,
+  },
+  {
+    id: 'builtin-sandbox',
+    namespace: 'sandbox',
+    displayName: 'Sandbox (JavaScript)',
+    url: 'builtin://sandbox',
+    trust: 'trusted',
+    timeoutMs: 60_000,
+    builtin: true,
+  },
+]);
+
+export type BuiltinNamespace = 'notes' | 'sandbox';
+
+export function isBuiltinNamespace(namespace: string): namespace is BuiltinNamespace {
+  return namespace === 'notes' || namespace === 'sandbox';
+}
+
+// One handler per namespace for the process: the sandbox keeps its warm workers in it.
+const handlers = new Map<BuiltinNamespace, McpHttpHandler>();
+
+/** The cached handler of a first-party server; `getDb` is only used the first time. */
+export function builtinHandler(namespace: BuiltinNamespace, getDb: () => Promise<Db>): McpHttpHandler {
+  let handler = handlers.get(namespace);
+  if (!handler) {
+    handler = namespace === 'notes' ? createNotesServerHandler(getDb) : createSandboxServerHandler();
+    handlers.set(namespace, handler);
+  }
+  return handler;
+}
+
+/** Closes and forgets the cached handlers (process shutdown, tests); the next call builds anew. */
+export async function closeBuiltinHandlers(): Promise<void> {
+  const all = [...handlers.values()];
+  handlers.clear();
+  await Promise.all(all.map((h) => h.close()));
+}
+
+export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * A `fetch` for `StreamableHTTPClientTransport` that serves each request from `handler` with no
+ * network: the trusted `authInfo` (see `builtinAuthInfo`) rides alongside the request, so
+ * nothing a client sends (headers, arguments) can change the user.
+ */
+export function inProcessFetch(handler: McpHttpHandler, authInfo: AuthInfo | undefined): FetchLike {
+  return (url, init) => handler.fetch(new Request(url, init), authInfo ? { authInfo } : {});
+}

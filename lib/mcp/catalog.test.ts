@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { buildServerCatalog, normalizeAnnotations, toolFingerprint } from './catalog';
+import type { McpServerConfig } from './types';
+
+const server: McpServerConfig = {
+  id: 'srv-1',
+  namespace: 'notes',
+  displayName: 'Notes',
+  url: 'https://notes.example/mcp',
+  trust: 'untrusted',
+  timeoutMs: 5_000,
+};
+
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: `${name} things`,
+  inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+  ...extra,
+});
+
+describe('buildServerCatalog', () => {
+  it("keeps the server's order and fills every catalog field", () => {
+    const catalog = buildServerCatalog(server, [tool('zeta', { title: 'Zeta' }), tool('alpha', { outputSchema: { type: 'object' } })]);
+    expect(catalog.tools.map((t) => t.name)).toEqual(['zeta', 'alpha']);
+    expect(catalog.tools[0]).toMatchObject({
+      serverId: 'srv-1',
+      namespace: 'notes',
+      serverName: 'Notes',
+      trust: 'untrusted',
+      title: 'Zeta',
+      description: 'zeta things',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    });
+    expect(catalog.tools[0]!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(catalog.tools[1]!.outputSchema).toEqual({ type: 'object' });
+    expect(catalog).toMatchObject({ skipped: [], truncated: false });
+  });
+
+  it('skips unusable tools with the reason and keeps the rest', () => {
+    const catalog = buildServerCatalog(server, [
+      tool('good'),
+      tool('stringy', { inputSchema: { type: 'string' } }),
+      tool('badout', { outputSchema: { type: 'object', properties: { a: { pattern: '(?<=x)y' } } } }),
+      { description: 'no name', inputSchema: { type: 'object' } },
+      tool('good'),
+    ]);
+    expect(catalog.tools.map((t) => t.name)).toEqual(['good']);
+    expect(catalog.skipped).toEqual([
+      { serverId: 'srv-1', name: 'stringy', reason: expect.stringMatching(/input schema is unusable: .*"type": "object"/) },
+      { serverId: 'srv-1', name: 'badout', reason: expect.stringMatching(/output schema is unusable/) },
+      { serverId: 'srv-1', name: '(unnamed)', reason: 'the tool has no name' },
+      { serverId: 'srv-1', name: 'good', reason: 'the server lists another tool with the same name' },
+    ]);
+  });
+
+  it('takes at most the cap and says the list was cut', () => {
+    const many = Array.from({ length: 205 }, (_, i) => tool(`t${i}`));
+    const catalog = buildServerCatalog(server, many);
+    expect(catalog.tools).toHaveLength(200);
+    expect(catalog.tools.at(-1)!.name).toBe('t199');
+    expect(catalog.truncated).toBe(true);
+    expect(buildServerCatalog(server, many.slice(0, 200)).truncated).toBe(false);
+  });
+});
+
+describe('normalizeAnnotations', () => {
+  it('honours caution from any truthy form, relaxation only from a literal true', () => {
+    expect(normalizeAnnotations({ readOnlyHint: 'true', idempotentHint: 1, destructiveHint: 'true', openWorldHint: 1 })).toEqual({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+    });
+    expect(normalizeAnnotations({ readOnlyHint: true, idempotentHint: true, title: 'T' })).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false,
+      openWorldHint: false,
+      title: 'T',
+    });
+    expect(normalizeAnnotations('junk')).toEqual({ readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false });
+  });
+});
+
+describe('toolFingerprint', () => {
+  it('changes with anything a grant covers, not with key order', () => {
+    const base = { name: 'a', description: 'd', inputSchema: { type: 'object', properties: { x: {} } }, annotations: { readOnlyHint: true } };
+    const fp = toolFingerprint(server.url, base);
+    expect(toolFingerprint(server.url, { ...base, inputSchema: { properties: { x: {} }, type: 'object' } })).toBe(fp);
+    expect(toolFingerprint('https://other.example/mcp', base)).not.toBe(fp);
+    expect(toolFingerprint(server.url, { ...base, description: 'd2' })).not.toBe(fp);
+    expect(toolFingerprint(server.url, { ...base, annotations: { readOnlyHint: false } })).not.toBe(fp);
+    expect(toolFingerprint(server.url, { ...base, outputSchema: { type: 'object' } })).not.toBe(fp);
+  });
+});

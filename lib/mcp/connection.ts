@@ -1,0 +1,162 @@
+import {
+  Client,
+  SdkError,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type JsonSchemaType,
+  type JsonSchemaValidator,
+  type PriorDiscovery,
+} from '@modelcontextprotocol/client';
+import { checkToolSchema, validationProblem } from './schema-guard';
+import type { CallerIdentity, McpServerConfig } from './types';
+
+/**
+ * One short-lived MCP client per use: the 2026-07-28 protocol is stateless, so nothing is kept
+ * between calls. Streamable HTTP first (with version negotiation, so legacy servers still
+ * work), then the old HTTP+SSE transport for servers that only speak that. Built-in servers are
+ * reached in-process through the same client code, by handing the transport a `fetch` that
+ * calls their handler directly.
+ */
+
+export type { FetchLike };
+
+export interface ConnectDeps {
+  /** In-process fetch for a built-in server (`lib/mcp/builtin`), bound to the trusted caller. */
+  inProcess?: (server: McpServerConfig, caller: CallerIdentity) => FetchLike | undefined;
+  /**
+   * The fetch for remote servers. This is the seam for the URL guard (SSRF checks at connect
+   * time, redirects, size/time bounds): wrap it here, and every MCP request goes through it.
+   */
+  fetch?: FetchLike;
+}
+
+export interface ConnectOptions extends ConnectDeps {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** A cached era verdict (e.g. to resume an elicitation without a discovery round trip). */
+  prior?: PriorDiscovery;
+}
+
+const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' };
+
+/** Output validation inside the SDK goes through our guard too (RE2, size caps). */
+const guardedValidator = {
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    const check = checkToolSchema(schema);
+    return (input: unknown) => {
+      const problem = validationProblem(check, input);
+      return problem === null
+        ? { valid: true, data: input as T, errorMessage: undefined }
+        : { valid: false, data: undefined, errorMessage: problem };
+    };
+  },
+};
+
+export function newClient(): Client {
+  return new Client(CLIENT_INFO, {
+    versionNegotiation: { mode: 'auto' },
+    // Elicitation only; sampling and roots are deprecated and not offered.
+    capabilities: { elicitation: { form: {}, url: {} } },
+    // The person answers elicitations later, possibly on another instance: hand them back.
+    inputRequired: { autoFulfill: false },
+    jsonSchemaValidator: guardedValidator,
+  });
+}
+
+export function isBuiltin(server: McpServerConfig): boolean {
+  return server.builtin === true || server.url.startsWith('builtin://');
+}
+
+/** Adds the server's configured headers to every request (the SSE GET included). */
+function withHeaders(base: FetchLike, headers: Record<string, string> | undefined): FetchLike {
+  if (!headers || Object.keys(headers).length === 0) return base;
+  return (url, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers)) if (!merged.has(name)) merged.set(name, value);
+    return base(url, { ...init, headers: merged });
+  };
+}
+
+/**
+ * A 4xx (other than auth and rate limiting) on the first POST is how an HTTP+SSE-only server
+ * answers: it has no POST handler at its URL. Anything else (5xx, network, garbage) is a real
+ * failure and must not be masked by a second attempt.
+ */
+export function shouldTrySse(error: unknown): boolean {
+  const status = error instanceof SdkHttpError ? error.status : (error as { data?: { status?: unknown } })?.data?.status;
+  if (typeof status !== 'number') return false;
+  return status >= 400 && status < 500 && ![401, 403, 407, 429].includes(status);
+}
+
+export async function connect(server: McpServerConfig, caller: CallerIdentity, opts: ConnectOptions = {}): Promise<Client> {
+  const requestOptions = { signal: opts.signal, timeout: opts.timeoutMs };
+
+  if (isBuiltin(server)) {
+    const local = opts.inProcess?.(server, caller);
+    if (!local) throw new Error(`The built-in server ${server.displayName} is not available in this process.`);
+    const client = newClient();
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: local }), { ...requestOptions, prior: opts.prior });
+      return client;
+    } catch (error) {
+      await closeQuietly(client);
+      throw error;
+    }
+  }
+
+  const fetchFn = withHeaders(opts.fetch ?? ((url, init) => fetch(url, init)), server.headers);
+  const url = new URL(server.url);
+  const client = newClient();
+  let firstError: unknown;
+  try {
+    await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFn }), { ...requestOptions, prior: opts.prior });
+    return client;
+  } catch (error) {
+    await closeQuietly(client);
+    if (!shouldTrySse(error) || opts.signal?.aborted) throw error;
+    firstError = error;
+  }
+
+  const sseClient = newClient();
+  try {
+    // HTTP+SSE predates 2026-07-28: skip the discovery probe.
+    await sseClient.connect(new SSEClientTransport(url, { fetch: fetchFn }), { ...requestOptions, prior: { kind: 'legacy' } });
+    return sseClient;
+  } catch {
+    await closeQuietly(sseClient);
+    // Neither transport works: the first answer (say, a 404 for a wrong URL) says most.
+    throw firstError;
+  }
+}
+
+/**
+ * Calls `onEnd` when the per-request response stream of any request sent from now on ends
+ * without a deliberate abort. The SDK's transport reports this, but `Client` does not pass the
+ * hook through, so it is added at the transport's `send`. (HTTP+SSE has no per-request stream;
+ * a dropped SSE connection already fails pending requests.)
+ */
+export function onRequestStreamEnd(client: Client, onEnd: () => void): void {
+  const transport = client.transport;
+  if (!(transport instanceof StreamableHTTPClientTransport)) return;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const isRequest = !Array.isArray(message) && 'method' in message && 'id' in message;
+    return send(message, isRequest && !options?.onRequestStreamEnd ? { ...options, onRequestStreamEnd: onEnd } : options);
+  };
+}
+
+/**
+ * Closes a client without throwing. A sessionful legacy server (2025-era Streamable HTTP) is
+ * told the session is over so it can free it; that courtesy gets a short time limit.
+ */
+export async function closeQuietly(client: Client): Promise<void> {
+  const transport = client.transport;
+  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    await Promise.race([transport.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+  }
+  await client.close().catch(() => {});
+}
+
+export { SdkError, SdkHttpError };

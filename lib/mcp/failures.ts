@@ -1,0 +1,94 @@
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+
+/**
+ * Every way reaching a server can go wrong, said in one sentence that names the server and
+ * tells a person (and the model) what happened. Server-supplied text is quoted, shortened, and
+ * never mistaken for our own words.
+ */
+
+const MAX_QUOTE = 300;
+
+export function quote(text: string): string {
+  // Our sentences end with their own period.
+  const flat = text.replace(/\s+/g, ' ').trim().replace(/\.+$/, '');
+  return flat.length > MAX_QUOTE ? `${flat.slice(0, MAX_QUOTE)}…` : flat;
+}
+
+/** Only the origin: a path or query string may carry a token. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'its URL';
+  }
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved right now',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection was cut',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'it did not send response headers in time',
+};
+
+/** A network-level reason anywhere in the `cause` chain (fetch wraps it once or twice). */
+function networkReason(error: unknown): string | undefined {
+  let cur: unknown = error;
+  for (let i = 0; i < 6 && cur; i++) {
+    const e = cur as { code?: unknown; message?: unknown; cause?: unknown; data?: { cause?: unknown } };
+    if (typeof e.code === 'string' && NETWORK_CODES[e.code]) return NETWORK_CODES[e.code];
+    if (e instanceof TypeError && e.message === 'fetch failed') {
+      const inner = e.cause as { code?: string; message?: string } | undefined;
+      if (inner?.code && NETWORK_CODES[inner.code]) return NETWORK_CODES[inner.code];
+      return inner?.message ? quote(inner.message) : 'the request failed';
+    }
+    cur = e.cause ?? (e as { data?: { cause?: unknown } }).data?.cause;
+  }
+  return undefined;
+}
+
+export function isTimeout(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
+/**
+ * @param serverName display name, for example "Notes"
+ * @param action what we were doing, for example `call "search"` or `list its tools`
+ */
+export function describeFailure(serverName: string, url: string, action: string, error: unknown): string {
+  const who = `${serverName} (${originOf(url)})`;
+  const network = error instanceof SdkHttpError || error instanceof ProtocolError ? undefined : networkReason(error);
+  if (network) return `Could not reach ${who} to ${action}: ${network}.`;
+  if (error instanceof SdkHttpError) {
+    const status = error.status;
+    const body = typeof error.data?.text === 'string' && error.data.text ? `: ${quote(error.data.text)}` : '';
+    if (status === 401 || status === 403) {
+      return `${who} refused to ${action}: HTTP ${status} (${status === 401 ? 'not signed in' : 'not allowed'}). Check the server's credentials.`;
+    }
+    return `${who} answered HTTP ${status} when asked to ${action}${body}.`;
+  }
+  if (error instanceof ProtocolError) {
+    return `${who} returned an error when asked to ${action}: ${quote(error.message)} (JSON-RPC error ${error.code}).`;
+  }
+  if (error instanceof SdkError) {
+    switch (error.code) {
+      case SdkErrorCode.ConnectionClosed:
+        return `${who} closed the connection before it finished when asked to ${action}.`;
+      case SdkErrorCode.EraNegotiationFailed:
+        return `Could not connect to ${who} to ${action}: ${quote(error.message)}.`;
+      case SdkErrorCode.InvalidResult:
+        return `${who} sent a malformed reply when asked to ${action}: ${quote(error.message)}.`;
+      default:
+        return `${who} could not ${action}: ${quote(error.message)}.`;
+    }
+  }
+  if (error instanceof SyntaxError) {
+    return `${who} sent a reply that is not valid MCP (JSON-RPC) when asked to ${action}: ${quote(error.message)}.`;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return `${who} could not ${action}: ${quote(message)}.`;
+}

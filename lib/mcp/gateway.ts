@@ -1,0 +1,196 @@
+import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
+import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
+import { describeFailure, isTimeout, quote } from './failures';
+import type { CallOptions, CallOutcome, CallerIdentity, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
+
+/**
+ * The engine's door to MCP servers. Each listing and each call opens its own connection and
+ * closes it, and nothing here throws: every failure becomes data (`error` on a catalog, a
+ * `failed` / `timeout` / `cancelled` outcome) with a sentence naming the server. Retrying is
+ * the engine's decision, not this module's.
+ */
+
+export interface GatewayDeps extends ConnectDeps {
+  /** Tools taken per server; the rest are cut and the catalog says so. */
+  maxToolsPerServer?: number;
+}
+
+/** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
+export interface ListedCatalog extends ServerCatalog {
+  era?: 'modern' | 'legacy';
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+export interface SwitchboardGateway extends McpGateway {
+  listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ListedCatalog>;
+}
+
+const MAX_PAGES = 50;
+/** A stream that ended without an answer may still deliver it a moment later; then it failed. */
+const STREAM_END_GRACE_MS = 100;
+
+interface ToolsPage {
+  tools: unknown[];
+  nextCursor?: unknown;
+  ttlMs?: unknown;
+  cacheScope?: unknown;
+}
+
+/** Accepts any page with a `tools` array: one malformed tool must not hide the other 199. */
+const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
+  '~standard': {
+    version: 1,
+    vendor: 'switchboard',
+    validate: (value: unknown) =>
+      value !== null && typeof value === 'object' && Array.isArray((value as { tools?: unknown }).tools)
+        ? { value: value as ToolsPage }
+        : { issues: [{ message: 'the tools/list result has no "tools" array' }] },
+  },
+};
+
+export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
+  const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
+
+  async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
+    let client: Client | undefined;
+    try {
+      client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs });
+      const era = client.getProtocolEra();
+      if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), era };
+      const raw: RawTool[] = [];
+      const seenCursors = new Set<string>();
+      let cursor: string | undefined;
+      let ttlMs: number | undefined;
+      let cacheScope: 'public' | 'private' | undefined;
+      let truncated = false;
+      for (let page = 0; ; page++) {
+        const result = await client.request(
+          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+          toolsPageSchema,
+          { timeout: server.timeoutMs },
+        );
+        if (page === 0) {
+          if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs;
+          if (result.cacheScope === 'public' || result.cacheScope === 'private') cacheScope = result.cacheScope;
+        }
+        raw.push(...result.tools.filter((t): t is RawTool => t !== null && typeof t === 'object'));
+        const next = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+        if (raw.length > maxTools || (next !== undefined && page + 1 >= MAX_PAGES)) {
+          truncated = raw.length > maxTools || next !== undefined;
+          break;
+        }
+        if (next === undefined || seenCursors.has(next)) break; // a repeated cursor would loop forever
+        seenCursors.add(next);
+        cursor = next;
+      }
+      const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
+      return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
+    } catch (error) {
+      const message = isTimeout(error)
+        ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
+        : describeFailure(server.displayName, server.url, 'list its tools', error);
+      return { server, tools: [], skipped: [], truncated: false, error: message };
+    } finally {
+      if (client) await closeQuietly(client);
+    }
+  }
+
+  async function callTool(
+    server: McpServerConfig,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: CallOptions,
+  ): Promise<CallOutcome> {
+    const action = `run "${tool}"`;
+    const cancelled = (): CallOutcome => ({ kind: 'cancelled', message: `The call to "${tool}" on ${server.displayName} was cancelled.` });
+    if (opts.signal.aborted) return cancelled();
+
+    // The overall cap covers connecting, too, and silent stretches between progress messages.
+    const overall = new AbortController();
+    const capTimer = opts.maxTotalTimeoutMs ? setTimeout(() => overall.abort(), opts.maxTotalTimeoutMs) : undefined;
+    const signal = AbortSignal.any([opts.signal, overall.signal]);
+    let client: Client | undefined;
+    let streamTimer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      client = await connect(server, opts.caller, { ...deps, signal, timeoutMs: opts.timeoutMs });
+      let lastTransportError: unknown;
+      client.onerror = (error) => (lastTransportError = error);
+
+      const params = {
+        name: tool,
+        arguments: args,
+        // The typed params reject these two keys; the wire needs them verbatim.
+        ...(opts.resume && { inputResponses: opts.resume.inputResponses }),
+        ...(opts.resume?.requestState !== undefined && { requestState: opts.resume.requestState }),
+      } as { name: string; arguments: Record<string, unknown> };
+
+      // A per-request SSE stream that ends without the answer (server crashed, proxy cut it)
+      // would otherwise leave the call waiting for its full timeout.
+      let settled = false;
+      let onStreamEnd = () => {};
+      const streamEnded = new Promise<never>((_, reject) => {
+        onStreamEnd = () => {
+          if (!settled) streamTimer = setTimeout(() => reject(new StreamEnded(lastTransportError)), STREAM_END_GRACE_MS);
+        };
+      });
+      onRequestStreamEnd(client, () => onStreamEnd());
+      const call = client.callTool(params, {
+        timeout: opts.timeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
+        signal,
+        allowInputRequired: client.getProtocolEra() === 'modern',
+        onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+      });
+      // Whichever loses the race must not surface as an unhandled rejection.
+      call.catch(() => {});
+      streamEnded.catch(() => {});
+      const result = (await Promise.race([call, streamEnded])) as Record<string, unknown>;
+      settled = true;
+
+      if (result.resultType === 'input_required') {
+        return {
+          kind: 'input_required',
+          inputRequests: (result.inputRequests ?? {}) as Record<string, unknown>,
+          ...(typeof result.requestState === 'string' && { requestState: result.requestState }),
+        };
+      }
+      return { kind: 'result', result: result as McpCallResult };
+    } catch (error) {
+      if (opts.signal.aborted) return cancelled();
+      const sdkTotal = isTimeout(error) && (error as { data?: { maxTotalTimeout?: unknown } }).data?.maxTotalTimeout !== undefined;
+      if (overall.signal.aborted || sdkTotal) {
+        return { kind: 'timeout', message: `"${tool}" on ${server.displayName} ran past the overall limit of ${seconds(opts.maxTotalTimeoutMs!)}.` };
+      }
+      if (isTimeout(error)) {
+        const message = client
+          ? `${server.displayName} did not answer "${tool}" and sent no progress for ${seconds(opts.timeoutMs)}.`
+          : `${server.displayName} did not accept the connection within ${seconds(opts.timeoutMs)}.`;
+        return { kind: 'timeout', message };
+      }
+      if (error instanceof StreamEnded) {
+        const detail = error.transportError instanceof Error ? ` (${quote(error.transportError.message)})` : '';
+        return { kind: 'failed', message: `${server.displayName} closed the connection before answering "${tool}"${detail}. The tool may or may not have run.` };
+      }
+      return { kind: 'failed', message: describeFailure(server.displayName, server.url, action, error) };
+    } finally {
+      clearTimeout(capTimer);
+      clearTimeout(streamTimer);
+      if (client) await closeQuietly(client);
+    }
+  }
+
+  return { listTools, callTool };
+}
+
+class StreamEnded extends Error {
+  constructor(readonly transportError: unknown) {
+    super('the response stream ended without an answer');
+  }
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

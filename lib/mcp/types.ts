@@ -1,0 +1,105 @@
+/**
+ * The shapes shared by the MCP layer, the consent layer and the engine. Ids, not display names,
+ * identify servers everywhere (scopes, name maps, audit).
+ */
+
+export type Trust = 'trusted' | 'untrusted';
+
+export interface McpServerConfig {
+  /** Stable id: a UUID for user-added servers, `builtin-<namespace>` for first-party ones. */
+  id: string;
+  /** Prefix of model-facing tool names: `[a-z0-9-]` plus single `_`. */
+  namespace: string;
+  displayName: string;
+  /** `https://…` for remote servers; `builtin://<namespace>` for in-process first-party servers. */
+  url: string;
+  trust: Trust;
+  /** Per-call timeout; progress notifications reset it. */
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  builtin?: boolean;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** One usable tool of one server, as listed. */
+export interface CatalogTool {
+  serverId: string;
+  namespace: string;
+  serverName: string;
+  trust: Trust;
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  /** SHA-256 over server URL + name + description + schemas + annotations. */
+  fingerprint: string;
+}
+
+export interface SkippedTool {
+  serverId: string;
+  name: string;
+  reason: string;
+}
+
+export interface ServerCatalog {
+  server: McpServerConfig;
+  tools: CatalogTool[];
+  skipped: SkippedTool[];
+  /** The server listed more than the per-server cap; the rest were left out. */
+  truncated: boolean;
+  /** Listing failed: the server's tools are not offered this step. */
+  error?: string;
+}
+
+/** The caller of a tool: first-party servers take the user from here, never from arguments. */
+export interface CallerIdentity {
+  userId: string;
+  conversationId?: string;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** An MCP CallToolResult, as received (content blocks, structuredContent, isError). */
+export interface McpCallResult {
+  content?: Record<string, unknown>[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export type CallOutcome =
+  | { kind: 'result'; result: McpCallResult }
+  | { kind: 'input_required'; inputRequests: Record<string, unknown>; requestState?: string }
+  | { kind: 'timeout'; message: string }
+  | { kind: 'cancelled'; message: string }
+  | { kind: 'failed'; message: string };
+
+export interface CallOptions {
+  caller: CallerIdentity;
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** Overall cap even while progress keeps arriving. */
+  maxTotalTimeoutMs?: number;
+  onProgress?: (p: ProgressUpdate) => void;
+  /** Resuming an elicitation: the person's answers and the server's exact state. */
+  resume?: { inputResponses: Record<string, unknown>; requestState?: string };
+}
+
+/** What the engine uses to reach MCP servers. */
+export interface McpGateway {
+  listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ServerCatalog>;
+  callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome>;
+}

@@ -1,0 +1,50 @@
+import type { DbHandle } from '@/db/connection';
+import type { ToolHost } from '@/lib/agent/tool-host';
+import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
+import { createMcpGateway } from '@/lib/mcp/gateway';
+import type { McpServerConfig, Trust } from '@/lib/mcp/types';
+import { startFixtureServer, type FixtureServer } from './fixtures/mcp-fixture-server';
+import { startScriptedModel, type ScriptedReply } from './fixtures/scripted-model';
+import { engineDeps } from './engine-harness';
+
+export const FIXTURE_SERVER_ID = 'fixture-server';
+
+export function fixtureConfig(url: string, trust: Trust = 'trusted', timeoutMs = 5000): McpServerConfig {
+  return { id: FIXTURE_SERVER_ID, namespace: 'fx', displayName: 'Fixture', url, trust, timeoutMs };
+}
+
+/** The engine wired to a scripted model and the fixture MCP server, both real HTTP on 127.0.0.1. */
+export async function toolEngine(
+  h: DbHandle,
+  opts: {
+    script: ScriptedReply[];
+    trust?: Trust;
+    timeoutMs?: number;
+    grants?: Record<string, Partial<ToolGrant>>;
+    instanceId?: string;
+    fixture?: FixtureServer;
+  },
+) {
+  const fixture = opts.fixture ?? (await startFixtureServer());
+  const model = await startScriptedModel(opts.script);
+  const server = fixtureConfig(fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000);
+  const tools: ToolHost = {
+    gateway: createMcpGateway({}),
+    serversFor: async () => [server],
+    grants: staticGrants(opts.grants ?? { [`${FIXTURE_SERVER_ID}/*`]: {} }),
+  };
+  const deps = engineDeps(h, { client: model.client, modelName: 'claude-test', tools, instanceId: opts.instanceId ?? 'test-instance' });
+  return {
+    deps,
+    model,
+    fixture,
+    server,
+    async close() {
+      await model.close();
+      if (!opts.fixture) await fixture.close();
+    },
+  };
+}
+
+export const toolUse = (id: string, name: string, input: Record<string, unknown> = {}) => ({ type: 'tool_use' as const, id, name, input });
+export const text = (t: string) => ({ type: 'text' as const, text: t });
