@@ -4,7 +4,8 @@ import { expect, type APIRequestContext, type APIResponse, type BrowserContext, 
 export const PASSWORD = 'correct horse battery staple';
 
 /** The closing line of every demo answer when no tools are offered (the app offers none). */
-export const DEMO_CLOSING = 'No tools were offered to me.';
+// The demo ends a plain answer by listing the tools it was offered; the built-in sandbox comes last.
+export const DEMO_CLOSING = 'sandbox__run_js';
 export const DEMO_OPENING = 'This is the offline demo model';
 export const DEMO_LABEL = 'Demo model (offline)';
 

@@ -1,6 +1,6 @@
 'use client';
 import { Markdown } from './markdown';
-import type { ContentBlock, ToolCallView } from './types';
+import type { ContentBlock } from './types';
 
 /** One stored message. User turns that only carry tool results are shown by their tool card. */
 export function MessageItem({

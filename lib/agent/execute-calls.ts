@@ -74,7 +74,6 @@ function resumeOf(call: ToolCallRow) {
 }
 
 function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
-  const seconds = Math.round(server.timeoutMs / 1000);
   switch (outcome.kind) {
     case 'result': {
       const mapped = toToolResult({
@@ -91,7 +90,7 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
-      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} did not answer within ${seconds} s and was stopped. ${outcome.message}`), isError: 1 };
+      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: 1 };
     case 'cancelled':
       return { status: 'cancelled', result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`), isError: 1 };
     case 'failed':

@@ -110,7 +110,8 @@ describe('a URL where nothing speaks MCP', () => {
     try {
       const catalog = await createMcpGateway().listTools(server, caller);
       expect(catalog.error).toBe(`Nope (http://127.0.0.1:${port}) answered HTTP 404 when asked to list its tools: Cannot POST /nope.`);
-      expect(methods).toEqual(['POST', 'GET']);
+      // The discovery probe, the legacy initialize it falls back to, then the HTTP+SSE stream.
+      expect(methods).toEqual(['POST', 'POST', 'GET']);
     } finally {
       await new Promise<void>((r) => http.close(() => r()));
     }

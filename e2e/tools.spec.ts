@@ -1,0 +1,72 @@
+import { expect, test } from '@playwright/test';
+import { appOrigin, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+
+// Tool calls with the demo model and the built-in servers: what runs without asking, what asks,
+// and that the person's decision is what the model hears.
+
+test('a read-only built-in call runs without asking and its result is shown inline', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-readonly');
+  await page.goto('/');
+  await sendWithEnter(page, 'Please look through my notes with notes__search');
+  const id = await waitForConversation(page);
+  await waitForIdle(page.request, id);
+  await expect(page.getByTestId('approval-card')).toHaveCount(0);
+  const card = page.getByTestId('tool-call').first();
+  await expect(card).toHaveAttribute('data-status', 'succeeded');
+  await expect(card).toContainText('Notes · search');
+  await expect(card).toContainText('read-only');
+  await expect(page.getByTestId('assistant-message').last()).toContainText('notes__search returned');
+});
+
+test('notes__delete asks with the exact arguments; a denial with a reason reaches the model', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-deny');
+  await page.goto('/');
+  const args = { id: '6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11', confirmTitle: 'Old plans' };
+  await sendWithEnter(page, `call notes__delete ${JSON.stringify(args)}`);
+  const id = await waitForConversation(page);
+
+  const approval = page.getByTestId('approval-card');
+  await expect(approval).toBeVisible();
+  await expect(approval).toContainText('Notes · delete');
+  await expect(approval).toContainText('destructive');
+  const shown = JSON.parse((await page.getByTestId('approval-arguments').textContent()) ?? '{}');
+  expect(shown).toEqual(args);
+  await expect(page.locator('#composer')).toBeDisabled();
+
+  // Keyboard: the buttons are reachable and operable without a mouse.
+  await page.getByRole('button', { name: 'Deny…' }).focus();
+  await page.keyboard.press('Enter');
+  await page.getByLabel('Reason for the model (optional)').fill('keep that note');
+  await page.keyboard.press('Enter');
+
+  await waitForIdle(page.request, id);
+  await expect(page.getByTestId('tool-call').first()).toHaveAttribute('data-status', 'denied');
+  const reply = page.getByTestId('assistant-message').last();
+  await expect(reply).toContainText('notes__delete failed');
+  await expect(reply).toContainText('keep that note');
+});
+
+test('an approval survives a reload, and Allow once runs the call', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-approve');
+  await page.goto('/');
+  await sendWithEnter(page, 'call notes__create {"title": "Groceries", "body": "milk, eggs"}');
+  const id = await waitForConversation(page);
+  await expect(page.getByTestId('approval-card')).toBeVisible();
+
+  await page.reload();
+  const approval = page.getByTestId('approval-card');
+  await expect(approval).toBeVisible();
+  await expect(approval).toContainText('Notes · create');
+  await expect(page.getByTestId('approval-arguments')).toContainText('Groceries');
+
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await waitForIdle(page.request, id);
+  await expect(page.getByTestId('tool-call').first()).toHaveAttribute('data-status', 'succeeded');
+  await expect(page.getByTestId('assistant-message').last()).toContainText('notes__create returned');
+
+  // The note really exists: a read-only search finds it without asking.
+  await sendWithEnter(page, 'call notes__search {"query": "Groceries"}');
+  await waitForIdle(page.request, id);
+  await expect(page.getByTestId('assistant-message').last()).toContainText('Groceries');
+  await expect(page.getByTestId('approval-card')).toHaveCount(0);
+});
