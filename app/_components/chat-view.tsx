@@ -4,6 +4,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { api, ApiError } from './api';
 import { ApprovalCard, type DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
+import { InputCard, type InputResponses } from './input-card';
 import { ToolCallCard } from './tool-call-card';
 import { Composer } from './composer';
 import { Markdown } from './markdown';
@@ -74,26 +75,28 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     }
   }
 
-  async function decide(call: ToolCallView, decision: DecisionKind, reason?: string) {
+  /** Records a decision or an answer; if it was the last one the run waited for, follow it again. */
+  async function settle(call: ToolCallView, path: 'decision' | 'input', body: unknown, failure: string) {
     setNotice('');
     try {
-      const res = await api<{ toolCall: ToolCallView; resumed: boolean }>(`/api/tool-calls/${call.id}/decision`, {
-        method: 'POST',
-        body: { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}) },
-      });
+      const res = await api<{ toolCall: ToolCallView; resumed: boolean }>(`/api/tool-calls/${call.id}/${path}`, { method: 'POST', body });
       dispatch({ kind: 'event', event: { type: 'tool_call.decided', data: { toolCall: res.toolCall, seq: null, runId: call.runId } } });
-      // The last decision resumed the run: follow its events again from what we have seen.
       if (res.resumed) setFollowFrom(state.lastSeq);
     } catch (err) {
-      setNotice(err instanceof ApiError ? err.message : 'Could not record the decision.');
+      setNotice(err instanceof ApiError ? err.message : failure);
     }
   }
+  const decide = (call: ToolCallView, decision: DecisionKind, reason?: string) =>
+    settle(call, 'decision', { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}) }, 'Could not record the decision.');
+  const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
   const renderToolCall = (toolUseId: string) => {
     const call = state.toolCalls[toolUseId];
     if (!call) return null;
-    return call.status === 'pending_approval' ? <ApprovalCard call={call} onDecide={decide} onStop={stop} /> : <ToolCallCard call={call} />;
+    if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={decide} onStop={stop} />;
+    if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={answer} />;
+    return <ToolCallCard call={call} />;
   };
 
   const running = state.activeRun !== null;

@@ -87,3 +87,23 @@ export async function isRunTainted(db: Db, runId: string): Promise<boolean> {
     .limit(1);
   return rows.length > 0;
 }
+
+/** A stored full result of this conversation, for the paging host tool (never another conversation's). */
+export async function getStoredResult(db: Db, conversationId: string, id: string): Promise<{ fullText: string; serverName: string | null; tool: string | null } | null> {
+  const rows = await db
+    .select({ fullText: toolCalls.fullText, serverName: toolCalls.serverName, tool: toolCalls.tool })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.id, id), eq(toolCalls.conversationId, conversationId)))
+    .limit(1);
+  const row = rows[0];
+  return row?.fullText != null ? { fullText: row.fullText, serverName: row.serverName, tool: row.tool } : null;
+}
+
+export async function hasStoredResults(db: Db, conversationId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: toolCalls.id })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.conversationId, conversationId), sql`${toolCalls.fullText} is not null`))
+    .limit(1);
+  return rows.length > 0;
+}

@@ -81,7 +81,7 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       continue;
     }
     await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
-    return { toolCall: decided, resumed: await resumeIfDecided(deps, decided) };
+    return { toolCall: decided, resumed: await resumeIfSettled(deps, decided, 'awaiting_approval', 'pending_approval') };
   }
   throw new DecisionError('conflict', 'This call is being decided elsewhere. Reload and try again.');
 }
@@ -94,11 +94,19 @@ function repeatOrConflict(call: ToolCallRow, d: DecisionInput): ToolCallRow {
   throw new DecisionError('conflict', `This call was already decided (${call.status}).`);
 }
 
-/** The last decision of a step moves the run from awaiting_approval back to running, once. */
-async function resumeIfDecided(deps: EngineDeps, call: ToolCallRow): Promise<boolean> {
+/**
+ * The last decision (or answer) of a step moves the run from its paused status back to running,
+ * once: of several instances deciding at the same moment, one wins the compare-and-swap.
+ */
+export async function resumeIfSettled(
+  deps: EngineDeps,
+  call: ToolCallRow,
+  paused: 'awaiting_approval' | 'awaiting_input',
+  waitingStatus: 'pending_approval' | 'awaiting_input',
+): Promise<boolean> {
   const run = await getRun(deps.db, call.runId);
-  if (!run || run.status !== 'awaiting_approval' || run.step !== call.step) return false;
-  if ((await countStepCallsWithStatus(deps.db, run.id, run.step, 'pending_approval')) > 0) return false;
+  if (!run || run.status !== paused || run.step !== call.step) return false;
+  if ((await countStepCallsWithStatus(deps.db, run.id, run.step, waitingStatus)) > 0) return false;
   const resumed = await updateRunIfVersion(deps.db, run.id, run.version, {
     status: 'running',
     leaseOwner: deps.instanceId,

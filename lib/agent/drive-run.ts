@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { appendMessage, listMessages } from '@/db/queries/messages';
-import { insertToolCalls, isRunTainted } from '@/db/queries/tool-calls';
+import { hasStoredResults, insertToolCalls, isRunTainted } from '@/db/queries/tool-calls';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
@@ -11,7 +11,8 @@ import { assistantContentToStore, streamModelStep, type StepOutcome } from './mo
 import { proposeCalls } from './propose-calls';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
 import { toToolCallView } from './tool-call-view';
-import { offerTools, type ToolOffer } from './tool-host';
+import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
+import { offerTools, withHostTool, type ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
 
@@ -81,9 +82,11 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
-  const offer = deps.tools
+  let offer = deps.tools
     ? await offerTools(deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
     : NO_TOOLS;
+  // Once a result was too large to send whole, the model may page through it.
+  if (deps.tools && (await hasStoredResults(deps.db, run.conversationId))) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
   const stepRun = await transitionRun(deps.db, deps.events, run, { step: run.step + 1, nameMap: offer.nameMap }, { owner: deps.instanceId });
   const history = toMessageParams(await listMessages(deps.db, run.conversationId));
   const messageId = randomUUID();

@@ -9,6 +9,7 @@ import { getRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { cancelRun, startRun } from './engine';
 import { decideCall, DecisionError } from './decide';
+import { answerInput } from './answer-input';
 import { toMessageParams } from './history';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
@@ -155,6 +156,64 @@ for (const { kind, available } of TEST_DATABASES) {
       expectValidHistory(history);
       expect(history.at(-1)!.role).toBe('user');
       expect(env.fixture.state.counter).toBe(0);
+      await env.close();
+    });
+
+    it('pauses for a server\'s elicitation and resumes the call with the answer and the exact state', async () => {
+      const env = await toolEngine(h, {
+        grants: { 'fixture-server/*': { autoApprove: true } },
+        script: [{ blocks: [toolUse('tu_q', 'fx__ask_input', { question: 'Favourite colour?' })] }, { blocks: [text('Thanks.')] }],
+      });
+      const { conversation, runId, user } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_input');
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      expect(call!.status).toBe('awaiting_input');
+      expect(JSON.stringify(call!.inputRequests)).toContain('Favourite colour?');
+      await expect(answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { nope: { action: 'accept' } } })).rejects.toMatchObject({ kind: 'invalid' });
+      const { resumed } = await answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { answer: { action: 'accept', content: { answer: 'teal' } } } });
+      expect(resumed).toBe(true);
+      await env.deps.idle();
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(JSON.stringify(result.content)).toContain('You answered: teal');
+      expectValidHistory(toMessageParams(await listMessages(h.db, conversation.id)));
+      await env.close();
+    });
+
+    it('cuts a huge result, stores it whole, and lets the model page through it in the same conversation only', async () => {
+      let callId = '';
+      const env = await toolEngine(h, {
+        grants: { 'fixture-server/*': { autoApprove: true } },
+        script: [
+          { blocks: [toolUse('tu_h', 'fx__huge', { chars: 100_000 })] },
+          (req) => {
+            const marker = JSON.stringify(req.body.messages.at(-1)!.content);
+            callId = /\\"callId\\":\\"([0-9a-f-]{36})\\"/.exec(marker)?.[1] ?? 'missing';
+            return { blocks: [toolUse('tu_r', 'switchboard__read_result', { callId, offset: 32_000 })] };
+          },
+          { blocks: [text('Read it.')] },
+        ],
+      });
+      const { runId, conversation } = await start(env);
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const first = JSON.stringify(env.model.requests[1]!.body.messages.at(-1)!.content);
+      expect(first).toContain('result truncated');
+      expect(first.length).toBeLessThan(40_000);
+      expect(env.model.requests[1]!.body.tools!.at(-1)!.name).toBe('switchboard__read_result');
+      const page = (env.model.requests[2]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(page.is_error ?? false).toBe(false);
+      expect(JSON.stringify(page.content)).toContain('<tool_output');
+      const calls = await listConversationToolCalls(h.db, conversation.id);
+      expect(calls.find((c) => c.toolUseId === 'tu_h')!.fullText!.length).toBeGreaterThanOrEqual(100_000);
+      expect(calls.find((c) => c.toolUseId === 'tu_r')!.status).toBe('succeeded');
+
+      // Another conversation cannot read it by id.
+      const other = await toolEngine(h, { script: [{ blocks: [toolUse('tu_o', 'switchboard__read_result', { callId, offset: 0 })] }, { blocks: [text('no')] }] });
+      await start(other);
+      expect(other.model.requests[0]!.body.tools!.map((t) => t.name)).not.toContain('switchboard__read_result');
+      const refused = (other.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(refused.is_error).toBe(true);
+      await other.close();
       await env.close();
     });
 

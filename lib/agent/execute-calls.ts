@@ -1,9 +1,10 @@
 import { getToolCall, updateToolCallIfVersion, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { RunRow } from '@/db/queries/runs';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
-import { toToolResult } from '@/lib/mcp/to-tool-result';
+import { readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
 import type { EngineDeps } from './deps';
+import { HOST_SERVER, READ_RESULT_TOOL, readStoredResult } from './read-result-tool';
 import type { ToolHost } from './tool-host';
 import { toToolCallView } from './tool-call-view';
 import { errorResult } from './tool-results';
@@ -37,6 +38,7 @@ async function executeOne(
     });
     return;
   }
+  if (call.serverId === HOST_SERVER.id) return runHostCall(deps, call);
   const server = servers.find((s) => s.id === call.serverId);
   if (!server) {
     await complete(deps, call, { status: 'errored', result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`), isError: 1 });
@@ -68,6 +70,12 @@ async function executeOne(
   await complete(deps, current, patchFor(current, server, outcome!));
 }
 
+async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
+  const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input as { callId: string; offset: number });
+  const isError = result.is_error === true;
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result: result as never, isError: isError ? 1 : 0, startedAt: new Date() });
+}
+
 function resumeOf(call: ToolCallRow) {
   const responses = (call.decision as { inputResponses?: Record<string, unknown> } | null)?.inputResponses;
   return responses ? { inputResponses: responses, requestState: call.requestState ?? undefined } : undefined;
@@ -82,7 +90,7 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
         tool: call.tool!,
         outcome: outcome.result,
         outputSchema: call.outputSchema ?? undefined,
-        truncationNote: (shown, total) => `[… result truncated: ${shown} of ${total} characters shown. The full result is stored with this call.]`,
+        truncationNote: readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, call.id),
       });
       const isError = mapped.block.is_error === true;
       return { status: isError ? 'errored' : 'succeeded', result: mapped.block as unknown as Record<string, unknown>, isError: isError ? 1 : 0, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };

@@ -60,3 +60,18 @@ function describeForModel(tool: CatalogTool): string {
   const head = `[${tool.serverName}${tool.trust === 'untrusted' ? ', untrusted server' : ''}]`;
   return `${head} ${tool.description ?? tool.title ?? tool.name}`.slice(0, 4000);
 }
+
+/** Adds a host tool to an offer, after the servers' tools, keeping the cache breakpoint last. */
+export function withHostTool(offer: ToolOffer, tool: CatalogTool, server: McpServerConfig): ToolOffer {
+  const modelName = `${tool.namespace}__${tool.name}`;
+  if (offer.routes.has(modelName)) return offer;
+  const tools: Anthropic.Tool[] = offer.tools.map((t) => {
+    const copy = { ...t };
+    delete copy.cache_control;
+    return copy;
+  });
+  tools.push({ name: modelName, description: tool.description ?? tool.name, input_schema: tool.inputSchema as Anthropic.Tool.InputSchema, cache_control: { type: 'ephemeral' } });
+  const routes = new Map(offer.routes);
+  routes.set(modelName, { modelName, tool, server, grant: { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false } });
+  return { tools, routes, nameMap: { ...offer.nameMap, [modelName]: { serverId: tool.serverId, tool: tool.name } } };
+}

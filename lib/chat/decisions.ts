@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { answerInput } from '@/lib/agent/answer-input';
 import { decideCall, DecisionError } from '@/lib/agent/decide';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
@@ -18,8 +19,36 @@ export async function decide(rt: Runtime, userId: string, toolCallId: string, bo
     const { toolCall, resumed } = await decideCall(rt.engine, { userId, toolCallId, ...body });
     return { toolCall: toToolCallView(toolCall), resumed };
   } catch (err) {
-    if (!(err instanceof DecisionError)) throw err;
-    const type = err.kind === 'not_found' ? 'not_found' : err.kind === 'conflict' ? 'conflict' : 'bad_request';
-    throw new AppError(type, 'tool_call', err.message, err.field);
+    throw asAppError(err);
   }
+}
+
+export const inputSchema = z
+  .object({
+    responses: z.record(
+      z.string(),
+      z
+        .object({
+          action: z.enum(['accept', 'decline', 'cancel'], { error: 'must be one of accept, decline, cancel' }),
+          content: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).optional(),
+        })
+        .strict(),
+      { error: 'must map each asked key to { action, content? }' },
+    ),
+  })
+  .strict();
+
+export async function answer(rt: Runtime, userId: string, toolCallId: string, body: z.infer<typeof inputSchema>) {
+  try {
+    const { toolCall, resumed } = await answerInput(rt.engine, { userId, toolCallId, responses: body.responses });
+    return { toolCall: toToolCallView(toolCall), resumed };
+  } catch (err) {
+    throw asAppError(err);
+  }
+}
+
+function asAppError(err: unknown): unknown {
+  if (!(err instanceof DecisionError)) return err;
+  const type = err.kind === 'not_found' ? 'not_found' : err.kind === 'conflict' ? 'conflict' : 'bad_request';
+  return new AppError(type, 'tool_call', err.message, err.field);
 }

@@ -1,0 +1,65 @@
+import { getToolCall, getToolCallForUser, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+import { argsHash } from './args-hash';
+import { DecisionError, resumeIfSettled } from './decide';
+import type { EngineDeps } from './deps';
+import { toToolCallView } from './tool-call-view';
+import { validateToolInput } from './validate-input';
+
+export interface InputResponse {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+interface ElicitRequest {
+  method?: string;
+  params?: { mode?: 'form' | 'url'; message?: string; requestedSchema?: Record<string, unknown>; url?: string };
+}
+
+/**
+ * A person's answer to a server's elicitation (`input_required`). The answers are checked
+ * against what the server asked, stored with the call, and the call is run again with them and
+ * the server's exact request state; the run resumes once no call of its step waits for input.
+ */
+export async function answerInput(
+  deps: EngineDeps,
+  a: { userId: string; toolCallId: string; responses: Record<string, InputResponse> },
+): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
+  let call = await getToolCallForUser(deps.db, a.userId, a.toolCallId);
+  if (!call) throw new DecisionError('not_found', `No tool call with id "${a.toolCallId}".`);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (call.status !== 'awaiting_input') {
+      const previous = (call.decision as { inputResponses?: unknown } | null)?.inputResponses;
+      if (previous && argsHash(previous) === argsHash(a.responses)) return { toolCall: call, resumed: false };
+      throw new DecisionError('conflict', `This call is not waiting for input (${call.status}).`);
+    }
+    checkResponses((call.inputRequests ?? {}) as Record<string, ElicitRequest>, a.responses);
+    const answered = await updateToolCallIfVersion(deps.db, call.id, call.version, {
+      status: 'approved',
+      decision: { ...(call.decision ?? {}), inputResponses: a.responses, answeredBy: a.userId, answeredAt: new Date().toISOString() },
+    });
+    if (!answered) {
+      call = (await getToolCall(deps.db, call.id))!;
+      continue;
+    }
+    await deps.events.persist(answered.conversationId, answered.runId, 'tool_call.decided', { toolCall: toToolCallView(answered) });
+    return { toolCall: answered, resumed: await resumeIfSettled(deps, answered, 'awaiting_input', 'awaiting_input') };
+  }
+  throw new DecisionError('conflict', 'This call is being answered elsewhere. Reload and try again.');
+}
+
+function checkResponses(requests: Record<string, ElicitRequest>, responses: Record<string, InputResponse>): void {
+  const asked = Object.keys(requests).sort();
+  const given = Object.keys(responses).sort();
+  const missing = asked.filter((k) => !given.includes(k));
+  const extra = given.filter((k) => !asked.includes(k));
+  if (missing.length) throw new DecisionError('invalid', `responses: an answer for "${missing[0]}" is missing (asked: ${asked.join(', ')}).`, `responses.${missing[0]}`);
+  if (extra.length) throw new DecisionError('invalid', `responses: "${extra[0]}" was not asked (asked: ${asked.join(', ')}).`, `responses.${extra[0]}`);
+  for (const key of asked) {
+    const r = responses[key]!;
+    const schema = requests[key]!.params?.requestedSchema;
+    if (r.action === 'accept' && schema && requests[key]!.params?.mode !== 'url') {
+      const problem = validateToolInput(schema, r.content ?? {});
+      if (problem) throw new DecisionError('invalid', `responses.${key}.content: ${problem}`, `responses.${key}.content`);
+    }
+  }
+}

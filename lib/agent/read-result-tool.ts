@@ -1,0 +1,59 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Db } from '@/db/connection';
+import { getStoredResult } from '@/db/queries/tool-calls';
+import { escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
+import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+import { errorResult } from './tool-results';
+
+/**
+ * A read-only tool of the host itself: pages through a tool result that was too large to send
+ * whole. It reads only results stored in the same conversation, so a model cannot reach into
+ * another conversation (or user) by guessing an id.
+ */
+export const HOST_SERVER: McpServerConfig = {
+  id: 'host',
+  namespace: 'switchboard',
+  displayName: 'Switchboard',
+  url: 'builtin://switchboard',
+  trust: 'trusted',
+  timeoutMs: 10_000,
+  builtin: true,
+};
+
+export const READ_RESULT_TOOL: CatalogTool = {
+  serverId: HOST_SERVER.id,
+  namespace: HOST_SERVER.namespace,
+  serverName: HOST_SERVER.displayName,
+  trust: 'trusted',
+  name: 'read_result',
+  description:
+    'Reads more of a tool result that was cut because it was too large. Use it only when a result ends with a "result truncated" marker and you need the rest; pass the callId and offset from that marker. Returns the next part of the stored text and, if more remains, a marker with the next offset. No side effects.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      callId: { type: 'string', format: 'uuid', description: 'The callId from the truncation marker.' },
+      offset: { type: 'integer', minimum: 0, description: 'Character offset to read from (from the marker).' },
+    },
+    required: ['callId', 'offset'],
+    additionalProperties: false,
+  },
+  annotations: { title: 'Read more of a large result', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  fingerprint: 'host/read_result/v1',
+};
+
+export async function readStoredResult(
+  db: Db,
+  conversationId: string,
+  toolUseId: string,
+  input: { callId: string; offset: number },
+): Promise<Anthropic.ToolResultBlockParam> {
+  const stored = await getStoredResult(db, conversationId, input.callId);
+  if (!stored) return errorResult(toolUseId, `No stored result with callId "${input.callId}" in this conversation. Use the callId from a truncation marker.`);
+  const total = stored.fullText.length;
+  if (input.offset >= total) return errorResult(toolUseId, `offset ${input.offset} is past the end: the result has ${total} characters.`);
+  const end = Math.min(total, input.offset + RESULT_BUDGET_CHARS);
+  const page = stored.fullText.slice(input.offset, end);
+  const parts = [fenceOpen(stored.serverName ?? 'tool', stored.tool ?? 'result'), escapeToolOutput(page), FENCE_CLOSE];
+  if (end < total) parts.push(readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, input.callId)(end, total));
+  return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: parts.join('\n') }] };
+}
