@@ -12,8 +12,8 @@ export const TEST_DATABASES: { kind: TestDbKind; available: boolean }[] = [
   { kind: 'postgres', available: Boolean(process.env.DATABASE_URL) },
 ];
 
-/** A fresh, migrated database of its own; close() throws it away. */
-export async function openTestDb(kind: TestDbKind): Promise<DbHandle> {
+/** A fresh, migrated database of its own; close() throws it away. On Postgres `url` reaches it from another handle or process. */
+export async function openTestDb(kind: TestDbKind): Promise<DbHandle & { url?: string }> {
   if (kind === 'pglite') {
     const file = await readFile(inject('pgliteTemplate'));
     return openPglite({ loadDataDir: new Blob([file]) });
@@ -26,6 +26,7 @@ export async function openTestDb(kind: TestDbKind): Promise<DbHandle> {
   const handle = await openPostgres(withDatabase(url, name), { max: 4 });
   return {
     ...handle,
+    url: withDatabase(url, name),
     async close() {
       await handle.close();
       await adminQuery(url, `drop database if exists "${name}" with (force)`);

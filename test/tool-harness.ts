@@ -4,7 +4,7 @@ import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig, Trust } from '@/lib/mcp/types';
 import { startFixtureServer, type FixtureServer } from './fixtures/mcp-fixture-server';
-import { startScriptedModel, type ScriptedReply } from './fixtures/scripted-model';
+import { startScriptedModel, type RecordedRequest, type ScriptedReply } from './fixtures/scripted-model';
 import { engineDeps } from './engine-harness';
 
 export const FIXTURE_SERVER_ID = 'fixture-server';
@@ -17,7 +17,7 @@ export function fixtureConfig(url: string, trust: Trust = 'trusted', timeoutMs =
 export async function toolEngine(
   h: DbHandle,
   opts: {
-    script: ScriptedReply[];
+    script: (ScriptedReply | ((req: RecordedRequest) => ScriptedReply))[];
     trust?: Trust;
     timeoutMs?: number;
     grants?: Record<string, Partial<ToolGrant>>;

@@ -12,6 +12,8 @@ export interface ChatState {
   lastRun: RunView | null;
   /** The newest stored event seen: where to follow from when a paused run resumes. */
   lastSeq: number;
+  /** Latest progress report of running calls, by tool call id (live only). */
+  progress: Record<string, { progress: number; total?: number; message?: string }>;
 }
 
 export function indexToolCalls(calls: ToolCallView[]): Record<string, ToolCallView> {
@@ -28,6 +30,10 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
   const seq = event.data.seq;
   const state = seq !== null && seq > prev.lastSeq ? { ...prev, lastSeq: seq } : prev;
   const { type, data } = event;
+  if (type === 'tool_call.progress' && typeof data.toolCallId === 'string') {
+    const p = data as unknown as { toolCallId: string; progress: number; total?: number; message?: string };
+    return { ...state, progress: { ...state.progress, [p.toolCallId]: { progress: p.progress, total: p.total, message: p.message } } };
+  }
   if (type.startsWith('tool_call.') && data.toolCall) {
     const call = data.toolCall as ToolCallView;
     return { ...state, toolCalls: { ...state.toolCalls, [call.toolUseId]: call } };

@@ -28,6 +28,7 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     activeRun: initial.activeRun,
     lastRun: initial.lastRun,
     lastSeq: initial.lastSeq,
+    progress: {},
   });
   const [followFrom, setFollowFrom] = useState<number | null>(initial.activeRun ? initial.activeRun.afterSeq : null);
   const [sending, setSending] = useState(false);
@@ -96,7 +97,7 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     if (!call) return null;
     if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={decide} onStop={stop} />;
     if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={answer} />;
-    return <ToolCallCard call={call} />;
+    return <ToolCallCard call={call} progress={state.progress[call.id]} />;
   };
 
   const running = state.activeRun !== null;

@@ -35,6 +35,8 @@ export function MessageItem({
       )}
       {stopReason === 'max_tokens' && <Note>The answer reached the length limit and was cut short.</Note>}
       {stopReason === 'cancelled' && <Note>Stopped.</Note>}
+      {stopReason === 'refusal' && <Note>The model declined to continue this answer.</Note>}
+      {stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
     </div>
   );
 }

@@ -74,7 +74,7 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
 }
 
 /** A tool call inline in the answer, where the model made it: collapsible arguments and result. */
-export function ToolCallCard({ call }: { call: ToolCallView }) {
+export function ToolCallCard({ call, progress }: { call: ToolCallView; progress?: { progress: number; total?: number; message?: string } }) {
   const failed = call.isError || ['denied', 'rejected', 'errored', 'timed_out', 'unknown'].includes(call.status);
   return (
     <details
@@ -84,6 +84,12 @@ export function ToolCallCard({ call }: { call: ToolCallView }) {
     >
       <summary className="cursor-pointer list-none marker:hidden">
         <ToolCallHeader call={call} />
+        {call.status === 'executing' && progress && (
+          <p className="mt-1 text-xs text-sky-800" role="status">
+            {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
+            {progress.message ? ` — ${progress.message}` : ''}
+          </p>
+        )}
         {call.status === 'rejected' || call.status === 'denied' ? (
           <p className="mt-1 text-xs text-red-800">{String((call.decision as { reason?: string } | null)?.reason ?? call.policy?.reason ?? '')}</p>
         ) : null}

@@ -15,7 +15,27 @@ function pretty(text: string): string {
   }
 }
 
-/** A tool_result's content: text (pretty JSON when it is JSON), images as images. */
+const URL_PATTERN = /(https?:\/\/[^\s"'<>]+)/g;
+
+/** Text with its http(s) URLs as links (resource links come back as text with a uri). */
+function Linkified({ text }: { text: string }) {
+  const parts = text.split(URL_PATTERN);
+  return (
+    <>
+      {parts.map((part, i) =>
+        i % 2 === 1 ? (
+          <a key={i} href={part} target="_blank" rel="noopener noreferrer" className="text-indigo-700 underline">
+            {part}
+          </a>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
+}
+
+/** A tool_result's content: text (pretty JSON when it is JSON), images as images, links as links. */
 export function ToolResultView({ result, isError }: { result: Record<string, unknown>; isError: boolean }) {
   const content = result.content;
   const blocks: ResultBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
@@ -30,7 +50,7 @@ export function ToolResultView({ result, isError }: { result: Record<string, unk
             key={i}
             className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs ${isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800'}`}
           >
-            {pretty(unwrap(b.text ?? ''))}
+            <Linkified text={pretty(unwrap(b.text ?? ''))} />
           </pre>
         ) : (
           <p key={i} className="text-xs italic text-stone-500">

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { userAndConversation } from '@/test/engine-harness';
+import { openPostgres, type DbHandle } from '@/db/connection';
+import { createEventBus } from './bus';
+import type { BusEvent } from './events';
+
+async function waitFor(cond: () => boolean, ms = 5000) {
+  const start = Date.now();
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+for (const { kind, available } of TEST_DATABASES) {
+  describe.skipIf(!available)(`event bus on ${kind}`, () => {
+    let h: DbHandle & { url?: string };
+    let other: DbHandle | undefined;
+    beforeAll(async () => {
+      h = await openTestDb(kind);
+      // With Postgres, a second connection pool stands in for a second instance.
+      if (h.url) other = await openPostgres(h.url, { max: 2 });
+    });
+    afterAll(async () => {
+      await other?.close();
+      await h?.close();
+    });
+
+    it('delivers stored and live events to subscribers of that conversation only, in order', async () => {
+      const { conversation } = await userAndConversation(h);
+      const { conversation: elsewhere } = await userAndConversation(h);
+      const sender = createEventBus(h);
+      const receiver = createEventBus(other ?? h);
+      const seen: BusEvent[] = [];
+      const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
+      const foreign: BusEvent[] = [];
+      const offForeign = await receiver.subscribe(elsewhere.id, (e) => foreign.push(e));
+
+      for (let i = 0; i < 5; i++) await sender.persist(conversation.id, null, 'message.delta', { i });
+      sender.live(conversation.id, null, 'message.delta', { live: true });
+      // Bigger than a NOTIFY payload may be: it travels as a pointer and is read back from the log.
+      await sender.persist(conversation.id, null, 'tool_call.completed', { blob: 'x'.repeat(20_000) });
+      await waitFor(() => seen.length === 7);
+      expect(seen.slice(0, 5).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(seen[5]!.seq).toBeUndefined();
+      expect(seen[5]!.data).toEqual({ live: true });
+      expect(seen[6]).toMatchObject({ seq: 6, type: 'tool_call.completed' });
+      expect((seen[6]!.data.blob as string).length).toBe(20_000);
+      expect(foreign).toEqual([]);
+      off();
+      offForeign();
+    });
+  });
+}
