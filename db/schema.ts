@@ -261,3 +261,19 @@ export const toolCalls = pgTable(
     index('tool_calls_user_idx').on(t.userId, t.createdAt),
   ],
 );
+
+// Tool lists as servers last gave them, kept for as long as the server allows (`ttlMs`; a
+// default for legacy servers). Per caller unless the server marks the list public.
+export const toolCatalogs = pgTable(
+  'tool_catalogs',
+  {
+    serverId: text('server_id').notNull(),
+    // A user id for private lists, '*' for public ones.
+    scope: text('scope').notNull(),
+    serverUrl: text('server_url').notNull(),
+    catalog: jsonb('catalog').notNull().$type<Record<string, unknown>>(),
+    fetchedAt: timestamp('fetched_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.serverId, t.scope] })],
+);

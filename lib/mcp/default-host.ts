@@ -2,6 +2,7 @@ import type { Db } from '@/db/connection';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { allToolsOfOwnServers, type GrantSource } from '@/lib/consent/grant-source';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from './builtin';
+import { withCatalogCache } from './catalog-cache';
 import { createMcpGateway } from './gateway';
 
 /**
@@ -9,7 +10,8 @@ import { createMcpGateway } from './gateway';
  * code as remote ones. User-added servers join `serversFor` with the servers work; until then
  * no remote fetch is configured, so nothing can leave the machine unguarded.
  */
-export function createDefaultToolHost(getDb: () => Promise<Db>, grants: GrantSource = allToolsOfOwnServers): ToolHost {
+export function createDefaultToolHost(db: Db, grants: GrantSource = allToolsOfOwnServers): ToolHost {
+  const getDb = async () => db;
   const gateway = createMcpGateway({
     inProcess: (server, caller) =>
       server.builtin && isBuiltinNamespace(server.namespace)
@@ -17,7 +19,7 @@ export function createDefaultToolHost(getDb: () => Promise<Db>, grants: GrantSou
         : undefined,
   });
   return {
-    gateway,
+    gateway: withCatalogCache(gateway, db),
     serversFor: async () => [...BUILTIN_SERVERS],
     grants,
   };

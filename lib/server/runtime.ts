@@ -37,7 +37,7 @@ async function build(): Promise<Runtime> {
     events: bus,
     model: { client: createModelClient(), model: modelConfig.model },
     schedule: runAfterResponse,
-    tools: createDefaultToolHost(async () => handle.db),
+    tools: createDefaultToolHost(handle.db),
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
   };
   return { handle, bus, secret, modelConfig, engine };
