@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   index,
   integer,
   jsonb,
@@ -243,7 +244,7 @@ export const toolCalls = pgTable(
     decision: jsonb('decision').$type<Record<string, unknown>>(),
     // The tool_result block sent back to the model.
     result: jsonb('result').$type<Record<string, unknown>>(),
-    isError: integer('is_error'),
+    isError: boolean('is_error'),
     // The whole result text when it exceeded the per-result budget (paged by a host tool).
     fullText: text('full_text'),
     attempts: integer('attempts').notNull().default(0),

@@ -70,3 +70,17 @@ test('an approval survives a reload, and Allow once runs the call', async ({ pag
   await expect(page.getByTestId('assistant-message').last()).toContainText('Groceries');
   await expect(page.getByTestId('approval-card')).toHaveCount(0);
 });
+
+test('the sandbox runs JavaScript without asking and returns structured output', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-sandbox');
+  await page.goto('/');
+  await sendWithEnter(page, 'call sandbox__run_js {"code": "console.log(\'hi\'); [1, 2, 3].map((n) => n * 7).join(\',\')"}');
+  const id = await waitForConversation(page);
+  await waitForIdle(page.request, id);
+  await expect(page.getByTestId('approval-card')).toHaveCount(0);
+  const card = page.getByTestId('tool-call').first();
+  await expect(card).toHaveAttribute('data-status', 'succeeded');
+  await card.locator('summary').click();
+  await expect(card).toContainText('7,14,21');
+  await expect(card).toContainText('stdout');
+});

@@ -157,10 +157,14 @@ function ConversationLink({ conversation, active, onNavigate }: { conversation: 
           </Link>
           <span className="flex shrink-0 gap-0.5 pr-1 opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100">
             <IconButton label={`Rename “${conversation.title}”`} onClick={() => setMode('rename')}>
-              ✎
+              <svg viewBox="0 0 20 20" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
+                <path d="M13.5 3.5l3 3L7 16H4v-3z" strokeLinejoin="round" />
+              </svg>
             </IconButton>
             <IconButton label={`Delete “${conversation.title}”`} onClick={() => setMode('confirm-delete')}>
-              🗑
+              <svg viewBox="0 0 20 20" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
+                <path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" strokeLinejoin="round" strokeLinecap="round" />
+              </svg>
             </IconButton>
           </span>
         </div>

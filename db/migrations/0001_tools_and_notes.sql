@@ -29,7 +29,7 @@ CREATE TABLE "tool_calls" (
 	"output_schema" jsonb,
 	"decision" jsonb,
 	"result" jsonb,
-	"is_error" integer,
+	"is_error" boolean,
 	"full_text" text,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"input_requests" jsonb,

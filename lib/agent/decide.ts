@@ -72,7 +72,7 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
         ? {}
         : {
             result: errorResult(call.toolUseId, `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`) as never,
-            isError: 1,
+            isError: true,
             endedAt: new Date(),
           }),
     });

@@ -34,14 +34,14 @@ async function executeOne(
     await complete(deps, call, {
       status: 'unknown',
       result: errorResult(call.toolUseId, `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`),
-      isError: 1,
+      isError: true,
     });
     return;
   }
   if (call.serverId === HOST_SERVER.id) return runHostCall(deps, call);
   const server = servers.find((s) => s.id === call.serverId);
   if (!server) {
-    await complete(deps, call, { status: 'errored', result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`), isError: 1 });
+    await complete(deps, call, { status: 'errored', result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`), isError: true });
     return;
   }
 
@@ -73,7 +73,7 @@ async function executeOne(
 async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
   const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input as { callId: string; offset: number });
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result: result as never, isError: isError ? 1 : 0, startedAt: new Date() });
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result: result as never, isError, startedAt: new Date() });
 }
 
 function resumeOf(call: ToolCallRow) {
@@ -93,16 +93,16 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
         truncationNote: readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, call.id),
       });
       const isError = mapped.block.is_error === true;
-      return { status: isError ? 'errored' : 'succeeded', result: mapped.block as unknown as Record<string, unknown>, isError: isError ? 1 : 0, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
+      return { status: isError ? 'errored' : 'succeeded', result: mapped.block as unknown as Record<string, unknown>, isError, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
     }
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
-      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: 1 };
+      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: true };
     case 'cancelled':
-      return { status: 'cancelled', result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`), isError: 1 };
+      return { status: 'cancelled', result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`), isError: true };
     case 'failed':
-      return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: 1 };
+      return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
   }
 }
 

@@ -37,7 +37,7 @@ export function proposeCalls(
         status: 'rejected',
         policy: { decision: 'reject', reason: 'No tool by this name was offered.' },
         result: errorResult(use.id, `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`),
-        isError: 1,
+        isError: true,
       };
     }
     const { tool, server, grant } = route;
@@ -59,7 +59,7 @@ export function proposeCalls(
         status: 'rejected',
         policy: { decision: 'reject', reason: 'The input does not match the tool schema.' },
         result: errorResult(use.id, `Invalid input for ${use.name}: ${invalid} Fix the input and call the tool again.`),
-        isError: 1,
+        isError: true,
       };
     }
     const constraintUnmet = grant.constraint ? validateToolInput(grant.constraint, input) !== null : false;
@@ -72,7 +72,7 @@ export function proposeCalls(
     });
     const stored = { decision: policy.decision, reason: policy.reason, grantId: grant.grantId, warnings: policy.warnings };
     if (policy.decision === 'reject') {
-      return { ...described, status: 'rejected', policy: stored, result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`), isError: 1 };
+      return { ...described, status: 'rejected', policy: stored, result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`), isError: true };
     }
     if (policy.decision === 'auto') return { ...described, status: 'auto_approved', policy: stored, decision: { kind: 'auto', at: new Date().toISOString() } };
     return { ...described, status: 'pending_approval', policy: stored };

@@ -40,7 +40,7 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     policy: (c.policy as ToolCallView['policy']) ?? null,
     decision: c.decision ?? null,
     result: c.result ?? null,
-    isError: c.isError === 1,
+    isError: c.isError === true,
     inputRequests: c.inputRequests ?? null,
     startedAt: c.startedAt?.toISOString() ?? null,
     endedAt: c.endedAt?.toISOString() ?? null,

@@ -56,7 +56,7 @@ export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], u
     let result = call.result as Anthropic.ToolResultBlockParam | null;
     if (!result || !FINISHED_CALL_STATUSES.includes(call.status)) {
       result = errorResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
-      await updateToolCallIfVersion(tx, call.id, call.version, { status: 'cancelled', result: result as never, isError: 1, endedAt: new Date() });
+      await updateToolCallIfVersion(tx, call.id, call.version, { status: 'cancelled', result: result as never, isError: true, endedAt: new Date() });
     }
     blocks.push(result);
   }
