@@ -1,14 +1,8 @@
-// Runs once when the server starts: opens and migrates the database and checks the
-// configuration (e.g. AUTH_SECRET with DATABASE_URL), so a misconfiguration stops the start
-// with a clear message instead of failing the first request.
+// Runs once when the server starts. Node-only work lives in its own module, imported only on
+// the Node.js runtime (the Edge build of this file must not see it).
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { getRuntime } = await import('./lib/server/runtime');
-  try {
-    const rt = await getRuntime();
-    console.log(`[switchboard] database ready (${rt.handle.kind}); model: ${rt.modelConfig.label}`);
-  } catch (err) {
-    console.error(`[switchboard] cannot start: ${(err as Error).message}`);
-    process.exit(1);
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    const { startServer } = await import('./lib/server/startup');
+    await startServer();
   }
 }

@@ -1,0 +1,16 @@
+import { getRuntime } from './runtime';
+
+/**
+ * Opens and migrates the database and checks the configuration (e.g. AUTH_SECRET with
+ * DATABASE_URL), so a misconfiguration stops the start with a clear message instead of failing
+ * the first request.
+ */
+export async function startServer(): Promise<void> {
+  try {
+    const rt = await getRuntime();
+    console.log(`[switchboard] database ready (${rt.handle.kind}); model: ${rt.modelConfig.label}`);
+  } catch (err) {
+    console.error(`[switchboard] cannot start: ${(err as Error).message}`);
+    process.exit(1);
+  }
+}
