@@ -14,6 +14,15 @@ import {
 } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+// Rows belong to a user or a conversation and go with it.
+const ownerRef = () =>
+  uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' });
+const conversationRef = () =>
+  uuid('conversation_id')
+    .notNull()
+    .references(() => conversations.id, { onDelete: 'cascade' });
 
 export const users = pgTable('users', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -32,9 +41,7 @@ export const authAccounts = pgTable(
   {
     provider: text('provider').notNull(),
     providerAccountId: text('provider_account_id').notNull(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ownerRef(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.provider, t.providerAccountId] }), index('auth_accounts_user_idx').on(t.userId)],
@@ -46,9 +53,7 @@ export const authSessions = pgTable(
   'auth_sessions',
   {
     id: text('id').primaryKey(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ownerRef(),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
@@ -61,9 +66,7 @@ export const conversations = pgTable(
   'conversations',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ownerRef(),
     title: text('title').notNull().default('New conversation'),
     model: text('model').notNull(),
     // Last allocated event seq; incremented atomically to number the event log.
@@ -81,9 +84,7 @@ export const messages = pgTable(
   'messages',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: conversationRef(),
     seq: integer('seq').notNull(),
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
     content: jsonb('content').notNull(),
@@ -112,12 +113,8 @@ export const runs = pgTable(
   'runs',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: conversationRef(),
+    userId: ownerRef(),
     // The signed-in session that started the run: its grants are the ones that apply.
     sessionId: text('session_id'),
     status: text('status', { enum: RUN_STATUSES }).notNull().default('running'),
@@ -153,9 +150,7 @@ export const runs = pgTable(
 export const events = pgTable(
   'events',
   {
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
+    conversationId: conversationRef(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
     runId: uuid('run_id'),
     type: text('type').notNull(),
@@ -177,9 +172,7 @@ export const notes = pgTable(
   'notes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: ownerRef(),
     title: text('title').notNull(),
     body: text('body').notNull().default(''),
     createdAt: createdAt(),
@@ -214,12 +207,8 @@ export const toolCalls = pgTable(
     runId: uuid('run_id')
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
-    conversationId: uuid('conversation_id')
-      .notNull()
-      .references(() => conversations.id, { onDelete: 'cascade' }),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    conversationId: conversationRef(),
+    userId: ownerRef(),
     step: integer('step').notNull(),
     // Position of the tool_use block in the assistant message: results go back in this order.
     position: integer('position').notNull(),
