@@ -107,3 +107,22 @@ export async function hasStoredResults(db: Db, conversationId: string): Promise<
     .limit(1);
   return rows.length > 0;
 }
+
+/**
+ * Compare-and-swap that also requires the run to be running under `owner`'s lease: an instance
+ * that stalled and lost its lease can no longer change a call another instance has finished.
+ */
+export async function updateToolCallIfLeased(db: Db, id: string, version: number, owner: string, patch: ToolCallPatch): Promise<ToolCallRow | null> {
+  const rows = await db
+    .update(toolCalls)
+    .set({ ...patch, version: version + 1 })
+    .where(
+      and(
+        eq(toolCalls.id, id),
+        eq(toolCalls.version, version),
+        sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
+      ),
+    )
+    .returning();
+  return rows[0] ?? null;
+}

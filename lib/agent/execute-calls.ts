@@ -1,4 +1,4 @@
-import { getToolCall, updateToolCallIfVersion, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
+import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { RunRow } from '@/db/queries/runs';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
 import { readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
@@ -49,12 +49,12 @@ async function executeOne(
   let outcome: CallOutcome | undefined;
   // One retry for what a trusted server says is safe to repeat.
   for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
-    const started = await updateToolCallIfVersion(deps.db, current.id, current.version, {
+    const started = await updateToolCallIfLeased(deps.db, current.id, current.version, deps.instanceId, {
       status: 'executing',
       attempts: current.attempts + 1,
       startedAt: new Date(),
     });
-    if (!started) return; // someone else is running it
+    if (!started) return; // someone else is running it, or our lease is gone
     current = started;
     await deps.events.persist(run.conversationId, run.id, 'tool_call.started', { toolCall: toToolCallView(current) });
     outcome = await host.gateway.callTool(server, current.tool!, current.input as Record<string, unknown>, {
@@ -106,9 +106,13 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
   }
 }
 
+/** Stores a call's outcome, only while this instance still holds the run's lease. */
 async function complete(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<void> {
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
-  const done = await updateToolCallIfVersion(deps.db, latest.id, latest.version, { ...patch, endedAt: patch.status === 'awaiting_input' ? null : new Date() });
+  const done = await updateToolCallIfLeased(deps.db, latest.id, latest.version, deps.instanceId, {
+    ...patch,
+    endedAt: patch.status === 'awaiting_input' ? null : new Date(),
+  });
   if (!done) return;
   const type = done.status === 'awaiting_input' ? 'tool_call.input_requested' : 'tool_call.completed';
   await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });

@@ -20,7 +20,7 @@ import {
 import type { DbHandle } from '@/db/connection';
 import { listEventsAfter } from '@/db/queries/events';
 import { getRun } from '@/db/queries/runs';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { cancelRun, resumeLapsedRuns, startRun } from './engine';
 import { decideCall } from './decide';
 
@@ -34,6 +34,8 @@ type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
 type Env = Awaited<ReturnType<typeof toolEngine>>;
 
 const resultText = (b: Block | undefined) => JSON.stringify(b?.content ?? '');
+/** What a test asserts of a stored call (is_error read as a boolean, whatever the column type). */
+const summary = (c: ToolCallRow | undefined) => ({ status: c?.status, attempts: c?.attempts, isError: Boolean(c?.isError) });
 
 /** `tools/call` requests the fixture received for one tool (the client names them in headers), misbehaving or not. */
 function toolCallRequests(fixture: FixtureServer, tool: string): number {
@@ -133,7 +135,7 @@ for (const { kind, available } of TEST_DATABASES) {
         expect(await resumeLapsedRuns(env.deps, conversation.id)).toBe(0);
         const killedAt = Date.now();
         await waitUntil(async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1, 'the lapsed run to be taken over', 5000, 100);
-        expect(Date.now() - killedAt).toBeLessThan(2500); // lease 1.5 s, renewed every 0.3 s
+        expect(Date.now() - killedAt).toBeLessThan(4000); // lease 1.5 s, renewed every 0.3 s (slack for a loaded machine)
         await env.deps.idle();
         return { env, conversation, runId, child };
       }
@@ -149,7 +151,7 @@ for (const { kind, available } of TEST_DATABASES) {
         const run = (await getRun(pg.handle.db, runId))!;
         expect(run).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
         const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(call).toMatchObject({ status: 'succeeded', attempts: 2, isError: 0 });
+        expect(summary(call)).toEqual({ status: 'succeeded', attempts: 2, isError: false });
         // Run twice: once by the killed instance (cut off when it died), once after the takeover.
         expect(fixture.calls.map((c) => c.name)).toEqual(['slow', 'slow']);
         // (The fixture flags a call `aborted` whenever its connection closes; the first one's died with the process.)
@@ -176,7 +178,7 @@ for (const { kind, available } of TEST_DATABASES) {
 
         expect((await getRun(pg.handle.db, runId))!).toMatchObject({ status: 'completed' });
         const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(call).toMatchObject({ status: 'unknown', isError: 1, attempts: 1 });
+        expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
         expect(fixture.state.counter).toBe(1); // not re-run
         expect(fixture.calls.filter((c) => c.name === 'counter')).toHaveLength(1);
         const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
@@ -195,7 +197,7 @@ for (const { kind, available } of TEST_DATABASES) {
           inCall: () => waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the fixture to receive the call'),
         });
         const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(call).toMatchObject({ status: 'unknown', isError: 1, attempts: 1 });
+        expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
         expect(fixture.calls).toHaveLength(1);
         expect((await getRun(pg.handle.db, runId))!.status).toBe('completed');
         await expectInvariant(pg.handle.db, conversation.id, runId);
@@ -261,7 +263,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const { conversation, runId } = await start(env);
       await env.deps.idle();
       const [call] = await listConversationToolCalls(h.db, conversation.id);
-      expect(call).toMatchObject({ status: 'errored', attempts: 2, isError: 1 });
+      expect(summary(call)).toEqual({ status: 'errored', attempts: 2, isError: true });
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
       expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_echo', is_error: true });
@@ -282,7 +284,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await decideCall(env.deps, { userId: user.id, toolCallId: pending!.id, decision: 'allow_once', argsHash: pending!.argsHash });
       await env.deps.idle();
       const [call] = await listConversationToolCalls(h.db, conversation.id);
-      expect(call).toMatchObject({ status: 'errored', attempts: 1, isError: 1 });
+      expect(summary(call)).toEqual({ status: 'errored', attempts: 1, isError: true });
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
       expect(result).toMatchObject({ tool_use_id: 'tu_count', is_error: true });
@@ -406,7 +408,7 @@ for (const { kind, available } of TEST_DATABASES) {
 
       expect((await getRun(h.db, runId))!).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
       const [call] = await listConversationToolCalls(h.db, conversation.id);
-      expect(call).toMatchObject({ status: 'cancelled', isError: 1, attempts: 1 });
+      expect(summary(call)).toEqual({ status: 'cancelled', attempts: 1, isError: true });
       expect(env.model.requests).toHaveLength(1);
       await waitUntil(() => fixture.calls[0]!.aborted, 'the server to see the request aborted', 2000);
       const history = await expectInvariant(h.db, conversation.id, runId);
