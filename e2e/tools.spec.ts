@@ -84,3 +84,26 @@ test('the sandbox runs JavaScript without asking and returns structured output',
   await expect(card).toContainText('7,14,21');
   await expect(card).toContainText('stdout');
 });
+
+test('edit-then-approve: an invalid edit is refused naming the field, a valid one runs as edited', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-edit');
+  await page.goto('/');
+  await sendWithEnter(page, 'call notes__create {"title": "Draft title", "body": "first version"}');
+  const id = await waitForConversation(page);
+  const approval = page.getByTestId('approval-card');
+  await approval.getByRole('button', { name: 'Edit…' }).click();
+  const editor = approval.getByLabel('Edit the arguments (JSON), then approve');
+
+  await editor.fill(JSON.stringify({ body: 'no title' }));
+  await approval.getByRole('button', { name: 'Approve edited' }).click();
+  await expect(page.getByRole('alert').filter({ hasText: 'title' })).toBeVisible();
+  await expect(approval).toBeVisible(); // still pending
+
+  await editor.fill(JSON.stringify({ title: 'Final title', body: 'second version' }));
+  await approval.getByRole('button', { name: 'Approve edited' }).click();
+  await waitForIdle(page.request, id);
+  const card = page.getByTestId('tool-call').first();
+  await expect(card).toHaveAttribute('data-status', 'succeeded');
+  await expect(card).toContainText('edited');
+  await expect(page.getByTestId('assistant-message').last()).toContainText('Final title');
+});

@@ -15,19 +15,33 @@ export function ApprovalCard({
   onStop,
 }: {
   call: ToolCallView;
-  onDecide: (call: ToolCallView, decision: DecisionKind, reason?: string) => Promise<void>;
+  onDecide: (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) => Promise<void>;
   onStop: () => void;
 }) {
-  const [denying, setDenying] = useState(false);
+  const [mode, setMode] = useState<'choose' | 'deny' | 'edit'>('choose');
   const [reason, setReason] = useState('');
+  const [draft, setDraft] = useState(() => JSON.stringify(call.input, null, 2));
+  const [draftError, setDraftError] = useState('');
   const [busy, setBusy] = useState(false);
-  const decide = async (d: DecisionKind, r?: string) => {
+  const decide = async (d: DecisionKind, r?: string, input?: Record<string, unknown>) => {
     setBusy(true);
     try {
-      await onDecide(call, d, r);
+      await onDecide(call, d, r, input);
     } finally {
       setBusy(false);
     }
+  };
+  // Edit-then-approve: the server validates the edited input against the tool's schema again.
+  const approveEdited = () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(draft);
+    } catch (err) {
+      return setDraftError(`Not valid JSON: ${(err as Error).message}`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return setDraftError('The arguments must be a JSON object.');
+    setDraftError('');
+    void decide('allow_once', undefined, parsed as Record<string, unknown>);
   };
   const warnings = call.policy?.warnings ?? [];
   return (
@@ -50,7 +64,29 @@ export function ApprovalCard({
       <p className="mt-1 font-mono text-[10px] text-stone-400" title="SHA-256 of the arguments; your decision is bound to it">
         args {call.argsHash.slice(0, 16)}…
       </p>
-      {denying ? (
+      {mode === 'edit' ? (
+        <div className="mt-3 space-y-2">
+          <label className="block text-sm">
+            <span className="mb-1 block text-stone-700">Edit the arguments (JSON), then approve</span>
+            <textarea
+              autoFocus
+              value={draft}
+              rows={Math.min(14, draft.split('\n').length + 1)}
+              onChange={(e) => setDraft(e.target.value)}
+              className="w-full rounded-lg border border-stone-300 bg-white p-2 font-mono text-xs outline-none focus:border-indigo-500"
+            />
+          </label>
+          {draftError && <p className="text-sm text-red-800" role="alert">{draftError}</p>}
+          <div className="flex flex-wrap gap-2">
+            <button disabled={busy} onClick={approveEdited} className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50">
+              Approve edited
+            </button>
+            <button type="button" onClick={() => setMode('choose')} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
+              Back
+            </button>
+          </div>
+        </div>
+      ) : mode === 'deny' ? (
         <form
           className="mt-3 flex flex-wrap items-end gap-2"
           onSubmit={(e) => {
@@ -71,7 +107,7 @@ export function ApprovalCard({
           <button disabled={busy} className="rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-800 disabled:opacity-50">
             Deny
           </button>
-          <button type="button" onClick={() => setDenying(false)} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
+          <button type="button" onClick={() => setMode('choose')} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
             Back
           </button>
         </form>
@@ -80,7 +116,10 @@ export function ApprovalCard({
           <button disabled={busy} onClick={() => void decide('allow_once')} className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50">
             Allow once
           </button>
-          <button disabled={busy} onClick={() => setDenying(true)} className="rounded-lg border border-red-300 bg-white px-3 py-1.5 text-sm font-semibold text-red-800 hover:bg-red-50 disabled:opacity-50">
+          <button disabled={busy} onClick={() => setMode('edit')} className="rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-semibold text-stone-800 hover:bg-stone-100 disabled:opacity-50">
+            Edit…
+          </button>
+          <button disabled={busy} onClick={() => setMode('deny')} className="rounded-lg border border-red-300 bg-white px-3 py-1.5 text-sm font-semibold text-red-800 hover:bg-red-50 disabled:opacity-50">
             Deny…
           </button>
           <button onClick={onStop} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">

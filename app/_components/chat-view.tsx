@@ -87,8 +87,8 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
       setNotice(err instanceof ApiError ? err.message : failure);
     }
   }
-  const decide = (call: ToolCallView, decision: DecisionKind, reason?: string) =>
-    settle(call, 'decision', { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}) }, 'Could not record the decision.');
+  const decide = (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) =>
+    settle(call, 'decision', { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}), ...(input ? { input } : {}) }, 'Could not record the decision.');
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');

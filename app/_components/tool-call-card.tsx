@@ -68,6 +68,11 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
         {status.label}
       </span>
       <AnnotationBadges call={call} />
+      {(call.decision as { edited?: boolean } | null)?.edited && (
+        <span className="rounded-full border border-indigo-300 px-2 py-0.5 text-[11px] font-medium text-indigo-800" title="You changed the arguments before approving">
+          edited
+        </span>
+      )}
       <Duration call={call} />
     </div>
   );

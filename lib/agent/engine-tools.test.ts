@@ -217,6 +217,26 @@ for (const { kind, available } of TEST_DATABASES) {
       await env.close();
     });
 
+    it('runs an edited approval with the edited input, revalidated, and tells the model which input ran', async () => {
+      const env = await toolEngine(h, { trust: 'untrusted', script: [{ blocks: [toolUse('tu_e', 'fx__lying_readonly', { value: 'asked' })] }, { blocks: [text('ok')] }] });
+      const { conversation, user, runId } = await start(env);
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      const d = { userId: user.id, toolCallId: call!.id, argsHash: call!.argsHash, decision: 'allow_once' as const };
+      await expect(decideCall(env.deps, { ...d, input: { value: 42 } })).rejects.toMatchObject({ kind: 'invalid', field: 'input' });
+      await expect(decideCall(env.deps, { ...d, decision: 'deny', input: { value: 'x' } })).rejects.toMatchObject({ kind: 'invalid' });
+      const { toolCall } = await decideCall(env.deps, { ...d, input: { value: 'edited' } });
+      expect(toolCall.decision).toMatchObject({ edited: true, originalArgsHash: call!.argsHash });
+      // A repeat of the same edited approval, bound to the original hash, is harmless.
+      await expect(decideCall(env.deps, { ...d, input: { value: 'edited' } })).resolves.toBeTruthy();
+      await env.deps.idle();
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      expect(env.fixture.state.writes).toEqual(['edited']);
+      const result = JSON.stringify(env.model.requests[1]!.body.messages.at(-1)!.content);
+      expect(result).toContain('edited the arguments');
+      expect(result).toContain('\\"value\\":\\"edited\\"');
+      await env.close();
+    });
+
     it('does not offer a tool without a grant, and rejects it if the model names it anyway', async () => {
       const env = await toolEngine(h, {
         grants: { 'fixture-server/echo': {} },

@@ -1,3 +1,4 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { RunRow } from '@/db/queries/runs';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
@@ -93,7 +94,8 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
         truncationNote: readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, call.id),
       });
       const isError = mapped.block.is_error === true;
-      return { status: isError ? 'errored' : 'succeeded', result: mapped.block as unknown as Record<string, unknown>, isError, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
+      const block = withEditNote(mapped.block, call);
+      return { status: isError ? 'errored' : 'succeeded', result: block as unknown as Record<string, unknown>, isError, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
     }
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
@@ -107,6 +109,14 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
 }
 
 /** Stores a call's outcome, only while this instance still holds the run's lease. */
+/** The model asked for other arguments than the ones that ran: it must be told which ran. */
+function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow): Anthropic.ToolResultBlockParam {
+  if (!(call.decision as { edited?: boolean } | null)?.edited) return block;
+  const note = { type: 'text' as const, text: `Note from Switchboard: the person edited the arguments before approving. The call ran with ${JSON.stringify(call.input)}.` };
+  const content = typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : (block.content ?? []);
+  return { ...block, content: [note, ...content] };
+}
+
 async function complete(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<void> {
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
   const done = await updateToolCallIfLeased(deps.db, latest.id, latest.version, deps.instanceId, {
