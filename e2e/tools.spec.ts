@@ -96,7 +96,7 @@ test('edit-then-approve: an invalid edit is refused naming the field, a valid on
 
   await editor.fill(JSON.stringify({ body: 'no title' }));
   await approval.getByRole('button', { name: 'Approve edited' }).click();
-  await expect(page.getByRole('alert').filter({ hasText: 'title' })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'input: Field "title" is required' })).toBeVisible();
   await expect(approval).toBeVisible(); // still pending
 
   await editor.fill(JSON.stringify({ title: 'Final title', body: 'second version' }));
