@@ -58,7 +58,7 @@ export function Composer({
               void send();
             }
           }}
-          placeholder={running ? 'Waiting for the answer… (Stop to interrupt)' : 'Message Switchboard'}
+          placeholder={running ? 'Waiting for the answer…' : 'Message Switchboard'}
           className="max-h-60 min-h-10 flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 outline-none disabled:cursor-not-allowed disabled:text-stone-400"
         />
         {running && onStop ? (
