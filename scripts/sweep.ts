@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { getDbHandle } from '../db/index';
 import { createEventBus } from '../lib/agent/bus';
 import { resumeLapsedRuns } from '../lib/agent/engine';
+import { createDefaultToolHost } from '../lib/mcp/default-host';
 import { createModelClient, getModelConfig } from '../lib/model/client';
 
 const handle = await getDbHandle();
@@ -14,6 +15,8 @@ const taken = await resumeLapsedRuns(
     events: createEventBus(handle),
     model: { client: createModelClient(), model: getModelConfig().model },
     schedule: (fn) => void work.push(fn()),
+    // The same tools as the app: a run taken over may owe tool results.
+    tools: createDefaultToolHost(handle.db),
     instanceId: `sweep-${process.pid}-${randomUUID().slice(0, 8)}`,
   },
 );

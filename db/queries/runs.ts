@@ -139,3 +139,9 @@ export async function requestRunCancel(db: Db, id: string, now = new Date()): Pr
     .returning();
   return rows[0] ?? null;
 }
+
+/** Reads a run and locks its row until the transaction ends: deciders and the pausing driver take turns. */
+export async function lockRun(tx: Db, id: string): Promise<RunRow | null> {
+  const rows = await tx.select().from(runs).where(eq(runs.id, id)).for('update');
+  return rows[0] ?? null;
+}

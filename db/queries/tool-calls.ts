@@ -78,12 +78,15 @@ export async function countStepCallsWithStatus(db: Db, runId: string, step: numb
   return Number(rows[0]?.n ?? 0);
 }
 
-/** A result from an untrusted server has entered this run's context. */
-export async function isRunTainted(db: Db, runId: string): Promise<boolean> {
+/**
+ * A result from an untrusted server is in the context the model sees. The whole conversation
+ * counts, not only this run: earlier turns are sent again, and paging a stored result re-reads it.
+ */
+export async function isConversationTainted(db: Db, conversationId: string): Promise<boolean> {
   const rows = await db
     .select({ id: toolCalls.id })
     .from(toolCalls)
-    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.trust, 'untrusted'), inArray(toolCalls.status, ['succeeded', 'errored'])))
+    .where(and(eq(toolCalls.conversationId, conversationId), eq(toolCalls.trust, 'untrusted'), inArray(toolCalls.status, ['succeeded', 'errored'])))
     .limit(1);
   return rows.length > 0;
 }

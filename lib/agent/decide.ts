@@ -1,4 +1,4 @@
-import { getRun, updateRunIfVersion } from '@/db/queries/runs';
+import { lockRun, updateRunIfVersion } from '@/db/queries/runs';
 import {
   countStepCallsWithStatus,
   getToolCall,
@@ -9,6 +9,7 @@ import {
 import { argsHash } from './args-hash';
 import { leaseUntil, type EngineDeps } from './deps';
 import { driveRun } from './drive-run';
+import { finish } from './finish';
 import { toToolCallView } from './tool-call-view';
 import { errorResult } from './tool-results';
 import { validateToolInput } from './validate-input';
@@ -104,15 +105,23 @@ export async function resumeIfSettled(
   paused: 'awaiting_approval' | 'awaiting_input',
   waitingStatus: 'pending_approval' | 'awaiting_input',
 ): Promise<boolean> {
-  const run = await getRun(deps.db, call.runId);
-  if (!run || run.status !== paused || run.step !== call.step) return false;
-  if ((await countStepCallsWithStatus(deps.db, run.id, run.step, waitingStatus)) > 0) return false;
-  const resumed = await updateRunIfVersion(deps.db, run.id, run.version, {
-    status: 'running',
-    leaseOwner: deps.instanceId,
-    leaseExpiresAt: leaseUntil(deps),
+  // The run row is locked: a driver that is pausing right now finishes first, and then either
+  // sees this decision (and carries on) or has paused (and this resumes it).
+  const outcome = await deps.db.transaction(async (tx) => {
+    const run = await lockRun(tx, call.runId);
+    if (!run || run.status !== paused || run.step !== call.step) return null;
+    if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) > 0) return null;
+    if (run.cancelRequestedAt) return { kind: 'cancelled' as const, run };
+    const resumed = await updateRunIfVersion(tx, run.id, run.version, { status: 'running', leaseOwner: deps.instanceId, leaseExpiresAt: leaseUntil(deps) });
+    return resumed ? { kind: 'resumed' as const, run: resumed } : null;
   });
-  if (!resumed) return false;
-  deps.schedule(() => driveRun(deps, resumed.id));
+  if (!outcome) return false;
+  if (outcome.kind === 'cancelled') {
+    // Stop was pressed while the person decided: nothing more runs.
+    await finish(deps, outcome.run, 'cancelled').catch(() => {});
+    return false;
+  }
+  const resumedId = outcome.run.id;
+  deps.schedule(() => driveRun(deps, resumedId));
   return true;
 }

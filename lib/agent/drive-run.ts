@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { appendMessage, listMessages } from '@/db/queries/messages';
-import { hasStoredResults, insertToolCalls, isRunTainted } from '@/db/queries/tool-calls';
+import { hasStoredResults, insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
@@ -50,15 +50,21 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
   try {
     for (;;) {
-      // Owed tool results come first: a resumed run continues exactly where it stopped.
-      const calls = deps.tools ? await openToolPhase(deps.db, run) : null;
-      if (calls) {
-        const next = await runToolPhase(deps, deps.tools!, run, calls, ctl.signal);
-        if (!next) return;
-        run = next;
-      }
+      // Stop first: finishing also writes any tool results still owed.
       if (run.cancelRequestedAt || ctl.signal.reason === 'cancel') return void (await finish(deps, run, 'cancelled', owner));
       if (ctl.signal.aborted) return;
+      // Owed tool results next: a resumed run continues exactly where it stopped.
+      const calls = await openToolPhase(deps.db, run);
+      if (calls) {
+        if (!deps.tools) {
+          const error = { code: 'tools_unavailable', message: 'This turn was waiting on tool calls that cannot be run here. Send your message again.' };
+          return void (await finish(deps, run, 'failed', { ...owner, error }));
+        }
+        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal);
+        if (!next) return;
+        run = next;
+        continue;
+      }
       if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', ...owner }));
       const next = await advanceStep(deps, run, ctl.signal);
       if (!next) return;
@@ -126,25 +132,28 @@ async function afterStep(
     outputTokens: prior.outputTokens + (outcome.usage.output_tokens ?? 0),
   };
   const usesTools = outcome.stopReason === 'tool_use';
-  const proposed = usesTools && deps.tools ? proposeCalls(content, offer, { runId: run.id, conversationId: run.conversationId, userId: run.userId, step: run.step, tainted: await isRunTainted(deps.db, run.id) }) : [];
+  const proposed = usesTools && deps.tools ? proposeCalls(content, offer, { runId: run.id, conversationId: run.conversationId, userId: run.userId, step: run.step, tainted: await isConversationTainted(deps.db, run.conversationId) }) : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
-  const callEvents: { type: 'tool_call.proposed' | 'tool_call.approval_requested'; data: Record<string, unknown> }[] = [];
+  const events: { type: 'message.completed' | 'tool_call.proposed' | 'tool_call.approval_requested'; data: Record<string, unknown> }[] = [
+    { type: 'message.completed', data: { messageId, message } },
+  ];
 
+  // The message, its calls and their events commit together: a crash cannot leave calls the
+  // log never announced.
   const next = await transitionRun(deps.db, deps.events, run, { usage }, {
     owner,
-    events: [{ type: 'message.completed', data: { messageId, message } }],
+    events,
     also: async (tx) => {
       await appendMessage(tx, { id: messageId, conversationId: run.conversationId, role: 'assistant', content, runId: run.id, stopReason: outcome.stopReason });
       if (usesTools && !deps.tools) {
         await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: unavailableToolResults(content), runId: run.id });
       }
       for (const row of await insertToolCalls(tx, proposed)) {
-        callEvents.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
-        if (row.status === 'pending_approval') callEvents.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
+        events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
+        if (row.status === 'pending_approval') events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
       }
     },
   });
-  for (const e of callEvents) await deps.events.persist(run.conversationId, run.id, e.type, e.data);
   if (usesTools || outcome.stopReason === 'pause_turn') return next;
   await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
   return null;

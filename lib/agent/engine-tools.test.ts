@@ -10,6 +10,9 @@ import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { cancelRun, startRun } from './engine';
 import { decideCall, DecisionError } from './decide';
 import { answerInput } from './answer-input';
+import { runToolPhase } from './tool-phase';
+import { requestRunCancel, updateRunIfVersion } from '@/db/queries/runs';
+import { updateToolCallIfVersion } from '@/db/queries/tool-calls';
 import { toMessageParams } from './history';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
@@ -234,6 +237,37 @@ for (const { kind, available } of TEST_DATABASES) {
       const result = JSON.stringify(env.model.requests[1]!.body.messages.at(-1)!.content);
       expect(result).toContain('edited the arguments');
       expect(result).toContain('\\"value\\":\\"edited\\"');
+      await env.close();
+    });
+
+    it('never runs an approval that arrives after Stop was requested', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [toolUse('tu_s1', 'fx__counter')] }, { blocks: [text('should not happen')] }] });
+      const { conversation, user, runId } = await start(env);
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      // Stop recorded, but (as in the moment before its request finishes) the run is still paused.
+      await requestRunCancel(h.db, runId);
+      const { resumed } = await decideCall(env.deps, { userId: user.id, toolCallId: call!.id, decision: 'allow_once', argsHash: call!.argsHash });
+      await env.deps.idle();
+      expect(resumed).toBe(false);
+      expect((await getRun(h.db, runId))!.status).toBe('cancelled');
+      expect(env.fixture.state.counter).toBe(0);
+      expect(env.model.requests).toHaveLength(1);
+      expectValidHistory(toMessageParams(await listMessages(h.db, conversation.id)));
+      await env.close();
+    });
+
+    it('does not pause for a decision that landed while the driver was about to pause', async () => {
+      const env = await toolEngine(h, { script: [{ blocks: [toolUse('tu_w', 'fx__counter')] }, { blocks: [text('counted')] }] });
+      const { conversation, runId } = await start(env);
+      const paused = (await getRun(h.db, runId))!;
+      const [stale] = await listConversationToolCalls(h.db, conversation.id);
+      // Rewind to the window: the driver holds the run and still sees the call as pending...
+      const running = (await updateRunIfVersion(h.db, runId, paused.version, { status: 'running', leaseOwner: env.deps.instanceId, leaseExpiresAt: new Date(Date.now() + 60_000) }))!;
+      // ...while the decision commits.
+      await updateToolCallIfVersion(h.db, stale!.id, stale!.version, { status: 'approved', decision: { kind: 'allow_once' } });
+      const next = await runToolPhase(env.deps, env.deps.tools!, running, [stale!], new AbortController().signal);
+      expect(next).not.toBeNull();
+      expect((await getRun(h.db, runId))!.status).toBe('running');
       await env.close();
     });
 

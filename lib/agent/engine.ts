@@ -6,6 +6,7 @@ import { setDefaultTitle } from '@/db/queries/conversations';
 import {
   claimLapsedRun,
   getActiveRun,
+  getRun,
   insertRun,
   listLapsedRuns,
   requestRunCancel,
@@ -74,11 +75,15 @@ export function titleFrom(text: string): string {
 export async function cancelRun(deps: EngineDeps, conversationId: string): Promise<RunRow | null> {
   const active = await getActiveRun(deps.db, conversationId);
   if (!active) return null;
-  const marked = await requestRunCancel(deps.db, active.id);
+  let marked = await requestRunCancel(deps.db, active.id);
   if (!marked) return null;
-  if (abortLocalRun(active.id)) return marked;
+  if (abortLocalRun(active.id)) {
+    // The driver here stops at its next check; but if it paused just before, nobody drives it.
+    marked = (await getRun(deps.db, active.id)) ?? marked;
+    if (marked.status === 'running') return marked;
+  }
   const lapsed = !marked.leaseExpiresAt || marked.leaseExpiresAt.getTime() < Date.now();
-  if (marked.status !== 'running' || lapsed) {
+  if (marked.status === 'awaiting_approval' || marked.status === 'awaiting_input' || (marked.status === 'running' && lapsed)) {
     return finish(deps, marked, 'cancelled').catch(() => marked);
   }
   return marked;

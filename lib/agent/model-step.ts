@@ -41,7 +41,8 @@ export async function streamModelStep(
     await coalescer.flush();
     return { kind: 'message', content: final.content, stopReason: final.stop_reason ?? 'end_turn', usage: final.usage };
   } catch (error) {
-    await coalescer.flush().catch(() => {});
+    // A lost lease means another instance redoes this step: its text must not be mixed in.
+    if (signal.reason !== 'lease_lost') await coalescer.flush().catch(() => {});
     if (signal.aborted) return { kind: 'aborted', partialText: texts.filter(Boolean) };
     return { kind: 'error', error, partialText: texts.filter(Boolean) };
   } finally {

@@ -1,8 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { Db } from '@/db/connection';
 import { appendMessage, getLastMessage } from '@/db/queries/messages';
-import type { RunRow } from '@/db/queries/runs';
-import { FINISHED_CALL_STATUSES, listStepToolCalls, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+import { getRun, type RunRow } from '@/db/queries/runs';
+import { countStepCallsWithStatus, FINISHED_CALL_STATUSES, listStepToolCalls, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { EngineDeps } from './deps';
 import { executeCalls } from './execute-calls';
 import { transitionRun } from './run-state';
@@ -38,12 +38,30 @@ export async function runToolPhase(deps: EngineDeps, host: ToolHost, run: RunRow
   });
 }
 
-async function pause(deps: EngineDeps, run: RunRow, status: 'awaiting_approval' | 'awaiting_input', calls: ToolCallRow[]): Promise<null> {
-  await transitionRun(deps.db, deps.events, run, { status, leaseOwner: null, leaseExpiresAt: null }, {
-    owner: deps.instanceId,
-    events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
-  });
-  return null;
+class NothingToWaitFor extends Error {}
+
+/**
+ * Hands the run to a person. The run row is locked first; a decision that landed meanwhile, or
+ * a Stop, is seen here and the run carries on instead of waiting for nobody (deciders lock the
+ * same row, see resumeIfSettled). Returns null when paused, else the fresh run to continue.
+ */
+async function pause(deps: EngineDeps, run: RunRow, status: 'awaiting_approval' | 'awaiting_input', calls: ToolCallRow[]): Promise<RunRow | null> {
+  const waitingStatus = status === 'awaiting_approval' ? 'pending_approval' : 'awaiting_input';
+  try {
+    await transitionRun(deps.db, deps.events, run, { status, leaseOwner: null, leaseExpiresAt: null }, {
+      owner: deps.instanceId,
+      events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
+      also: async (tx) => {
+        const fresh = await getRun(tx, run.id);
+        if (fresh?.cancelRequestedAt) throw new NothingToWaitFor();
+        if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) === 0) throw new NothingToWaitFor();
+      },
+    });
+    return null;
+  } catch (err) {
+    if (err instanceof NothingToWaitFor) return (await getRun(deps.db, run.id)) ?? run;
+    throw err;
+  }
 }
 
 /**
