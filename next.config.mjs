@@ -10,7 +10,8 @@ const csp = [
   `connect-src 'self'${isDev ? ' ws: wss:' : ''}`,
   "frame-ancestors 'none'",
   "base-uri 'self'",
-  "form-action 'self'",
+  // Sign-in forms post to our Auth.js routes, which redirect to GitHub / Google when configured.
+  "form-action 'self' https://github.com https://accounts.google.com",
   "object-src 'none'",
 ].join('; ');
 

@@ -61,31 +61,60 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
   const db = drizzle({ client: pool, schema }) as unknown as Db;
 
-  // One dedicated connection carries every LISTEN of this process.
+  // One dedicated connection carries every LISTEN of this process. If it drops, it is opened
+  // again (with backoff) and every channel is listened to again; the SSE streams meanwhile
+  // catch up from the event log.
   let listener: import('pg').Client | undefined;
+  let connecting: Promise<import('pg').Client> | undefined;
+  let closed = false;
+  let retryMs = 500;
   const handlers = new Map<string, Set<(payload: string) => void>>();
-  async function listenerClient() {
-    if (listener) return listener;
-    const c = new pg.Client({ connectionString });
-    c.on('error', (err) => console.error('[db] listener error:', err.message));
-    c.on('notification', (n) => {
-      for (const h of handlers.get(n.channel) ?? []) h(n.payload ?? '');
+  const quote = (channel: string) => `"${channel.replace(/"/g, '')}"`;
+
+  function drop(c: import('pg').Client) {
+    if (listener !== c) return;
+    listener = undefined;
+    c.end().catch(() => {});
+    if (closed || handlers.size === 0) return;
+    setTimeout(() => {
+      listenerClient().catch((err) => console.error('[db] listener reconnect failed:', err.message));
+    }, retryMs).unref();
+    retryMs = Math.min(retryMs * 2, 30_000);
+  }
+
+  function listenerClient(): Promise<import('pg').Client> {
+    if (listener) return Promise.resolve(listener);
+    connecting ??= (async () => {
+      const c = new pg.Client({ connectionString });
+      c.on('error', (err) => {
+        console.error('[db] listener error:', err.message);
+        drop(c);
+      });
+      c.on('end', () => drop(c));
+      c.on('notification', (n) => {
+        for (const h of handlers.get(n.channel) ?? []) h(n.payload ?? '');
+      });
+      await c.connect();
+      for (const channel of handlers.keys()) await c.query(`LISTEN ${quote(channel)}`);
+      listener = c;
+      retryMs = 500;
+      return c;
+    })().finally(() => {
+      connecting = undefined;
     });
-    await c.connect();
-    listener = c;
-    return c;
+    return connecting;
   }
 
   return {
     kind: 'postgres',
     db,
     async listen(channel, onPayload) {
-      const c = await listenerClient();
       let set = handlers.get(channel);
       if (!set) {
         set = new Set();
         handlers.set(channel, set);
-        await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+        const c = await listenerClient();
+        await c.query(`LISTEN ${quote(channel)}`);
       }
       set.add(onPayload);
       return async () => {
@@ -107,6 +136,7 @@ export async function openPostgres(connectionString: string, opts: { max?: numbe
       }
     },
     async close() {
+      closed = true;
       await listener?.end().catch(() => {});
       await pool.end();
     },

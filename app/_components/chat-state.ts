@@ -36,7 +36,9 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
   }
   if (type.startsWith('tool_call.') && data.toolCall) {
     const call = data.toolCall as ToolCallView;
-    return { ...state, toolCalls: { ...state.toolCalls, [call.toolUseId]: call } };
+    // A call that runs means the run runs again (after a decision or an answer).
+    const activeRun = type === 'tool_call.started' && state.activeRun ? { ...state.activeRun, status: 'running' } : state.activeRun;
+    return { ...state, activeRun, toolCalls: { ...state.toolCalls, [call.toolUseId]: call } };
   }
   switch (type) {
     case 'run.awaiting_approval':
@@ -44,8 +46,14 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: String(data.status) } } : state;
     case 'run.started':
       return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
-    case 'message.delta':
-      return applyDelta(state, data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null });
+    case 'message.delta': {
+      // Text streaming means the run is running again (it may have been paused before).
+      const running = state.activeRun && state.activeRun.status !== 'running' ? { ...state, activeRun: { ...state.activeRun, status: 'running' } } : state;
+      return applyDelta(
+        running,
+        data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
+      );
+    }
     case 'message.completed': {
       const message = data.message as MessageView;
       const exists = state.messages.some((m) => m.id === message.id);

@@ -12,10 +12,14 @@ import { MessageItem, Note } from './message-item';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { useConversationEvents } from './use-conversation-events';
 
-type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView };
+type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView } | { kind: 'sync'; view: ConversationView };
 
 function reducer(state: ChatState, action: Action): ChatState {
   if (action.kind === 'sent') return { ...state, messages: [...state.messages, action.message], lastRun: null };
+  if (action.kind === 'sync') {
+    const v = action.view;
+    return { ...state, messages: v.messages, toolCalls: indexToolCalls(v.toolCalls), activeRun: v.activeRun, lastRun: v.lastRun, partials: [] };
+  }
   return applyEvent(state, action.event);
 }
 
@@ -30,7 +34,10 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     lastSeq: initial.lastSeq,
     progress: {},
   });
-  const [followFrom, setFollowFrom] = useState<number | null>(initial.activeRun ? initial.activeRun.afterSeq : null);
+  const [follow, setFollow] = useState<{ afterSeq: number; key: number } | null>(
+    initial.activeRun ? { afterSeq: initial.activeRun.afterSeq, key: 0 } : null,
+  );
+  const followFrom = useCallback((afterSeq: number) => setFollow((f) => ({ afterSeq, key: (f?.key ?? 0) + 1 })), []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
   const bottom = useRef<HTMLDivElement>(null);
@@ -42,7 +49,17 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     },
     [router],
   );
-  useConversationEvents(initial.id, followFrom, onEvent);
+  // The stream was lost: ask where the conversation stands, and follow again if a run is on.
+  const resync = useCallback(async () => {
+    try {
+      const view = await api<ConversationView>(`/api/conversations/${initial.id}`);
+      dispatch({ kind: 'sync', view });
+      if (view.activeRun) setTimeout(() => followFrom(view.activeRun!.afterSeq), 2000);
+    } catch {
+      setNotice('Lost the connection to Switchboard. Reload the page to continue.');
+    }
+  }, [initial.id, followFrom]);
+  useConversationEvents(initial.id, follow, onEvent, () => void resync());
 
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: 'end' });
@@ -58,7 +75,7 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
         message: { id: `local-${started.runId}`, seq: Infinity, role: 'user', content: [{ type: 'text', text }], runId: started.runId, stopReason: null, createdAt: new Date().toISOString() },
       });
       dispatch({ kind: 'event', event: { type: 'run.started', data: { runId: started.runId, seq: started.afterSeq + 1 } } });
-      setFollowFrom(started.afterSeq);
+      followFrom(started.afterSeq);
       return true;
     } catch (err) {
       setNotice(err instanceof ApiError ? err.message : 'Could not send the message.');
@@ -71,6 +88,8 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
   async function stop() {
     try {
       await api(`/api/conversations/${initial.id}/cancel`, { method: 'POST', body: {} });
+      // A paused run has no open stream: follow again to see it end.
+      followFrom(state.lastSeq);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) setNotice(err instanceof ApiError ? err.message : 'Could not stop.');
     }
@@ -82,7 +101,7 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     try {
       const res = await api<{ toolCall: ToolCallView; resumed: boolean }>(`/api/tool-calls/${call.id}/${path}`, { method: 'POST', body });
       dispatch({ kind: 'event', event: { type: 'tool_call.decided', data: { toolCall: res.toolCall, seq: null, runId: call.runId } } });
-      if (res.resumed) setFollowFrom(state.lastSeq);
+      if (res.resumed) followFrom(state.lastSeq);
     } catch (err) {
       setNotice(err instanceof ApiError ? err.message : failure);
     }
@@ -128,6 +147,7 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
             </div>
           )}
           {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
+          {state.lastRun?.stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
           {state.lastRun?.status === 'failed' && (
             <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
           )}

@@ -44,9 +44,7 @@ export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (c
               <span className="font-semibold">{call.server} asks:</span> {req.params?.message}
             </legend>
             {req.params?.mode === 'url' && req.params.url ? (
-              <a href={req.params.url} target="_blank" rel="noopener noreferrer" className="text-sm text-indigo-700 underline">
-                Open {new URL(req.params.url).host} to continue
-              </a>
+              <ExternalLink url={req.params.url} />
             ) : (
               Object.entries(req.params?.requestedSchema?.properties ?? {}).map(([name, field]) => (
                 <FieldInput
@@ -75,6 +73,22 @@ export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (c
         </div>
       </form>
     </section>
+  );
+}
+
+/** Only a well-formed https link is offered; anything else a server sends is shown as text. */
+function ExternalLink({ url }: { url: string }) {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || parsed.protocol !== 'https:') return <p className="text-sm text-red-800">The server sent a link that cannot be opened safely: {url}</p>;
+  return (
+    <a href={parsed.toString()} target="_blank" rel="noopener noreferrer" className="text-sm text-indigo-700 underline">
+      Open {parsed.host} to continue
+    </a>
   );
 }
 

@@ -52,6 +52,9 @@ for (const { kind, available } of TEST_DATABASES) {
       const b = await upsertOAuthUser(h.db, { provider: 'github', providerAccountId: '42', email: 'other@example.test' });
       expect(b.id).toBe(a.id);
       expect(a.passwordHash).toBeNull();
+      // An identity whose email belongs to someone else's password account is not linked to it.
+      await createUser(h.db, { email: 'taken@example.test', passwordHash: 'h' });
+      await expect(upsertOAuthUser(h.db, { provider: 'google', providerAccountId: '7', email: 'Taken@example.test' })).rejects.toThrow(/already exists/);
     });
 
     it('treats ended and expired sessions as not live', async () => {

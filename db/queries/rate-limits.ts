@@ -16,13 +16,9 @@ export async function hitRateLimit(db: Db, key: string, windowMs: number, now = 
   return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
 }
 
-/** The count in the current window, without counting a hit. */
-export async function peekRateLimit(db: Db, key: string, windowMs: number, now = new Date()): Promise<number> {
-  const windowStart = new Date(now.getTime() - windowMs);
-  const result = await db.execute(
-    sql`select count from rate_limits where key = ${key} and window_start > ${windowStart.toISOString()}`,
-  );
-  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+/** Takes one hit back (a sign-in that succeeded does not count against the limit). */
+export async function undoRateLimitHit(db: Db, key: string): Promise<void> {
+  await db.execute(sql`update rate_limits set count = greatest(count - 1, 0) where key = ${key}`);
 }
 
 export async function clearRateLimit(db: Db, key: string): Promise<void> {

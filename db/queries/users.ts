@@ -41,6 +41,12 @@ export async function setUserPlan(db: Db, email: string, plan: string): Promise<
   return rows[0] ?? null;
 }
 
+export class OAuthEmailTaken extends Error {
+  constructor() {
+    super('An account with this email already exists. Sign in with your password.');
+  }
+}
+
 /** Finds or creates the user behind a GitHub / Google identity. */
 export async function upsertOAuthUser(
   db: Db,
@@ -53,8 +59,10 @@ export async function upsertOAuthUser(
     .where(and(eq(authAccounts.provider, input.provider), eq(authAccounts.providerAccountId, input.providerAccountId)))
     .limit(1);
   if (linked[0]) return linked[0].user;
-  const user = (await createUser(db, { email: input.email, name: input.name })) ?? (await findUserByEmail(db, input.email));
-  if (!user) throw new Error('could not create or find the user for this identity');
+  // Never link to an existing account by email alone: sign-up does not verify addresses, so
+  // someone could have registered this email first and would then share the account.
+  const user = await createUser(db, { email: input.email, name: input.name });
+  if (!user) throw new OAuthEmailTaken();
   await db
     .insert(authAccounts)
     .values({ provider: input.provider, providerAccountId: input.providerAccountId, userId: user.id })

@@ -51,5 +51,23 @@ for (const { kind, available } of TEST_DATABASES) {
       off();
       offForeign();
     });
+
+    it.skipIf(kind !== 'postgres')('listens again after its LISTEN connection is cut', async () => {
+      const { conversation } = await userAndConversation(h);
+      const receiver = createEventBus(other!);
+      const seen: BusEvent[] = [];
+      const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
+      const { sql } = await import('drizzle-orm');
+      // Cut every LISTEN connection to this database, as a server restart or a proxy would.
+      await h.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`);
+      const sender = createEventBus(h);
+      const start = Date.now();
+      while (seen.length === 0 && Date.now() - start < 8000) {
+        await sender.persist(conversation.id, null, 'message.delta', { probe: true });
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(seen.length).toBeGreaterThan(0);
+      off();
+    });
   });
 }

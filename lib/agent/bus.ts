@@ -1,6 +1,7 @@
 import type { DbHandle } from '@/db/connection';
 import { appendEvent, listEventsAfter } from '@/db/queries/events';
 import type { BusEvent, EventSink } from './events';
+import { errorSummary } from '@/lib/log-safe';
 
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
@@ -29,7 +30,7 @@ export function createEventBus(handle: DbHandle): EventBus {
       try {
         l(event);
       } catch (err) {
-        console.error('[bus] listener failed:', err);
+        console.error('[bus] listener failed:', errorSummary(err));
       }
     }
   }
@@ -56,7 +57,7 @@ export function createEventBus(handle: DbHandle): EventBus {
     }
     sending = sending
       .then(() => handle.notify(CHANNEL, payload))
-      .catch((err) => console.error('[bus] notify failed:', err.message));
+      .catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
   }
 
   return {

@@ -15,6 +15,7 @@ import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { offerTools, withHostTool, type ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
+import { errorSummary } from '@/lib/log-safe';
 
 
 /** Runs driven by this process, so a Stop that lands here aborts at once. */
@@ -44,7 +45,7 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
         if (!lease) ctl.abort('lease_lost');
         else if (lease.cancelRequestedAt) ctl.abort('cancel');
       })
-      .catch((err) => console.error('[run] lease renewal failed:', err.message));
+      .catch((err) => console.error('[run] lease renewal failed:', errorSummary(err)));
   }, deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
   const owner = { owner: deps.instanceId };
 
@@ -72,7 +73,7 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
     }
   } catch (err) {
     if (err instanceof LeaseLost) return; // another instance has it now; write nothing more
-    console.error(`[run ${runId}] unexpected failure:`, err);
+    console.error(`[run ${runId}] unexpected failure:`, errorSummary(err));
     const latest = await getRun(deps.db, runId).catch(() => null);
     if (latest?.status === 'running' && latest.leaseOwner === deps.instanceId) {
       await finish(deps, latest, 'failed', {

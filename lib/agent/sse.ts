@@ -3,6 +3,7 @@ import { listEventsAfter } from '@/db/queries/events';
 import { getActiveRun } from '@/db/queries/runs';
 import type { EventBus } from './bus';
 import { RUN_PAUSE_OR_END_EVENTS, type BusEvent } from './events';
+import { errorSummary } from '@/lib/log-safe';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -97,6 +98,13 @@ export async function openEventStream(opts: {
       timer = setInterval(() => {
         send(SSE_PING);
         opts.onIdle?.().catch(() => {});
+        // A notification can be lost (a dropped LISTEN connection); the log is the truth.
+        listEventsAfter(db, conversationId, lastSeq, 1000)
+          .then((rows) => {
+            queue.push(...rows.map(toBusEvent));
+            if (rows.length) wake?.();
+          })
+          .catch(() => {});
       }, opts.pingMs ?? PING_INTERVAL_MS);
 
       try {
@@ -116,7 +124,7 @@ export async function openEventStream(opts: {
           done = deliver(next) || done;
         }
       } catch (err) {
-        console.error('[sse] stream failed:', err);
+        console.error('[sse] stream failed:', errorSummary(err));
       } finally {
         stop();
         try {

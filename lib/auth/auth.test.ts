@@ -86,6 +86,22 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await verifyCredentials(h.db, { email: 'ghost@example.test', password: 'x' }, 'fresh-ip')).toEqual({ ok: false, reason: 'rate_limited' });
     });
 
+    it('counts concurrent failed attempts before checking any of them', async () => {
+      await signUp(h.db, { email: 'burst@example.test', password: 'right password' }, 'client-e');
+      const results = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => verifyCredentials(h.db, { email: 'burst@example.test', password: `guess ${i}` }, `burst-${i}`)),
+      );
+      expect(results.filter((r) => !r.ok && r.reason === 'invalid').length).toBe(SIGN_IN_LIMITS.perEmail);
+      expect(results.filter((r) => !r.ok && r.reason === 'rate_limited').length).toBe(25 - SIGN_IN_LIMITS.perEmail);
+    });
+
+    it('does not count successful sign-ins against the limit', async () => {
+      await signUp(h.db, { email: 'often@example.test', password: 'right password' }, 'client-f');
+      for (let i = 0; i < SIGN_IN_LIMITS.perEmail + 3; i++) {
+        expect(await verifyCredentials(h.db, { email: 'often@example.test', password: 'right password' }, 'same-client')).toMatchObject({ ok: true });
+      }
+    });
+
     it('accepts a session cookie only while its session row is live', async () => {
       const user = await signUp(h.db, { email: 'margaret@example.test', password: 'right password' }, 'client-d');
       const secret = 's'.repeat(40);
@@ -97,6 +113,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await getSessionFromCookies(h.db, 'w'.repeat(40), cookie)).toBeNull(); // wrong secret
       expect(await getSessionFromCookies(h.db, secret, `${salt}=garbage`)).toBeNull();
       expect(await getSessionFromCookies(h.db, secret, null)).toBeNull();
+      expect(await getSessionFromCookies(h.db, secret, `broken=%E0%A4%A; ${salt}=${token}`)).toMatchObject({ sessionId: 'sid-1' });
       await endAuthSession(h.db, 'sid-1');
       expect(await getSessionFromCookies(h.db, secret, cookie)).toBeNull(); // signed out: the copied cookie is dead
     });

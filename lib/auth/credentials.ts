@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '@/db/connection';
 import { findUserByEmail, normalizeEmail, type UserRow } from '@/db/queries/users';
-import { hitRateLimit, peekRateLimit } from '@/db/queries/rate-limits';
+import { hitRateLimit, undoRateLimitHit } from '@/db/queries/rate-limits';
 import { dummyPasswordHash, verifyPassword } from './password';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -29,22 +29,22 @@ export async function verifyCredentials(
   const email = parsed.success ? normalizeEmail(parsed.data.email) : '';
   const emailKey = `signin:email:${email}`;
   const clientKey = `signin:client:${client}`;
+  // Count first, in one statement per key: concurrent attempts cannot all slip under the limit.
   const [byEmail, byClient] = await Promise.all([
-    peekRateLimit(db, emailKey, SIGN_IN_WINDOW_MS, now),
-    peekRateLimit(db, clientKey, SIGN_IN_WINDOW_MS, now),
+    hitRateLimit(db, emailKey, SIGN_IN_WINDOW_MS, now),
+    hitRateLimit(db, clientKey, SIGN_IN_WINDOW_MS, now),
   ]);
-  if (byEmail >= SIGN_IN_LIMITS.perEmail || byClient >= SIGN_IN_LIMITS.perClient) {
+  if (byEmail > SIGN_IN_LIMITS.perEmail || byClient > SIGN_IN_LIMITS.perClient) {
     return { ok: false, reason: 'rate_limited' };
   }
 
   const user = parsed.success ? await findUserByEmail(db, email) : null;
   const password = parsed.success ? parsed.data.password : '';
   const valid = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (user && user.passwordHash && valid) return { ok: true, user };
-
-  await Promise.all([
-    hitRateLimit(db, emailKey, SIGN_IN_WINDOW_MS, now),
-    hitRateLimit(db, clientKey, SIGN_IN_WINDOW_MS, now),
-  ]);
+  if (user && user.passwordHash && valid) {
+    // Only failures count: a success takes its own hit back.
+    await Promise.all([undoRateLimitHit(db, emailKey), undoRateLimitHit(db, clientKey)]);
+    return { ok: true, user };
+  }
   return { ok: false, reason: 'invalid' };
 }

@@ -15,7 +15,14 @@ export function parseCookies(header: string | null): Map<string, string> {
   for (const part of (header ?? '').split(';')) {
     const i = part.indexOf('=');
     if (i < 0) continue;
-    out.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()));
+    const raw = part.slice(i + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // A malformed cookie (another app on localhost) is kept as is rather than failing the request.
+    }
+    out.set(part.slice(0, i).trim(), value);
   }
   return out;
 }

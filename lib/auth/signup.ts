@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '@/db/connection';
-import { createUser, type UserRow } from '@/db/queries/users';
+import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import { AppError } from '@/lib/http/errors';
 import { hashPassword } from './password';
 
 export const SIGN_UP_WINDOW_MS = 60 * 60 * 1000;
 export const SIGN_UP_LIMIT_PER_CLIENT = 20;
+export const SIGN_UP_LIMIT_PER_EMAIL = 5;
 
 export const signUpSchema = z
   .object({
@@ -34,8 +35,11 @@ export function defaultPlan(env = process.env): string {
 }
 
 export async function signUp(db: Db, input: SignUpInput, client: string): Promise<UserRow> {
-  const attempts = await hitRateLimit(db, `signup:client:${client}`, SIGN_UP_WINDOW_MS);
-  if (attempts > SIGN_UP_LIMIT_PER_CLIENT) {
+  const [byClient, byEmail] = await Promise.all([
+    hitRateLimit(db, `signup:client:${client}`, SIGN_UP_WINDOW_MS),
+    hitRateLimit(db, `signup:email:${normalizeEmail(input.email)}`, SIGN_UP_WINDOW_MS),
+  ]);
+  if (byClient > SIGN_UP_LIMIT_PER_CLIENT || byEmail > SIGN_UP_LIMIT_PER_EMAIL) {
     throw new AppError('rate_limited', 'signup', 'Too many sign-ups from this address. Try again in an hour.');
   }
   const user = await createUser(db, {

@@ -1,3 +1,5 @@
+import { errorSummary } from '@/lib/log-safe';
+
 /**
  * The one error type of the HTTP surface. `code` is `type:surface` (e.g. `not_found:conversation`);
  * the type decides the status, the surface says what it was about.
@@ -52,7 +54,7 @@ export class AppError extends Error {
 
 export function errorResponse(err: unknown): Response {
   if (err instanceof AppError) return Response.json(err.toJSON(), { status: err.status });
-  console.error('[http] unexpected error:', err);
+  console.error('[http] unexpected error:', errorSummary(err));
   const internal = new AppError('internal', 'server', 'Something went wrong on our side. Try again.');
   return Response.json(internal.toJSON(), { status: 500 });
 }

@@ -7,6 +7,7 @@ import type { EngineDeps } from '@/lib/agent/deps';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
 import { createDefaultToolHost } from '@/lib/mcp/default-host';
+import { errorSummary } from '@/lib/log-safe';
 
 export interface Runtime {
   handle: DbHandle;
@@ -49,7 +50,7 @@ async function build(): Promise<Runtime> {
  * signal: a closed tab does not stop a run.
  */
 function runAfterResponse(work: () => Promise<void>): void {
-  const task = work().catch((err) => console.error('[runtime] background work failed:', err));
+  const task = work().catch((err) => console.error('[runtime] background work failed:', errorSummary(err)));
   try {
     after(task);
   } catch {

@@ -4,6 +4,7 @@ import type { Db } from '@/db/connection';
 import { createNote, deleteNote, getNote, searchNotes, updateNote, type NoteRow } from '@/db/queries/notes';
 import { callerFromAuthInfo, NO_USER_MESSAGE } from './auth';
 import { dataResult, errorResult, toolInput } from './tool-schema';
+import { errorSummary } from '@/lib/log-safe';
 
 /**
  * The first-party `notes` server: a per-user notebook in our own database. The user is taken
@@ -76,7 +77,7 @@ async function asUser(
   try {
     return await run(await getDb(), caller.userId);
   } catch (err) {
-    console.error(`[notes] ${tool} failed:`, err);
+    console.error(`[notes] ${tool} failed:`, errorSummary(err));
     return errorResult(`notes ${tool} failed: the notes storage is unavailable right now. Nothing is known to have changed; try again later.`);
   }
 }
