@@ -107,3 +107,19 @@ test('edit-then-approve: an invalid edit is refused naming the field, a valid on
   await expect(card).toContainText('edited');
   await expect(page.getByTestId('assistant-message').last()).toContainText('Final title');
 });
+
+test('a reload right after approving keeps following the resumed run to its end', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-resume-reload');
+  await page.goto('/');
+  await sendWithEnter(page, 'call notes__create {"title": "Reload test", "body": "x"}');
+  await waitForConversation(page);
+  const approval = page.getByTestId('approval-card');
+  await approval.getByRole('button', { name: 'Allow once' }).click();
+  await expect(approval).toHaveCount(0);
+  // The replay now holds an old pause (run.awaiting_approval): the page must not stop there.
+  await page.reload();
+  await expect(page.getByTestId('assistant-message').last()).toContainText('notes__create returned', { timeout: 15_000 });
+  await expect(page.getByTestId('approval-card')).toHaveCount(0);
+  await expect(page.locator('#composer')).toBeEnabled({ timeout: 15_000 });
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
+});

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../connection';
 import { toolCalls, type ToolCallStatus } from '../schema';
 
@@ -128,4 +128,12 @@ export async function updateToolCallIfLeased(db: Db, id: string, version: number
     )
     .returning();
   return rows[0] ?? null;
+}
+
+/** Closes a call that never finished, whatever its version: the history is about to say so. */
+export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPatch): Promise<void> {
+  await db
+    .update(toolCalls)
+    .set({ ...patch, version: sql`${toolCalls.version} + 1` })
+    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, FINISHED_CALL_STATUSES)));
 }

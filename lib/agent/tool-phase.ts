@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Db } from '@/db/connection';
 import { appendMessage, getLastMessage } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
-import { countStepCallsWithStatus, FINISHED_CALL_STATUSES, listStepToolCalls, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+import { closeUnfinishedCall, countStepCallsWithStatus, FINISHED_CALL_STATUSES, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { EngineDeps } from './deps';
 import { executeCalls } from './execute-calls';
 import { transitionRun } from './run-state';
@@ -74,7 +74,7 @@ export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], u
     let result = call.result as Anthropic.ToolResultBlockParam | null;
     if (!result || !FINISHED_CALL_STATUSES.includes(call.status)) {
       result = errorResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
-      await updateToolCallIfVersion(tx, call.id, call.version, { status: 'cancelled', result: result as never, isError: true, endedAt: new Date() });
+      await closeUnfinishedCall(tx, call.id, { status: 'cancelled', result: result as never, isError: true, endedAt: new Date() });
     }
     blocks.push(result);
   }
