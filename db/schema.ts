@@ -222,7 +222,13 @@ export const toolCalls = pgTable(
     argsHash: text('args_hash').notNull(),
     status: text('status', { enum: TOOL_CALL_STATUSES }).notNull().default('proposed'),
     // Why the policy decided what it did: { decision: auto|ask|reject, reason, grantId? }.
-    policy: jsonb('policy').$type<{ decision: 'auto' | 'ask' | 'reject'; reason: string; grantId?: string | null }>(),
+    policy: jsonb('policy').$type<{
+      decision: 'auto' | 'ask' | 'reject';
+      reason: string;
+      grantId?: string | null;
+      warnings?: string[];
+      constraint?: Record<string, unknown> | null;
+    }>(),
     // The tool as it was when called: trust and hints decide retries, schemas validate edits
     // and results, and the audit log shows what the person approved.
     trust: text('trust', { enum: ['trusted', 'untrusted'] }),

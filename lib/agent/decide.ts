@@ -54,6 +54,9 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
   if (edited) {
     const invalid = validateToolInput(call.inputSchema, d.input);
     if (invalid) throw new DecisionError('invalid', `input: ${invalid}`, 'input');
+    if (call.policy?.constraint && validateToolInput(call.policy.constraint, d.input)) {
+      throw new DecisionError('invalid', 'input: the edited arguments are outside what your grant allows for this tool.', 'input');
+    }
   }
 
   for (let attempt = 0; attempt < 3; attempt++) {

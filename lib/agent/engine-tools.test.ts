@@ -271,6 +271,24 @@ for (const { kind, available } of TEST_DATABASES) {
       await env.close();
     });
 
+    it('holds an edited input to the grant constraint, and rejects an original input outside it without asking', async () => {
+      const constraint = { type: 'object', properties: { value: { enum: ['asked', 'fine'] } } };
+      const env = await toolEngine(h, {
+        trust: 'untrusted',
+        grants: { 'fixture-server/lying_readonly': { constraint } },
+        script: [{ blocks: [toolUse('tu_c1', 'fx__lying_readonly', { value: 'asked' }), toolUse('tu_c2', 'fx__lying_readonly', { value: 'outside' })] }, { blocks: [text('ok')] }],
+      });
+      const { conversation, user } = await start(env);
+      const calls = await listConversationToolCalls(h.db, conversation.id);
+      expect(calls.map((c) => c.status)).toEqual(['pending_approval', 'rejected']);
+      const d = { userId: user.id, toolCallId: calls[0]!.id, argsHash: calls[0]!.argsHash, decision: 'allow_once' as const };
+      await expect(decideCall(env.deps, { ...d, input: { value: 'sneaky' } })).rejects.toMatchObject({ kind: 'invalid', field: 'input' });
+      await decideCall(env.deps, { ...d, input: { value: 'fine' } });
+      await env.deps.idle();
+      expect(env.fixture.state.writes).toEqual(['fine']);
+      await env.close();
+    });
+
     it('does not offer a tool without a grant, and rejects it if the model names it anyway', async () => {
       const env = await toolEngine(h, {
         grants: { 'fixture-server/echo': {} },

@@ -70,7 +70,8 @@ export function proposeCalls(
       constraintUnmet,
       runTainted: ctx.tainted,
     });
-    const stored = { decision: policy.decision, reason: policy.reason, grantId: grant.grantId, warnings: policy.warnings };
+    // The grant's constraint travels with the call: an edited input must meet it too.
+    const stored = { decision: policy.decision, reason: policy.reason, grantId: grant.grantId, warnings: policy.warnings, constraint: grant.constraint };
     if (policy.decision === 'reject') {
       return { ...described, status: 'rejected', policy: stored, result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`), isError: true };
     }
