@@ -3,6 +3,7 @@ import type { Db } from '@/db/connection';
 import { getStoredResult } from '@/db/queries/tool-calls';
 import { escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+import { RESERVED_NAMESPACE } from './tool-host';
 import { errorResult } from './tool-results';
 
 /**
@@ -12,7 +13,7 @@ import { errorResult } from './tool-results';
  */
 export const HOST_SERVER: McpServerConfig = {
   id: 'host',
-  namespace: 'switchboard',
+  namespace: RESERVED_NAMESPACE,
   displayName: 'Switchboard',
   url: 'builtin://switchboard',
   trust: 'trusted',

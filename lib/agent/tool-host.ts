@@ -10,6 +10,8 @@ export interface ToolHost {
   grants: GrantSource;
 }
 
+export const RESERVED_NAMESPACE = 'switchboard';
+
 export interface OfferedTool {
   modelName: string;
   tool: CatalogTool;
@@ -31,7 +33,10 @@ export interface ToolOffer {
  * cached prompt prefix, so it must not shuffle between turns).
  */
 export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<ToolOffer> {
-  const servers = [...(await host.serversFor(ctx.userId))].sort((a, b) => a.namespace.localeCompare(b.namespace));
+  // `switchboard` is the host's own namespace: no server may offer tools under it.
+  const servers = [...(await host.serversFor(ctx.userId))]
+    .filter((s) => s.namespace !== RESERVED_NAMESPACE)
+    .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })));
   const listed = catalogs.flatMap((c) => c.tools.map((tool) => ({ tool, server: c.server })));
   const grants = await host.grants.grantsFor(ctx, listed.map((l) => l.tool));
