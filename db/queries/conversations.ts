@@ -52,21 +52,11 @@ export async function deleteConversation(db: Db, userId: string, id: string): Pr
   return rows.length > 0;
 }
 
-/** Moves the conversation to the top of the sidebar. */
-export async function touchConversation(db: Db, id: string, now = new Date()): Promise<void> {
-  await db.update(conversations).set({ updatedAt: now }).where(eq(conversations.id, id));
-}
-
 /** Gives a conversation still called "New conversation" a title from its first message. */
 export async function setDefaultTitle(db: Db, id: string, title: string): Promise<void> {
   await db
     .update(conversations)
     .set({ title })
     .where(and(eq(conversations.id, id), eq(conversations.title, 'New conversation')));
-}
-
-export async function currentEventSeq(db: Db, id: string): Promise<number> {
-  const rows = await db.select({ seq: conversations.eventSeq }).from(conversations).where(eq(conversations.id, id));
-  return rows[0]?.seq ?? 0;
 }
 

@@ -21,10 +21,6 @@ export async function undoRateLimitHit(db: Db, key: string): Promise<void> {
   await db.execute(sql`update rate_limits set count = greatest(count - 1, 0) where key = ${key}`);
 }
 
-export async function clearRateLimit(db: Db, key: string): Promise<void> {
-  await db.execute(sql`delete from rate_limits where key = ${key}`);
-}
-
 /** node-postgres returns `{ rows }`, PGlite returns `{ rows }` too, but typed differently. */
 export function rowsOf<T>(result: unknown): T[] {
   return ((result as { rows?: T[] }).rows ?? []) as T[];

@@ -33,13 +33,3 @@ function toBlocks(content: unknown): Block[] {
   if (!Array.isArray(content)) return [];
   return (content as Block[]).filter((b) => !(b.type === 'text' && !b.text));
 }
-
-/** The plain text of a message's content, for titles and previews. */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter((b): b is { type: 'text'; text: string } => b?.type === 'text' && typeof b.text === 'string')
-    .map((b) => b.text)
-    .join('\n');
-}
