@@ -1,7 +1,8 @@
-import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+
 import { openPglite, openPostgres, type Db, type DbHandle } from './connection';
 
 export type { Db, DbHandle };

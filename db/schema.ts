@@ -1,17 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 // Rows belong to a user or a conversation and go with it.
@@ -96,14 +84,7 @@ export const messages = pgTable(
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
 );
 
-export const RUN_STATUSES = [
-  'running',
-  'awaiting_approval',
-  'awaiting_input',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
+export const RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 // A run is one agent turn: a durable state machine that any instance can advance.

@@ -1,4 +1,5 @@
 import { expect, test, type APIResponse } from '@playwright/test';
+
 import {
   appOrigin,
   jsonWrite,
@@ -304,6 +305,6 @@ test.describe('security headers', () => {
     await signedInUser(page.context(), appOrigin(baseURL), 'csp');
     const home = await page.goto('/');
     expect(home?.status()).toBe(200);
-    expect(imgSrcOf(await home?.headerValue('content-security-policy') ?? undefined)).toBe("img-src 'self' data: blob:");
+    expect(imgSrcOf((await home?.headerValue('content-security-policy')) ?? undefined)).toBe("img-src 'self' data: blob:");
   });
 });

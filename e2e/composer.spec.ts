@@ -1,14 +1,6 @@
 import { expect, test } from '@playwright/test';
-import {
-  appOrigin,
-  DEMO_CLOSING,
-  DEMO_LABEL,
-  sendWithEnter,
-  signedInUser,
-  waitForConversation,
-  waitForIdle,
-  words,
-} from './helpers';
+
+import { appOrigin, DEMO_CLOSING, DEMO_LABEL, sendWithEnter, signedInUser, waitForConversation, waitForIdle, words } from './helpers';
 
 test('composer: Shift+Enter is a new line, no sending while a run is active, Stop ends an answer early', async ({ page, baseURL }) => {
   test.setTimeout(60_000);

@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+
 import { appOrigin, DEMO_CLOSING, jsonWrite, signedInUser, waitForIdle } from './helpers';
 
 test("one user cannot see, change or follow another user's conversation", async ({ browser, baseURL }) => {
@@ -16,7 +17,10 @@ test("one user cannot see, change or follow another user's conversation", async 
     const created = await a.post('/api/conversations', { headers: jsonWrite(origin), data: { title } });
     expect(created.status()).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const sent = await a.post(`/api/conversations/${id}/messages`, { headers: jsonWrite(origin), data: { text: 'secret text for A only' } });
+    const sent = await a.post(`/api/conversations/${id}/messages`, {
+      headers: jsonWrite(origin),
+      data: { text: 'secret text for A only' },
+    });
     expect(sent.status()).toBe(202);
     await waitForIdle(a, id);
 

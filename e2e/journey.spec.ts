@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+
 import {
   DEMO_CLOSING,
   DEMO_LABEL,

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+
 import { appOrigin, DEMO_CLOSING, newUser, sendWithEnter, signInViaApi, signUpViaApi, waitForConversation } from './helpers';
 
 // PNGs for people to look at (git-ignored), at a desktop and a phone size.

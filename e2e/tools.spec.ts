@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+
 import { appOrigin, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
 
 // Tool calls with the demo model and the built-in servers: what runs without asking, what asks,

@@ -2,11 +2,12 @@
 // the demo model and with a built-in tool call, event log append rate, SSE replay speed, and
 // memory. PGlite in memory by default; BENCH_DATABASE_URL points it at a Postgres server instead.
 import { randomUUID } from 'node:crypto';
+
 import { openPglite, openPostgres, type DbHandle } from '../db/connection';
-import { createUser } from '../db/queries/users';
 import { createConversation } from '../db/queries/conversations';
 import { appendEvent } from '../db/queries/events';
 import { getRun } from '../db/queries/runs';
+import { createUser } from '../db/queries/users';
 import { createEventBus } from '../lib/agent/bus';
 import type { EngineDeps } from '../lib/agent/deps';
 import { startRun } from '../lib/agent/engine';
@@ -20,7 +21,10 @@ function stats(ms: number[]) {
   const sorted = [...ms].sort((a, b) => a - b);
   const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  return `mean ${mean.toFixed(1)} ms · p50 ${pick(0.5).toFixed(1)} · p95 ${pick(0.95).toFixed(1)} · max ${sorted.at(-1)!.toFixed(1)} (n=${ms.length})`;
+  return (
+    `mean ${mean.toFixed(1)} ms · p50 ${pick(0.5).toFixed(1)} · p95 ${pick(0.95).toFixed(1)} · max ${sorted.at(-1)!.toFixed(1)} ` +
+    `(n=${ms.length})`
+  );
 }
 
 async function openDb(): Promise<DbHandle> {
@@ -68,16 +72,26 @@ console.log(`Switchboard engine benchmark — ${handle.kind}, ${TURNS} turns eac
 console.log(`text turn (demo model, no tools):      ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
 const withTools = { ...deps, tools: createDefaultToolHost(handle.db) };
 console.log(`text turn with 6 built-in tools listed: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
-console.log(`turn with one auto-approved tool call:  ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`);
+console.log(
+  `turn with one auto-approved tool call:  ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
+);
 
 const conversation = await createConversation(handle.db, { userId: user.id, model: 'demo' });
 const EVENTS = 5000;
 let t0 = performance.now();
 for (let i = 0; i < EVENTS; i++) {
-  await appendEvent(handle.db, { conversationId: conversation.id, runId: null, type: 'message.delta', data: { messageId: 'm', blockIndex: 0, offset: i * 20, text: 'twenty characters..!' } });
+  await appendEvent(handle.db, {
+    conversationId: conversation.id,
+    runId: null,
+    type: 'message.delta',
+    data: { messageId: 'm', blockIndex: 0, offset: i * 20, text: 'twenty characters..!' },
+  });
 }
 let ms = performance.now() - t0;
-console.log(`event log append:                       ${(EVENTS / (ms / 1000)).toFixed(0)} events/s (${EVENTS} sequential appends in ${ms.toFixed(0)} ms)`);
+console.log(
+  `event log append:                       ${(EVENTS / (ms / 1000)).toFixed(0)} events/s (${EVENTS} sequential appends in ` +
+    `${ms.toFixed(0)} ms)`,
+);
 
 t0 = performance.now();
 const stream = await openEventStream({ db: handle.db, bus, conversationId: conversation.id, afterSeq: 0 });
@@ -86,6 +100,9 @@ ms = performance.now() - t0;
 console.log(`SSE replay of ${EVENTS} events:              ${ms.toFixed(0)} ms (${(bytes / 1024).toFixed(0)} KB)`);
 
 const rssEnd = process.memoryUsage().rss;
-console.log(`memory: rss ${(rssStart / 2 ** 20).toFixed(0)} MB at start → ${(rssEnd / 2 ** 20).toFixed(0)} MB at end; heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`);
+console.log(
+  `memory: rss ${(rssStart / 2 ** 20).toFixed(0)} MB at start → ${(rssEnd / 2 ** 20).toFixed(0)} MB at end; heap used ` +
+    `${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`,
+);
 await handle.close();
 process.exit(0);

@@ -3,7 +3,7 @@
 // DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default). Ends with `N passed, N failed`.
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const results = [];
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
@@ -28,7 +28,13 @@ function readJson(path) {
 
 // 1. vitest
 rmSync('test-results/vitest.json', { force: true });
-const unit = run('unit+integration', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', '--outputFile=test-results/vitest.json']);
+const unit = run('unit+integration', 'npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  '--outputFile=test-results/vitest.json',
+]);
 const v = readJson('test-results/vitest.json');
 results.push({
   part: 'unit+integration',
@@ -64,8 +70,15 @@ if (process.env.SKIP_E2E === '1') {
 
 console.log('\n=== Summary');
 for (const r of results) {
-  console.log(`${r.part.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds}s`);
+  console.log(
+    `${r.part.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ` +
+      `${String(r.skipped).padStart(3)} skipped  ${r.seconds}s`,
+  );
 }
-const total = results.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + r.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = results.reduce((a, r) => ({ passed: a.passed + r.passed, failed: a.failed + r.failed, skipped: a.skipped + r.skipped }), {
+  passed: 0,
+  failed: 0,
+  skipped: 0,
+});
 console.log(`${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 ? 1 : 0);

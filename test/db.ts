@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
+
 import { openPglite, openPostgres, type DbHandle } from '../db/connection';
 import { adminQuery, withDatabase } from './pg-admin';
 

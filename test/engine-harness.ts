@@ -1,7 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { DbHandle } from '@/db/connection';
-import { createUser } from '@/db/queries/users';
 import { createConversation } from '@/db/queries/conversations';
+import { createUser } from '@/db/queries/users';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import type { BusEvent } from '@/lib/agent/events';

@@ -1,7 +1,8 @@
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+
 import { openPglite, openPostgres } from '../db/connection';
 import { adminQuery, templateDbName, withDatabase } from './pg-admin';
 

@@ -3,9 +3,10 @@ import type { ToolHost } from '@/lib/agent/tool-host';
 import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig, Trust } from '@/lib/mcp/types';
+
+import { engineDeps } from './engine-harness';
 import { startFixtureServer, type FixtureServer } from './fixtures/mcp-fixture-server';
 import { startScriptedModel, type RecordedRequest, type ScriptedReply } from './fixtures/scripted-model';
-import { engineDeps } from './engine-harness';
 
 export const FIXTURE_SERVER_ID = 'fixture-server';
 

@@ -10,7 +10,11 @@ export default async function ChatLayout({ children }: { children: React.ReactNo
   const rt = await getRuntime();
   const conversations = await listForUser(rt, session.user.id);
   return (
-    <ChatShell conversations={conversations} user={{ email: session.user.email, name: session.user.name }} modelLabel={rt.modelConfig.label}>
+    <ChatShell
+      conversations={conversations}
+      user={{ email: session.user.email, name: session.user.name }}
+      modelLabel={rt.modelConfig.label}
+    >
       {children}
     </ChatShell>
   );

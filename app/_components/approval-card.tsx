@@ -1,5 +1,7 @@
 'use client';
+
 import { useState } from 'react';
+
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 
@@ -58,7 +60,10 @@ export function ApprovalCard({
         </p>
       ))}
       <p className="mb-1 mt-3 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Exact arguments</p>
-      <pre className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md border border-stone-200 bg-white p-2 font-mono text-xs" data-testid="approval-arguments">
+      <pre
+        className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md border border-stone-200 bg-white p-2 font-mono text-xs"
+        data-testid="approval-arguments"
+      >
         {JSON.stringify(call.input, null, 2)}
       </pre>
       <p className="mt-1 font-mono text-[10px] text-stone-400" title="SHA-256 of the arguments; your decision is bound to it">
@@ -76,12 +81,24 @@ export function ApprovalCard({
               className="w-full rounded-lg border border-stone-300 bg-white p-2 font-mono text-xs outline-none focus:border-indigo-500"
             />
           </label>
-          {draftError && <p className="text-sm text-red-800" role="alert">{draftError}</p>}
+          {draftError && (
+            <p className="text-sm text-red-800" role="alert">
+              {draftError}
+            </p>
+          )}
           <div className="flex flex-wrap gap-2">
-            <button disabled={busy} onClick={approveEdited} className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50">
+            <button
+              disabled={busy}
+              onClick={approveEdited}
+              className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50"
+            >
               Approve edited
             </button>
-            <button type="button" onClick={() => setMode('choose')} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
+            <button
+              type="button"
+              onClick={() => setMode('choose')}
+              className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200"
+            >
               Back
             </button>
           </div>
@@ -104,22 +121,47 @@ export function ApprovalCard({
               className="w-full rounded-lg border border-stone-300 bg-white px-2 py-1.5 text-sm outline-none focus:border-indigo-500"
             />
           </label>
-          <button disabled={busy} className="rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-800 disabled:opacity-50">
+          <button
+            disabled={busy}
+            className="rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-800 disabled:opacity-50"
+          >
             Deny
           </button>
-          <button type="button" onClick={() => setMode('choose')} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
+          <button
+            type="button"
+            onClick={() => setMode('choose')}
+            className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200"
+          >
             Back
           </button>
         </form>
       ) : (
         <div className="mt-3 flex flex-wrap gap-2">
-          <button disabled={busy} onClick={() => void decide('allow_once')} className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50">
+          <button
+            disabled={busy}
+            onClick={() => void decide('allow_once')}
+            className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50"
+          >
             Allow once
           </button>
-          <button disabled={busy} onClick={() => setMode('edit')} className="rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm font-semibold text-stone-800 hover:bg-stone-100 disabled:opacity-50">
+          <button
+            disabled={busy}
+            onClick={() => setMode('edit')}
+            className={[
+              'rounded-lg border border-stone-300 bg-white px-3',
+              'py-1.5 text-sm font-semibold text-stone-800 hover:bg-stone-100 disabled:opacity-50',
+            ].join(' ')}
+          >
             Edit…
           </button>
-          <button disabled={busy} onClick={() => setMode('deny')} className="rounded-lg border border-red-300 bg-white px-3 py-1.5 text-sm font-semibold text-red-800 hover:bg-red-50 disabled:opacity-50">
+          <button
+            disabled={busy}
+            onClick={() => setMode('deny')}
+            className={[
+              'rounded-lg border border-red-300 bg-white px-3',
+              'py-1.5 text-sm font-semibold text-red-800 hover:bg-red-50 disabled:opacity-50',
+            ].join(' ')}
+          >
             Deny…
           </button>
           <button onClick={onStop} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">

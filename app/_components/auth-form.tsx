@@ -1,6 +1,8 @@
 'use client';
+
 import Link from 'next/link';
 import { useRef, useState } from 'react';
+
 import { useCsrfToken } from './use-csrf-token';
 
 const SIGN_IN_ERRORS: Record<string, string> = {
@@ -50,7 +52,10 @@ export function AuthForm({
     <main className="flex min-h-full items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
         <div className="mb-8 text-center">
-          <div className="mx-auto mb-3 flex h-10 w-10 items-center justify-center rounded-xl bg-indigo-600 text-lg font-bold text-white" aria-hidden>
+          <div
+            className="mx-auto mb-3 flex h-10 w-10 items-center justify-center rounded-xl bg-indigo-600 text-lg font-bold text-white"
+            aria-hidden
+          >
             S
           </div>
           <h1 className="text-2xl font-semibold">{signIn ? 'Sign in to Switchboard' : 'Create your account'}</h1>
@@ -66,7 +71,14 @@ export function AuthForm({
             <form onSubmit={onSignUp} className="space-y-4">
               <Field label="Name" name="name" autoComplete="name" required={false} />
               <Field label="Email" name="email" type="email" autoComplete="email" />
-              <Field label="Password" name="password" type="password" autoComplete="new-password" minLength={8} hint="At least 8 characters." />
+              <Field
+                label="Password"
+                name="password"
+                type="password"
+                autoComplete="new-password"
+                minLength={8}
+                hint="At least 8 characters."
+              />
               <SubmitButton busy={busy || !csrfToken}>Create account</SubmitButton>
             </form>
           )}
@@ -151,7 +163,10 @@ function Field(props: {
         autoComplete={props.autoComplete}
         required={props.required ?? true}
         minLength={props.minLength}
-        className="w-full rounded-lg border border-stone-300 px-3 py-2 text-[15px] outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-200"
+        className={[
+          'w-full rounded-lg border border-stone-300 px-3',
+          'py-2 text-[15px] outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-200',
+        ].join(' ')}
       />
       {props.hint && <p className="mt-1 text-xs text-stone-500">{props.hint}</p>}
     </div>

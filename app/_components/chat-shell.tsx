@@ -1,5 +1,7 @@
 'use client';
+
 import { useState } from 'react';
+
 import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
 

@@ -48,7 +48,10 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
     case 'message.delta': {
       // Text streaming means the run is running again (it may have been paused before).
-      const running = state.activeRun && state.activeRun.status !== 'running' ? { ...state, activeRun: { ...state.activeRun, status: 'running' } } : state;
+      const running =
+        state.activeRun && state.activeRun.status !== 'running'
+          ? { ...state, activeRun: { ...state.activeRun, status: 'running' } }
+          : state;
       return applyDelta(
         running,
         data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
@@ -59,7 +62,9 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       const exists = state.messages.some((m) => m.id === message.id);
       return {
         ...state,
-        messages: exists ? state.messages : [...state.messages, { ...message, seq: Infinity, runId: data.runId, createdAt: new Date().toISOString() }],
+        messages: exists
+          ? state.messages
+          : [...state.messages, { ...message, seq: Infinity, runId: data.runId, createdAt: new Date().toISOString() }],
         partials: state.partials.filter((p) => p.messageId !== message.id),
       };
     }

@@ -1,14 +1,16 @@
 'use client';
+
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+
 import { api, ApiError } from './api';
 import { ApprovalCard, type DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
-import { InputCard, type InputResponses } from './input-card';
-import { ToolCallCard } from './tool-call-card';
 import { Composer } from './composer';
+import { InputCard, type InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { MessageItem, Note } from './message-item';
+import { ToolCallCard } from './tool-call-card';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { useConversationEvents } from './use-conversation-events';
 
@@ -18,7 +20,14 @@ function reducer(state: ChatState, action: Action): ChatState {
   if (action.kind === 'sent') return { ...state, messages: [...state.messages, action.message], lastRun: null };
   if (action.kind === 'sync') {
     const v = action.view;
-    return { ...state, messages: v.messages, toolCalls: indexToolCalls(v.toolCalls), activeRun: v.activeRun, lastRun: v.lastRun, partials: [] };
+    return {
+      ...state,
+      messages: v.messages,
+      toolCalls: indexToolCalls(v.toolCalls),
+      activeRun: v.activeRun,
+      lastRun: v.lastRun,
+      partials: [],
+    };
   }
   return applyEvent(state, action.event);
 }
@@ -69,10 +78,21 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     setSending(true);
     setNotice('');
     try {
-      const started = await api<{ runId: string; afterSeq: number }>(`/api/conversations/${initial.id}/messages`, { method: 'POST', body: { text } });
+      const started = await api<{ runId: string; afterSeq: number }>(`/api/conversations/${initial.id}/messages`, {
+        method: 'POST',
+        body: { text },
+      });
       dispatch({
         kind: 'sent',
-        message: { id: `local-${started.runId}`, seq: Infinity, role: 'user', content: [{ type: 'text', text }], runId: started.runId, stopReason: null, createdAt: new Date().toISOString() },
+        message: {
+          id: `local-${started.runId}`,
+          seq: Infinity,
+          role: 'user',
+          content: [{ type: 'text', text }],
+          runId: started.runId,
+          stopReason: null,
+          createdAt: new Date().toISOString(),
+        },
       });
       dispatch({ kind: 'event', event: { type: 'run.started', data: { runId: started.runId, seq: started.afterSeq + 1 } } });
       followFrom(started.afterSeq);
@@ -107,7 +127,12 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
     }
   }
   const decide = (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) =>
-    settle(call, 'decision', { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}), ...(input ? { input } : {}) }, 'Could not record the decision.');
+    settle(
+      call,
+      'decision',
+      { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}), ...(input ? { input } : {}) },
+      'Could not record the decision.',
+    );
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
@@ -138,10 +163,16 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
           {pending.length > 1 && (
             <div className="flex flex-wrap items-center gap-2 rounded-xl bg-amber-100 px-3 py-2 text-sm text-amber-950">
               <span className="font-medium">{pending.length} calls need your decision.</span>
-              <button className="rounded-lg bg-indigo-600 px-3 py-1 font-semibold text-white" onClick={() => void Promise.all(pending.map((c) => decide(c, 'allow_once')))}>
+              <button
+                className="rounded-lg bg-indigo-600 px-3 py-1 font-semibold text-white"
+                onClick={() => void Promise.all(pending.map((c) => decide(c, 'allow_once')))}
+              >
                 Allow all once
               </button>
-              <button className="rounded-lg border border-red-300 bg-white px-3 py-1 font-semibold text-red-800" onClick={() => void Promise.all(pending.map((c) => decide(c, 'deny')))}>
+              <button
+                className="rounded-lg border border-red-300 bg-white px-3 py-1 font-semibold text-red-800"
+                onClick={() => void Promise.all(pending.map((c) => decide(c, 'deny')))}
+              >
                 Deny all
               </button>
             </div>

@@ -1,4 +1,5 @@
 'use client';
+
 import { useEffect, useRef, useState } from 'react';
 
 export function Composer({
@@ -39,7 +40,12 @@ export function Composer({
         void send();
       }}
     >
-      <div className="flex items-end gap-2 rounded-2xl border border-stone-300 bg-white p-2 shadow-sm focus-within:border-indigo-500 focus-within:ring-2 focus-within:ring-indigo-100">
+      <div
+        className={[
+          'flex items-end gap-2 rounded-2xl border border-stone-300',
+          'bg-white p-2 shadow-sm focus-within:border-indigo-500 focus-within:ring-2 focus-within:ring-indigo-100',
+        ].join(' ')}
+      >
         <label htmlFor="composer" className="sr-only">
           Message
         </label>
@@ -59,7 +65,10 @@ export function Composer({
             }
           }}
           placeholder={running ? 'Waiting for the answer…' : 'Message Switchboard'}
-          className="max-h-60 min-h-10 flex-1 resize-none bg-transparent px-2 py-2 text-[15px] leading-6 outline-none disabled:cursor-not-allowed disabled:text-stone-400"
+          className={[
+            'max-h-60 min-h-10 flex-1 resize-none bg-transparent px-2',
+            'py-2 text-[15px] leading-6 outline-none disabled:cursor-not-allowed disabled:text-stone-400',
+          ].join(' ')}
         />
         {running && onStop ? (
           <button

@@ -1,16 +1,29 @@
 'use client';
+
 import { useState } from 'react';
+
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 
 type Field = { type?: string; title?: string; description?: string; enum?: unknown[]; default?: unknown };
 type Request = {
-  params?: { mode?: 'form' | 'url'; message?: string; url?: string; requestedSchema?: { properties?: Record<string, Field>; required?: string[] } };
+  params?: {
+    mode?: 'form' | 'url';
+    message?: string;
+    url?: string;
+    requestedSchema?: { properties?: Record<string, Field>; required?: string[] };
+  };
 };
 export type InputResponses = Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 
 /** A server asking the person something mid-call (elicitation): its question, as a form or a link. */
-export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (call: ToolCallView, responses: InputResponses) => Promise<void> }) {
+export function InputCard({
+  call,
+  onAnswer,
+}: {
+  call: ToolCallView;
+  onAnswer: (call: ToolCallView, responses: InputResponses) => Promise<void>;
+}) {
   const requests = (call.inputRequests ?? {}) as Record<string, Request>;
   const [values, setValues] = useState<Record<string, Record<string, unknown>>>({});
   const [busy, setBusy] = useState(false);
@@ -19,7 +32,8 @@ export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (c
     setBusy(true);
     const responses: InputResponses = {};
     for (const [key, req] of Object.entries(requests)) {
-      responses[key] = action === 'accept' && req.params?.mode !== 'url' ? { action, content: contentFor(req, values[key] ?? {}) } : { action };
+      responses[key] =
+        action === 'accept' && req.params?.mode !== 'url' ? { action, content: contentFor(req, values[key] ?? {}) } : { action };
     }
     try {
       await onAnswer(call, responses);
@@ -29,7 +43,11 @@ export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (c
   }
 
   return (
-    <section className="rounded-xl border-2 border-sky-300 bg-sky-50/60 px-4 py-3" data-testid="input-card" aria-label={`${call.server} asks for input`}>
+    <section
+      className="rounded-xl border-2 border-sky-300 bg-sky-50/60 px-4 py-3"
+      data-testid="input-card"
+      aria-label={`${call.server} asks for input`}
+    >
       <ToolCallHeader call={call} />
       <form
         className="mt-2 space-y-3"
@@ -61,13 +79,26 @@ export function InputCard({ call, onAnswer }: { call: ToolCallView; onAnswer: (c
           </fieldset>
         ))}
         <div className="flex flex-wrap gap-2">
-          <button disabled={busy} className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50">
+          <button
+            disabled={busy}
+            className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50"
+          >
             Submit
           </button>
-          <button type="button" disabled={busy} onClick={() => void submit('decline')} className="rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm hover:bg-stone-100">
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void submit('decline')}
+            className="rounded-lg border border-stone-300 bg-white px-3 py-1.5 text-sm hover:bg-stone-100"
+          >
             Decline
           </button>
-          <button type="button" disabled={busy} onClick={() => void submit('cancel')} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => void submit('cancel')}
+            className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200"
+          >
             Cancel
           </button>
         </div>
@@ -84,7 +115,8 @@ function ExternalLink({ url }: { url: string }) {
   } catch {
     parsed = null;
   }
-  if (!parsed || parsed.protocol !== 'https:') return <p className="text-sm text-red-800">The server sent a link that cannot be opened safely: {url}</p>;
+  if (!parsed || parsed.protocol !== 'https:')
+    return <p className="text-sm text-red-800">The server sent a link that cannot be opened safely: {url}</p>;
   return (
     <a href={parsed.toString()} target="_blank" rel="noopener noreferrer" className="text-sm text-indigo-700 underline">
       Open {parsed.host} to continue
@@ -116,7 +148,13 @@ function FieldInput(props: { id: string; name: string; field: Field; required: b
       {field.type === 'boolean' ? (
         <input id={id} type="checkbox" checked={Boolean(value ?? field.default)} onChange={(e) => onChange(e.target.checked)} />
       ) : Array.isArray(field.enum) ? (
-        <select id={id} required={required} value={String(value ?? field.default ?? '')} onChange={(e) => onChange(e.target.value)} className={cls}>
+        <select
+          id={id}
+          required={required}
+          value={String(value ?? field.default ?? '')}
+          onChange={(e) => onChange(e.target.value)}
+          className={cls}
+        >
           <option value="">Choose…</option>
           {field.enum.map((o) => (
             <option key={String(o)} value={String(o)}>

@@ -1,7 +1,8 @@
 'use client';
+
 import ReactMarkdown, { type Components } from 'react-markdown';
-import remarkGfm from 'remark-gfm';
 import rehypeSanitize from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
 
 // Anything the model or a tool wrote is untrusted: raw HTML is never rendered (react-markdown's
 // default), what Markdown produces is sanitized, links open without a referrer, and images

@@ -1,4 +1,5 @@
 'use client';
+
 import { Markdown } from './markdown';
 import type { ContentBlock } from './types';
 
@@ -16,11 +17,16 @@ export function MessageItem({
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   if (role === 'user') {
-    const text = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+    const text = blocks
+      .filter((b) => b.type === 'text')
+      .map((b) => (b as { text: string }).text)
+      .join('\n');
     if (!text) return null;
     return (
       <div className="flex justify-end" data-testid="user-message">
-        <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 text-white">{text}</div>
+        <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 text-white">
+          {text}
+        </div>
       </div>
     );
   }
@@ -43,15 +49,16 @@ export function MessageItem({
 
 function ToolUseNote({ name }: { name: string }) {
   return (
-    <div className="rounded-lg border border-stone-200 bg-stone-100 px-3 py-2 font-mono text-xs text-stone-700">
-      Tool call: {name}
-    </div>
+    <div className="rounded-lg border border-stone-200 bg-stone-100 px-3 py-2 font-mono text-xs text-stone-700">Tool call: {name}</div>
   );
 }
 
 export function Note({ children, tone = 'muted' }: { children: React.ReactNode; tone?: 'muted' | 'error' }) {
   return (
-    <p className={tone === 'error' ? 'rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800' : 'text-xs italic text-stone-500'} role={tone === 'error' ? 'alert' : undefined}>
+    <p
+      className={tone === 'error' ? 'rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800' : 'text-xs italic text-stone-500'}
+      role={tone === 'error' ? 'alert' : undefined}
+    >
       {children}
     </p>
   );

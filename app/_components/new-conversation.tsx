@@ -1,6 +1,8 @@
 'use client';
+
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+
 import { api, ApiError } from './api';
 import { EmptyConversation } from './chat-view';
 import { Composer } from './composer';

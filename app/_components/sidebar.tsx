@@ -1,7 +1,9 @@
 'use client';
+
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useState } from 'react';
+
 import { api, ApiError } from './api';
 import type { ConversationSummary } from './types';
 import { useCsrfToken } from './use-csrf-token';
@@ -23,7 +25,8 @@ export function Sidebar({
   const csrfToken = useCsrfToken();
   return (
     <aside
-      className={`${open ? 'flex' : 'hidden'} fixed inset-y-0 left-0 z-30 w-72 flex-col border-r border-stone-200 bg-white md:static md:flex`}
+      className={`${open ? 'flex' : 'hidden'} fixed inset-y-0 left-0 z-30 w-72 flex-col border-r border-stone-200 bg-white
+        md:static md:flex`}
       aria-label="Conversations"
     >
       <div className="flex items-center justify-between px-4 py-3">
@@ -38,7 +41,10 @@ export function Sidebar({
         <Link
           href="/"
           onClick={onNavigate}
-          className="flex w-full items-center justify-center gap-1 rounded-lg border border-stone-300 px-3 py-2 text-sm font-medium hover:bg-stone-50"
+          className={[
+            'flex w-full items-center justify-center gap-1 rounded-lg',
+            'border border-stone-300 px-3 py-2 text-sm font-medium hover:bg-stone-50',
+          ].join(' ')}
         >
           <span aria-hidden>+</span> New conversation
         </Link>
@@ -73,7 +79,15 @@ export function Sidebar({
   );
 }
 
-function ConversationLink({ conversation, active, onNavigate }: { conversation: ConversationSummary; active: boolean; onNavigate: () => void }) {
+function ConversationLink({
+  conversation,
+  active,
+  onNavigate,
+}: {
+  conversation: ConversationSummary;
+  active: boolean;
+  onNavigate: () => void;
+}) {
   const router = useRouter();
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view');
   const [title, setTitle] = useState(conversation.title);
@@ -155,7 +169,12 @@ function ConversationLink({ conversation, active, onNavigate }: { conversation: 
           >
             {conversation.title}
           </Link>
-          <span className="flex shrink-0 gap-0.5 pr-1 opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100">
+          <span
+            className={[
+              'flex shrink-0 gap-0.5 pr-1',
+              'opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100',
+            ].join(' ')}
+          >
             <IconButton label={`Rename “${conversation.title}”`} onClick={() => setMode('rename')}>
               <svg viewBox="0 0 20 20" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
                 <path d="M13.5 3.5l3 3L7 16H4v-3z" strokeLinejoin="round" />

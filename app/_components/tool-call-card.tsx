@@ -1,5 +1,7 @@
 'use client';
+
 import { useEffect, useState } from 'react';
+
 import { ToolResultView } from './tool-result-view';
 import type { ToolCallView } from './types';
 
@@ -26,12 +28,26 @@ export function AnnotationBadges({ call }: { call: ToolCallView }) {
     badges.push({
       text: call.trust === 'trusted' ? 'read-only' : 'claims read-only',
       tone: 'border-stone-300 text-stone-700',
-      title: call.trust === 'trusted' ? 'The server says this tool only reads.' : 'An untrusted server says this tool only reads; Switchboard does not rely on it.',
+      title:
+        call.trust === 'trusted'
+          ? 'The server says this tool only reads.'
+          : 'An untrusted server says this tool only reads; Switchboard does not rely on it.',
     });
   }
-  if (a.destructiveHint) badges.push({ text: 'destructive', tone: 'border-red-300 bg-red-50 text-red-800', title: 'The server says this tool can delete or overwrite.' });
-  if (a.openWorldHint) badges.push({ text: 'reaches outside systems', tone: 'border-amber-300 bg-amber-50 text-amber-900', title: 'The tool talks to systems beyond this server.' });
-  if (call.trust === 'untrusted') badges.push({ text: 'untrusted server', tone: 'border-amber-300 text-amber-900', title: 'You marked this server as untrusted.' });
+  if (a.destructiveHint)
+    badges.push({
+      text: 'destructive',
+      tone: 'border-red-300 bg-red-50 text-red-800',
+      title: 'The server says this tool can delete or overwrite.',
+    });
+  if (a.openWorldHint)
+    badges.push({
+      text: 'reaches outside systems',
+      tone: 'border-amber-300 bg-amber-50 text-amber-900',
+      title: 'The tool talks to systems beyond this server.',
+    });
+  if (call.trust === 'untrusted')
+    badges.push({ text: 'untrusted server', tone: 'border-amber-300 text-amber-900', title: 'You marked this server as untrusted.' });
   return (
     <>
       {badges.map((b) => (
@@ -69,7 +85,10 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
       </span>
       <AnnotationBadges call={call} />
       {(call.decision as { edited?: boolean } | null)?.edited && (
-        <span className="rounded-full border border-indigo-300 px-2 py-0.5 text-[11px] font-medium text-indigo-800" title="You changed the arguments before approving">
+        <span
+          className="rounded-full border border-indigo-300 px-2 py-0.5 text-[11px] font-medium text-indigo-800"
+          title="You changed the arguments before approving"
+        >
           edited
         </span>
       )}
@@ -79,7 +98,13 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
 }
 
 /** A tool call inline in the answer, where the model made it: collapsible arguments and result. */
-export function ToolCallCard({ call, progress }: { call: ToolCallView; progress?: { progress: number; total?: number; message?: string } }) {
+export function ToolCallCard({
+  call,
+  progress,
+}: {
+  call: ToolCallView;
+  progress?: { progress: number; total?: number; message?: string };
+}) {
   const failed = call.isError || ['denied', 'rejected', 'errored', 'timed_out', 'unknown'].includes(call.status);
   return (
     <details
@@ -96,13 +121,17 @@ export function ToolCallCard({ call, progress }: { call: ToolCallView; progress?
           </p>
         )}
         {call.status === 'rejected' || call.status === 'denied' ? (
-          <p className="mt-1 text-xs text-red-800">{String((call.decision as { reason?: string } | null)?.reason ?? call.policy?.reason ?? '')}</p>
+          <p className="mt-1 text-xs text-red-800">
+            {String((call.decision as { reason?: string } | null)?.reason ?? call.policy?.reason ?? '')}
+          </p>
         ) : null}
       </summary>
       <div className="mt-2 space-y-2 border-t border-stone-100 pt-2">
         <div>
           <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Arguments</p>
-          <pre className="max-h-60 overflow-auto whitespace-pre-wrap break-words rounded-md bg-stone-50 p-2 font-mono text-xs">{JSON.stringify(call.input, null, 2)}</pre>
+          <pre className="max-h-60 overflow-auto whitespace-pre-wrap break-words rounded-md bg-stone-50 p-2 font-mono text-xs">
+            {JSON.stringify(call.input, null, 2)}
+          </pre>
         </div>
         {call.result && (
           <div>

@@ -44,11 +44,17 @@ export function ToolResultView({ result, isError }: { result: Record<string, unk
       {blocks.map((b, i) =>
         b.type === 'image' && b.source?.type === 'base64' ? (
           // eslint-disable-next-line @next/next/no-img-element -- a data: URL from the tool, not an optimisable asset
-          <img key={i} alt="Image returned by the tool" src={`data:${b.source.media_type};base64,${b.source.data}`} className="max-h-80 rounded border border-stone-200" />
+          <img
+            key={i}
+            alt="Image returned by the tool"
+            src={`data:${b.source.media_type};base64,${b.source.data}`}
+            className="max-h-80 rounded border border-stone-200"
+          />
         ) : b.type === 'text' ? (
           <pre
             key={i}
-            className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs ${isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800'}`}
+            className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs
+              ${isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800'}`}
           >
             <Linkified text={pretty(unwrap(b.text ?? ''))} />
           </pre>

@@ -1,6 +1,9 @@
 'use client';
+
 import { useEffect, useRef } from 'react';
+
 import { RUN_EVENT_TYPES } from '@/lib/agent/events';
+
 import type { ChatEvent } from './chat-state';
 
 // Only an end is final. A replayed pause may be history (the run paused, was decided, and went

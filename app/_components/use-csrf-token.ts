@@ -1,4 +1,5 @@
 'use client';
+
 import { useEffect, useState } from 'react';
 
 // One request per page load: two concurrent requests without the cookie would each mint a

@@ -1,4 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { authSessions } from '../schema';
 

@@ -1,13 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { conversations } from '../schema';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
-export async function createConversation(
-  db: Db,
-  input: { userId: string; model: string; title?: string },
-): Promise<ConversationRow> {
+export async function createConversation(db: Db, input: { userId: string; model: string; title?: string }): Promise<ConversationRow> {
   const rows = await db
     .insert(conversations)
     .values({ userId: input.userId, model: input.model, ...(input.title ? { title: input.title } : {}) })
@@ -59,4 +57,3 @@ export async function setDefaultTitle(db: Db, id: string, title: string): Promis
     .set({ title })
     .where(and(eq(conversations.id, id), eq(conversations.title, 'New conversation')));
 }
-

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { events } from '../schema';
 import { rowsOf } from './rate-limits';

@@ -1,4 +1,5 @@
 import { asc, desc, eq, sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { messages } from '../schema';
 import { rowsOf } from './rate-limits';
@@ -41,11 +42,6 @@ export async function listMessages(db: Db, conversationId: string): Promise<Mess
 }
 
 export async function getLastMessage(db: Db, conversationId: string): Promise<MessageRow | null> {
-  const rows = await db
-    .select()
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId))
-    .orderBy(desc(messages.seq))
-    .limit(1);
+  const rows = await db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(desc(messages.seq)).limit(1);
   return rows[0] ?? null;
 }

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { openTestDb, TEST_DATABASES } from '../../test/db';
 import type { DbHandle } from '../connection';
-import { createUser } from './users';
 import { createNote, deleteNote, getNote, searchNotes, updateNote } from './notes';
+import { createUser } from './users';
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`notes queries on ${kind}`, () => {

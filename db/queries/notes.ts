@@ -1,4 +1,5 @@
 import { and, desc, eq, ilike, or, sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { notes } from '../schema';
 
@@ -25,11 +26,7 @@ function likePattern(query: string): string {
  * The user's notes whose title or body contains `query` (case-insensitive), most recently
  * updated first. An empty (or blank) query lists the most recent notes.
  */
-export async function searchNotes(
-  db: Db,
-  userId: string,
-  input: { query: string; limit?: number },
-): Promise<NoteHit[]> {
+export async function searchNotes(db: Db, userId: string, input: { query: string; limit?: number }): Promise<NoteHit[]> {
   const query = input.query.trim();
   const limit = Math.min(Math.max(Math.trunc(input.limit ?? 10), 1), 50);
   // The snippet is cut in SQL: a 100k body never leaves the database for a search.
@@ -107,13 +104,7 @@ export async function deleteNote(
 ): Promise<{ id: string; title: string } | null> {
   const rows = await db
     .delete(notes)
-    .where(
-      and(
-        eq(notes.id, id),
-        eq(notes.userId, userId),
-        opts.ifTitle !== undefined ? eq(notes.title, opts.ifTitle) : undefined,
-      ),
-    )
+    .where(and(eq(notes.id, id), eq(notes.userId, userId), opts.ifTitle !== undefined ? eq(notes.title, opts.ifTitle) : undefined))
     .returning({ id: notes.id, title: notes.title });
   return rows[0] ?? null;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { openTestDb, TEST_DATABASES } from '../../test/db';
 import type { DbHandle } from '../connection';
-import { createUser, findUserByEmail, setUserPlan, upsertOAuthUser } from './users';
 import { createAuthSession, endAuthSession, findLiveAuthSession } from './auth-sessions';
 import {
   createConversation,
@@ -11,18 +11,11 @@ import {
   renameConversation,
   setDefaultTitle,
 } from './conversations';
-import { appendMessage, listMessages } from './messages';
 import { appendEvent, listEventsAfter } from './events';
-import {
-  claimLapsedRun,
-  getActiveRun,
-  insertRun,
-  listLapsedRuns,
-  renewRunLease,
-  requestRunCancel,
-  updateRunIfVersion,
-} from './runs';
+import { appendMessage, listMessages } from './messages';
 import { hitRateLimit } from './rate-limits';
+import { claimLapsedRun, getActiveRun, insertRun, listLapsedRuns, renewRunLease, requestRunCancel, updateRunIfVersion } from './runs';
+import { createUser, findUserByEmail, setUserPlan, upsertOAuthUser } from './users';
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`queries on ${kind}`, () => {
@@ -54,7 +47,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(a.passwordHash).toBeNull();
       // An identity whose email belongs to someone else's password account is not linked to it.
       await createUser(h.db, { email: 'taken@example.test', passwordHash: 'h' });
-      await expect(upsertOAuthUser(h.db, { provider: 'google', providerAccountId: '7', email: 'Taken@example.test' })).rejects.toThrow(/already exists/);
+      await expect(upsertOAuthUser(h.db, { provider: 'google', providerAccountId: '7', email: 'Taken@example.test' })).rejects.toThrow(
+        /already exists/,
+      );
     });
 
     it('treats ended and expired sessions as not live', async () => {
@@ -99,9 +94,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const c = await createConversation(h.db, { userId: u.id, model: 'demo' });
       const other = await createConversation(h.db, { userId: u.id, model: 'demo' });
       await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          appendEvent(h.db, { conversationId: c.id, runId: null, type: 'message.delta', data: { i } }),
-        ),
+        Array.from({ length: 20 }, (_, i) => appendEvent(h.db, { conversationId: c.id, runId: null, type: 'message.delta', data: { i } })),
       );
       await appendEvent(h.db, { conversationId: other.id, runId: null, type: 'x', data: {} });
       const all = await listEventsAfter(h.db, c.id, 0);
@@ -124,9 +117,25 @@ for (const { kind, available } of TEST_DATABASES) {
       const u = await newUser();
       const c = await createConversation(h.db, { userId: u.id, model: 'demo' });
       const soon = new Date(Date.now() + 30_000);
-      const run = await insertRun(h.db, { conversationId: c.id, userId: u.id, sessionId: null, model: 'demo', leaseOwner: 'a', leaseExpiresAt: soon });
+      const run = await insertRun(h.db, {
+        conversationId: c.id,
+        userId: u.id,
+        sessionId: null,
+        model: 'demo',
+        leaseOwner: 'a',
+        leaseExpiresAt: soon,
+      });
       expect(run).not.toBeNull();
-      expect(await insertRun(h.db, { conversationId: c.id, userId: u.id, sessionId: null, model: 'demo', leaseOwner: 'b', leaseExpiresAt: soon })).toBeNull();
+      expect(
+        await insertRun(h.db, {
+          conversationId: c.id,
+          userId: u.id,
+          sessionId: null,
+          model: 'demo',
+          leaseOwner: 'b',
+          leaseExpiresAt: soon,
+        }),
+      ).toBeNull();
       expect((await getActiveRun(h.db, c.id))?.id).toBe(run!.id);
 
       // A stale version or a foreign owner writes nothing.
@@ -152,7 +161,16 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await getActiveRun(h.db, c.id)).toBeNull();
       expect(await requestRunCancel(h.db, run!.id)).toBeNull();
       // The conversation is free for the next run.
-      expect(await insertRun(h.db, { conversationId: c.id, userId: u.id, sessionId: null, model: 'demo', leaseOwner: 'a', leaseExpiresAt: soon })).not.toBeNull();
+      expect(
+        await insertRun(h.db, {
+          conversationId: c.id,
+          userId: u.id,
+          sessionId: null,
+          model: 'demo',
+          leaseOwner: 'a',
+          leaseExpiresAt: soon,
+        }),
+      ).not.toBeNull();
     });
 
     it('counts rate-limit hits in a window and starts over after it', async () => {

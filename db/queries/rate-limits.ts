@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 
 /**
@@ -11,7 +12,8 @@ export async function hitRateLimit(db: Db, key: string, windowMs: number, now = 
     insert into rate_limits (key, window_start, count) values (${key}, ${now.toISOString()}, 1)
     on conflict (key) do update set
       count = case when rate_limits.window_start <= ${windowStart.toISOString()} then 1 else rate_limits.count + 1 end,
-      window_start = case when rate_limits.window_start <= ${windowStart.toISOString()} then ${now.toISOString()}::timestamptz else rate_limits.window_start end
+      window_start = case when rate_limits.window_start <= ${windowStart.toISOString()}
+        then ${now.toISOString()}::timestamptz else rate_limits.window_start end
     returning count`);
   return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
 }

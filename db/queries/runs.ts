@@ -1,22 +1,11 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { runs, type RunStatus } from '../schema';
 
 export type RunRow = typeof runs.$inferSelect;
 export type RunPatch = Partial<
-  Pick<
-    RunRow,
-    | 'status'
-    | 'stopReason'
-    | 'error'
-    | 'step'
-    | 'usage'
-    | 'nameMap'
-    | 'startSeq'
-    | 'leaseOwner'
-    | 'leaseExpiresAt'
-    | 'endedAt'
-  >
+  Pick<RunRow, 'status' | 'stopReason' | 'error' | 'step' | 'usage' | 'nameMap' | 'startSeq' | 'leaseOwner' | 'leaseExpiresAt' | 'endedAt'>
 >;
 
 export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
@@ -53,12 +42,7 @@ export async function getActiveRun(db: Db, conversationId: string): Promise<RunR
 }
 
 export async function getLatestRun(db: Db, conversationId: string): Promise<RunRow | null> {
-  const rows = await db
-    .select()
-    .from(runs)
-    .where(eq(runs.conversationId, conversationId))
-    .orderBy(desc(runs.createdAt))
-    .limit(1);
+  const rows = await db.select().from(runs).where(eq(runs.conversationId, conversationId)).orderBy(desc(runs.createdAt)).limit(1);
   return rows[0] ?? null;
 }
 
@@ -66,13 +50,7 @@ export async function getLatestRun(db: Db, conversationId: string): Promise<RunR
  * Compare-and-swap: applies `patch` only if the run is still at `version` and, when an
  * owner is given, still leased to it. Returns the new row, or null if someone else moved it.
  */
-export async function updateRunIfVersion(
-  db: Db,
-  id: string,
-  version: number,
-  patch: RunPatch,
-  owner?: string,
-): Promise<RunRow | null> {
+export async function updateRunIfVersion(db: Db, id: string, version: number, patch: RunPatch, owner?: string): Promise<RunRow | null> {
   const rows = await db
     .update(runs)
     .set({ ...patch, version: version + 1, updatedAt: new Date() })
@@ -100,23 +78,11 @@ export async function renewRunLease(
 }
 
 /** Takes over a running run whose lease has lapsed; null if it is not lapsed or someone else won. */
-export async function claimLapsedRun(
-  db: Db,
-  id: string,
-  owner: string,
-  until: Date,
-  now = new Date(),
-): Promise<RunRow | null> {
+export async function claimLapsedRun(db: Db, id: string, owner: string, until: Date, now = new Date()): Promise<RunRow | null> {
   const rows = await db
     .update(runs)
     .set({ leaseOwner: owner, leaseExpiresAt: until, version: sql`${runs.version} + 1`, updatedAt: now })
-    .where(
-      and(
-        eq(runs.id, id),
-        eq(runs.status, 'running'),
-        or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now)),
-      ),
-    )
+    .where(and(eq(runs.id, id), eq(runs.status, 'running'), or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now))))
     .returning();
   return rows[0] ?? null;
 }

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { toolCalls, type ToolCallStatus } from '../schema';
 
@@ -86,13 +87,23 @@ export async function isConversationTainted(db: Db, conversationId: string): Pro
   const rows = await db
     .select({ id: toolCalls.id })
     .from(toolCalls)
-    .where(and(eq(toolCalls.conversationId, conversationId), eq(toolCalls.trust, 'untrusted'), inArray(toolCalls.status, ['succeeded', 'errored'])))
+    .where(
+      and(
+        eq(toolCalls.conversationId, conversationId),
+        eq(toolCalls.trust, 'untrusted'),
+        inArray(toolCalls.status, ['succeeded', 'errored']),
+      ),
+    )
     .limit(1);
   return rows.length > 0;
 }
 
 /** A stored full result of this conversation, for the paging host tool (never another conversation's). */
-export async function getStoredResult(db: Db, conversationId: string, id: string): Promise<{ fullText: string; serverName: string | null; tool: string | null } | null> {
+export async function getStoredResult(
+  db: Db,
+  conversationId: string,
+  id: string,
+): Promise<{ fullText: string; serverName: string | null; tool: string | null } | null> {
   const rows = await db
     .select({ fullText: toolCalls.fullText, serverName: toolCalls.serverName, tool: toolCalls.tool })
     .from(toolCalls)
@@ -115,7 +126,13 @@ export async function hasStoredResults(db: Db, conversationId: string): Promise<
  * Compare-and-swap that also requires the run to be running under `owner`'s lease: an instance
  * that stalled and lost its lease can no longer change a call another instance has finished.
  */
-export async function updateToolCallIfLeased(db: Db, id: string, version: number, owner: string, patch: ToolCallPatch): Promise<ToolCallRow | null> {
+export async function updateToolCallIfLeased(
+  db: Db,
+  id: string,
+  version: number,
+  owner: string,
+  patch: ToolCallPatch,
+): Promise<ToolCallRow | null> {
   const rows = await db
     .update(toolCalls)
     .set({ ...patch, version: version + 1 })

@@ -1,15 +1,29 @@
 import { and, eq, gt, inArray } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { toolCatalogs } from '../schema';
 
 export type ToolCatalogRow = typeof toolCatalogs.$inferSelect;
 
 /** A fresh cached list for this server and caller: the caller's own first, then a public one. */
-export async function findFreshCatalog(db: Db, serverId: string, serverUrl: string, userId: string, now = new Date()): Promise<ToolCatalogRow | null> {
+export async function findFreshCatalog(
+  db: Db,
+  serverId: string,
+  serverUrl: string,
+  userId: string,
+  now = new Date(),
+): Promise<ToolCatalogRow | null> {
   const rows = await db
     .select()
     .from(toolCatalogs)
-    .where(and(eq(toolCatalogs.serverId, serverId), inArray(toolCatalogs.scope, [userId, '*']), eq(toolCatalogs.serverUrl, serverUrl), gt(toolCatalogs.expiresAt, now)));
+    .where(
+      and(
+        eq(toolCatalogs.serverId, serverId),
+        inArray(toolCatalogs.scope, [userId, '*']),
+        eq(toolCatalogs.serverUrl, serverUrl),
+        gt(toolCatalogs.expiresAt, now),
+      ),
+    );
   return rows.find((r) => r.scope === userId) ?? rows[0] ?? null;
 }
 

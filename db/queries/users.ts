@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+
 import type { Db } from '../connection';
 import { authAccounts, users } from '../schema';
 
@@ -27,7 +28,11 @@ export async function createUser(
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
-  const rows = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  const rows = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
@@ -37,7 +42,11 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | null> 
 }
 
 export async function setUserPlan(db: Db, email: string, plan: string): Promise<UserRow | null> {
-  const rows = await db.update(users).set({ plan }).where(eq(users.email, normalizeEmail(email))).returning();
+  const rows = await db
+    .update(users)
+    .set({ plan })
+    .where(eq(users.email, normalizeEmail(email)))
+    .returning();
   return rows[0] ?? null;
 }
 

@@ -1,4 +1,5 @@
 import { getToolCall, getToolCallForUser, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+
 import { argsHash } from './args-hash';
 import { DecisionError, resumeIfSettled } from './decide';
 import type { EngineDeps } from './deps';
@@ -52,8 +53,14 @@ function checkResponses(requests: Record<string, ElicitRequest>, responses: Reco
   const given = Object.keys(responses).sort();
   const missing = asked.filter((k) => !given.includes(k));
   const extra = given.filter((k) => !asked.includes(k));
-  if (missing.length) throw new DecisionError('invalid', `responses: an answer for "${missing[0]}" is missing (asked: ${asked.join(', ')}).`, `responses.${missing[0]}`);
-  if (extra.length) throw new DecisionError('invalid', `responses: "${extra[0]}" was not asked (asked: ${asked.join(', ')}).`, `responses.${extra[0]}`);
+  if (missing.length)
+    throw new DecisionError(
+      'invalid',
+      `responses: an answer for "${missing[0]}" is missing (asked: ${asked.join(', ')}).`,
+      `responses.${missing[0]}`,
+    );
+  if (extra.length)
+    throw new DecisionError('invalid', `responses: "${extra[0]}" was not asked (asked: ${asked.join(', ')}).`, `responses.${extra[0]}`);
   for (const key of asked) {
     const r = responses[key]!;
     const schema = requests[key]!.params?.requestedSchema;

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { openPostgres, type DbHandle } from '@/db/connection';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
-import { openPostgres, type DbHandle } from '@/db/connection';
+
 import { createEventBus } from './bus';
 import type { BusEvent } from './events';
 
@@ -59,7 +61,10 @@ for (const { kind, available } of TEST_DATABASES) {
       const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
       const { sql } = await import('drizzle-orm');
       // Cut every LISTEN connection to this database, as a server restart or a proxy would.
-      await h.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`);
+      await h.db.execute(
+        sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN%' and pid ` +
+          `<> pg_backend_pid()`,
+      );
       const sender = createEventBus(h);
       const start = Date.now();
       while (seen.length === 0 && Date.now() - start < 8000) {

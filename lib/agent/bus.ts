@@ -1,7 +1,8 @@
 import type { DbHandle } from '@/db/connection';
 import { appendEvent, listEventsAfter } from '@/db/queries/events';
-import type { BusEvent, EventSink } from './events';
 import { errorSummary } from '@/lib/log-safe';
+
+import type { BusEvent, EventSink } from './events';
 
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
@@ -45,7 +46,8 @@ export function createEventBus(handle: DbHandle): EventBus {
     if (msg.e) return dispatch(msg.e);
     if (msg.ref && listeners.has(msg.ref.conversationId)) {
       const [row] = await listEventsAfter(handle.db, msg.ref.conversationId, msg.ref.seq - 1, 1);
-      if (row?.seq === msg.ref.seq) dispatch({ conversationId: row.conversationId, runId: row.runId, type: row.type, seq: row.seq, data: row.data });
+      if (row?.seq === msg.ref.seq)
+        dispatch({ conversationId: row.conversationId, runId: row.runId, type: row.type, seq: row.seq, data: row.data });
     }
   }
 
@@ -55,9 +57,7 @@ export function createEventBus(handle: DbHandle): EventBus {
       if (event.seq === undefined) return; // a live delta that large is only ever stored coalesced
       payload = JSON.stringify({ ref: { conversationId: event.conversationId, seq: event.seq } });
     }
-    sending = sending
-      .then(() => handle.notify(CHANNEL, payload))
-      .catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
+    sending = sending.then(() => handle.notify(CHANNEL, payload)).catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
   }
 
   return {

@@ -6,6 +6,7 @@ import {
   updateToolCallIfVersion,
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
+
 import { argsHash } from './args-hash';
 import { leaseUntil, type EngineDeps } from './deps';
 import { driveRun } from './drive-run';
@@ -75,7 +76,10 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       ...(approve
         ? {}
         : {
-            result: errorResult(call.toolUseId, `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`) as never,
+            result: errorResult(
+              call.toolUseId,
+              `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`,
+            ) as never,
             isError: true,
             endedAt: new Date(),
           }),
@@ -115,7 +119,11 @@ export async function resumeIfSettled(
     if (!run || run.status !== paused || run.step !== call.step) return null;
     if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) > 0) return null;
     if (run.cancelRequestedAt) return { kind: 'cancelled' as const, run };
-    const resumed = await updateRunIfVersion(tx, run.id, run.version, { status: 'running', leaseOwner: deps.instanceId, leaseExpiresAt: leaseUntil(deps) });
+    const resumed = await updateRunIfVersion(tx, run.id, run.version, {
+      status: 'running',
+      leaseOwner: deps.instanceId,
+      leaseExpiresAt: leaseUntil(deps),
+    });
     return resumed ? { kind: 'resumed' as const, run: resumed } : null;
   });
   if (!outcome) return false;

@@ -1,5 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { Db } from '@/db/connection';
+
 import type { EventSink } from './events';
 import type { ToolHost } from './tool-host';
 

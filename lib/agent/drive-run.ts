@@ -1,22 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
+
 import { appendMessage, listMessages } from '@/db/queries/messages';
+import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { hasStoredResults, insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
+import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
+
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
 import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
+import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
 import { toToolCallView } from './tool-call-view';
-import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { offerTools, withHostTool, type ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
-import { errorSummary } from '@/lib/log-safe';
-
 
 /** Runs driven by this process, so a Stop that lands here aborts at once. */
 const localRuns = processSingleton('localRuns', () => new Map<string, AbortController>());
@@ -58,7 +59,10 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
       const calls = await openToolPhase(deps.db, run);
       if (calls) {
         if (!deps.tools) {
-          const error = { code: 'tools_unavailable', message: 'This turn was waiting on tool calls that cannot be run here. Send your message again.' };
+          const error = {
+            code: 'tools_unavailable',
+            message: 'This turn was waiting on tool calls that cannot be run here. Send your message again.',
+          };
           return void (await finish(deps, run, 'failed', { ...owner, error }));
         }
         const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal);
@@ -94,7 +98,13 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     : NO_TOOLS;
   // Once a result was too large to send whole, the model may page through it.
   if (deps.tools && (await hasStoredResults(deps.db, run.conversationId))) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
-  const stepRun = await transitionRun(deps.db, deps.events, run, { step: run.step + 1, nameMap: offer.nameMap }, { owner: deps.instanceId });
+  const stepRun = await transitionRun(
+    deps.db,
+    deps.events,
+    run,
+    { step: run.step + 1, nameMap: offer.nameMap },
+    { owner: deps.instanceId },
+  );
   const history = toMessageParams(await listMessages(deps.db, run.conversationId));
   const messageId = randomUUID();
   const outcome = await streamModelStep(
@@ -133,7 +143,16 @@ async function afterStep(
     outputTokens: prior.outputTokens + (outcome.usage.output_tokens ?? 0),
   };
   const usesTools = outcome.stopReason === 'tool_use';
-  const proposed = usesTools && deps.tools ? proposeCalls(content, offer, { runId: run.id, conversationId: run.conversationId, userId: run.userId, step: run.step, tainted: await isConversationTainted(deps.db, run.conversationId) }) : [];
+  const proposed =
+    usesTools && deps.tools
+      ? proposeCalls(content, offer, {
+          runId: run.id,
+          conversationId: run.conversationId,
+          userId: run.userId,
+          step: run.step,
+          tainted: await isConversationTainted(deps.db, run.conversationId),
+        })
+      : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
   const events: { type: 'message.completed' | 'tool_call.proposed' | 'tool_call.approval_requested'; data: Record<string, unknown> }[] = [
     { type: 'message.completed', data: { messageId, message } },
@@ -141,22 +160,40 @@ async function afterStep(
 
   // The message, its calls and their events commit together: a crash cannot leave calls the
   // log never announced.
-  const next = await transitionRun(deps.db, deps.events, run, { usage }, {
-    owner,
-    events,
-    also: async (tx) => {
-      await appendMessage(tx, { id: messageId, conversationId: run.conversationId, role: 'assistant', content, runId: run.id, stopReason: outcome.stopReason });
-      if (usesTools && !deps.tools) {
-        await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: unavailableToolResults(content), runId: run.id });
-      }
-      for (const row of await insertToolCalls(tx, proposed)) {
-        events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
-        if (row.status === 'pending_approval') events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
-      }
+  const next = await transitionRun(
+    deps.db,
+    deps.events,
+    run,
+    { usage },
+    {
+      owner,
+      events,
+      also: async (tx) => {
+        await appendMessage(tx, {
+          id: messageId,
+          conversationId: run.conversationId,
+          role: 'assistant',
+          content,
+          runId: run.id,
+          stopReason: outcome.stopReason,
+        });
+        if (usesTools && !deps.tools) {
+          await appendMessage(tx, {
+            conversationId: run.conversationId,
+            role: 'user',
+            content: unavailableToolResults(content),
+            runId: run.id,
+          });
+        }
+        for (const row of await insertToolCalls(tx, proposed)) {
+          events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
+          if (row.status === 'pending_approval')
+            events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
+        }
+      },
     },
-  });
+  );
   if (usesTools || outcome.stopReason === 'pause_turn') return next;
   await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
   return null;
 }
-

@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { listMessages } from '@/db/queries/messages';
+import { getRun, requestRunCancel, updateRunIfVersion } from '@/db/queries/runs';
+import { listConversationToolCalls, updateToolCallIfVersion } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
-import type { DbHandle } from '@/db/connection';
-import { listMessages } from '@/db/queries/messages';
-import { getRun } from '@/db/queries/runs';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
-import { cancelRun, startRun } from './engine';
-import { decideCall, DecisionError } from './decide';
+
 import { answerInput } from './answer-input';
-import { runToolPhase } from './tool-phase';
-import { requestRunCancel, updateRunIfVersion } from '@/db/queries/runs';
-import { updateToolCallIfVersion } from '@/db/queries/tool-calls';
+import { decideCall, DecisionError } from './decide';
+import { cancelRun, startRun } from './engine';
 import { toMessageParams } from './history';
+import { runToolPhase } from './tool-phase';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
 
@@ -47,7 +47,14 @@ for (const { kind, available } of TEST_DATABASES) {
     it('runs three parallel calls and sends exactly one user message with three results in order', async () => {
       const env = await toolEngine(h, {
         script: [
-          { blocks: [text('Three at once.'), toolUse('tu_1', 'fx__echo', { message: 'one' }), toolUse('tu_2', 'fx__echo', { message: 'two' }), toolUse('tu_3', 'fx__echo', { message: 'three' })] },
+          {
+            blocks: [
+              text('Three at once.'),
+              toolUse('tu_1', 'fx__echo', { message: 'one' }),
+              toolUse('tu_2', 'fx__echo', { message: 'two' }),
+              toolUse('tu_3', 'fx__echo', { message: 'three' }),
+            ],
+          },
           { blocks: [text('All done.')] },
         ],
       });
@@ -81,7 +88,13 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
       const [call] = await listConversationToolCalls(h.db, conversation.id);
       expect(call).toMatchObject({ status: 'pending_approval', tool: 'counter' });
-      const { resumed } = await decideCall(env.deps, { userId: user.id, toolCallId: call!.id, decision: 'deny', argsHash: call!.argsHash, reason: 'not today' });
+      const { resumed } = await decideCall(env.deps, {
+        userId: user.id,
+        toolCallId: call!.id,
+        decision: 'deny',
+        argsHash: call!.argsHash,
+        reason: 'not today',
+      });
       expect(resumed).toBe(true);
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('completed');
@@ -120,7 +133,10 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('asks for a tool an untrusted server claims is read-only', async () => {
-      const env = await toolEngine(h, { trust: 'untrusted', script: [{ blocks: [toolUse('tu_l', 'fx__lying_readonly', { value: 'x' })] }] });
+      const env = await toolEngine(h, {
+        trust: 'untrusted',
+        script: [{ blocks: [toolUse('tu_l', 'fx__lying_readonly', { value: 'x' })] }],
+      });
       const { runId, conversation } = await start(env);
       expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
       expect((await listConversationToolCalls(h.db, conversation.id))[0]!.status).toBe('pending_approval');
@@ -145,12 +161,16 @@ for (const { kind, available } of TEST_DATABASES) {
       const final = (await listConversationToolCalls(h.db, conversation.id))[0]!;
       expect(env.fixture.state.counter).toBe(final.status === 'succeeded' ? 1 : 0);
       expect((await getRun(h.db, runId))!.status).toBe('completed');
-      await expect(decideCall(env.deps, { ...d, userId: '00000000-0000-0000-0000-000000000000', decision: 'allow_once' })).rejects.toMatchObject({ kind: 'not_found' });
+      await expect(
+        decideCall(env.deps, { ...d, userId: '00000000-0000-0000-0000-000000000000', decision: 'allow_once' }),
+      ).rejects.toMatchObject({ kind: 'not_found' });
       await env.close();
     });
 
     it('keeps a valid history when Stop lands while a call waits for approval', async () => {
-      const env = await toolEngine(h, { script: [{ blocks: [text('May I?'), toolUse('tu_x', 'fx__counter'), toolUse('tu_y', 'fx__echo', { message: 'hi' })] }] });
+      const env = await toolEngine(h, {
+        script: [{ blocks: [text('May I?'), toolUse('tu_x', 'fx__counter'), toolUse('tu_y', 'fx__echo', { message: 'hi' })] }],
+      });
       const { conversation, runId } = await start(env);
       expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
       await cancelRun(env.deps, conversation.id);
@@ -162,7 +182,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await env.close();
     });
 
-    it('pauses for a server\'s elicitation and resumes the call with the answer and the exact state', async () => {
+    it("pauses for a server's elicitation and resumes the call with the answer and the exact state", async () => {
       const env = await toolEngine(h, {
         grants: { 'fixture-server/*': { autoApprove: true } },
         script: [{ blocks: [toolUse('tu_q', 'fx__ask_input', { question: 'Favourite colour?' })] }, { blocks: [text('Thanks.')] }],
@@ -172,8 +192,14 @@ for (const { kind, available } of TEST_DATABASES) {
       const [call] = await listConversationToolCalls(h.db, conversation.id);
       expect(call!.status).toBe('awaiting_input');
       expect(JSON.stringify(call!.inputRequests)).toContain('Favourite colour?');
-      await expect(answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { nope: { action: 'accept' } } })).rejects.toMatchObject({ kind: 'invalid' });
-      const { resumed } = await answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { answer: { action: 'accept', content: { answer: 'teal' } } } });
+      await expect(
+        answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { nope: { action: 'accept' } } }),
+      ).rejects.toMatchObject({ kind: 'invalid' });
+      const { resumed } = await answerInput(env.deps, {
+        userId: user.id,
+        toolCallId: call!.id,
+        responses: { answer: { action: 'accept', content: { answer: 'teal' } } },
+      });
       expect(resumed).toBe(true);
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('completed');
@@ -211,7 +237,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(calls.find((c) => c.toolUseId === 'tu_r')!.status).toBe('succeeded');
 
       // Another conversation cannot read it by id.
-      const other = await toolEngine(h, { script: [{ blocks: [toolUse('tu_o', 'switchboard__read_result', { callId, offset: 0 })] }, { blocks: [text('no')] }] });
+      const other = await toolEngine(h, {
+        script: [{ blocks: [toolUse('tu_o', 'switchboard__read_result', { callId, offset: 0 })] }, { blocks: [text('no')] }],
+      });
       await start(other);
       expect(other.model.requests[0]!.body.tools!.map((t) => t.name)).not.toContain('switchboard__read_result');
       const refused = (other.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
@@ -221,7 +249,10 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('runs an edited approval with the edited input, revalidated, and tells the model which input ran', async () => {
-      const env = await toolEngine(h, { trust: 'untrusted', script: [{ blocks: [toolUse('tu_e', 'fx__lying_readonly', { value: 'asked' })] }, { blocks: [text('ok')] }] });
+      const env = await toolEngine(h, {
+        trust: 'untrusted',
+        script: [{ blocks: [toolUse('tu_e', 'fx__lying_readonly', { value: 'asked' })] }, { blocks: [text('ok')] }],
+      });
       const { conversation, user, runId } = await start(env);
       const [call] = await listConversationToolCalls(h.db, conversation.id);
       const d = { userId: user.id, toolCallId: call!.id, argsHash: call!.argsHash, decision: 'allow_once' as const };
@@ -246,7 +277,12 @@ for (const { kind, available } of TEST_DATABASES) {
       const [call] = await listConversationToolCalls(h.db, conversation.id);
       // Stop recorded, but (as in the moment before its request finishes) the run is still paused.
       await requestRunCancel(h.db, runId);
-      const { resumed } = await decideCall(env.deps, { userId: user.id, toolCallId: call!.id, decision: 'allow_once', argsHash: call!.argsHash });
+      const { resumed } = await decideCall(env.deps, {
+        userId: user.id,
+        toolCallId: call!.id,
+        decision: 'allow_once',
+        argsHash: call!.argsHash,
+      });
       await env.deps.idle();
       expect(resumed).toBe(false);
       expect((await getRun(h.db, runId))!.status).toBe('cancelled');
@@ -262,7 +298,11 @@ for (const { kind, available } of TEST_DATABASES) {
       const paused = (await getRun(h.db, runId))!;
       const [stale] = await listConversationToolCalls(h.db, conversation.id);
       // Rewind to the window: the driver holds the run and still sees the call as pending...
-      const running = (await updateRunIfVersion(h.db, runId, paused.version, { status: 'running', leaseOwner: env.deps.instanceId, leaseExpiresAt: new Date(Date.now() + 60_000) }))!;
+      const running = (await updateRunIfVersion(h.db, runId, paused.version, {
+        status: 'running',
+        leaseOwner: env.deps.instanceId,
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      }))!;
       // ...while the decision commits.
       await updateToolCallIfVersion(h.db, stale!.id, stale!.version, { status: 'approved', decision: { kind: 'allow_once' } });
       const next = await runToolPhase(env.deps, env.deps.tools!, running, [stale!], new AbortController().signal);
@@ -276,7 +316,15 @@ for (const { kind, available } of TEST_DATABASES) {
       const env = await toolEngine(h, {
         trust: 'untrusted',
         grants: { 'fixture-server/lying_readonly': { constraint } },
-        script: [{ blocks: [toolUse('tu_c1', 'fx__lying_readonly', { value: 'asked' }), toolUse('tu_c2', 'fx__lying_readonly', { value: 'outside' })] }, { blocks: [text('ok')] }],
+        script: [
+          {
+            blocks: [
+              toolUse('tu_c1', 'fx__lying_readonly', { value: 'asked' }),
+              toolUse('tu_c2', 'fx__lying_readonly', { value: 'outside' }),
+            ],
+          },
+          { blocks: [text('ok')] },
+        ],
       });
       const { conversation, user } = await start(env);
       const calls = await listConversationToolCalls(h.db, conversation.id);

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { getConversation } from '@/db/queries/conversations';
+import { listEventsAfter } from '@/db/queries/events';
+import { listMessages } from '@/db/queries/messages';
+import { getRun, updateRunIfVersion } from '@/db/queries/runs';
+import { createModelClient } from '@/lib/model/client';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, recordEvents, userAndConversation } from '@/test/engine-harness';
-import type { DbHandle } from '@/db/connection';
-import { listMessages } from '@/db/queries/messages';
-import { getConversation } from '@/db/queries/conversations';
-import { getRun, updateRunIfVersion } from '@/db/queries/runs';
-import { listEventsAfter } from '@/db/queries/events';
-import { createModelClient } from '@/lib/model/client';
+
 import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from './engine';
 import { toMessageParams } from './history';
 
@@ -22,7 +24,12 @@ for (const { kind, available } of TEST_DATABASES) {
       const deps = engineDeps(h);
       const { user, conversation } = await userAndConversation(h);
       const { seen, off } = await recordEvents(deps.bus, conversation.id);
-      const { run, afterSeq } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'Hello there, demo' });
+      const { run, afterSeq } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'Hello there, demo',
+      });
       await deps.idle();
       await waitFor(() => seen.some((e) => e.type === 'run.completed'));
       off();
@@ -61,7 +68,9 @@ for (const { kind, available } of TEST_DATABASES) {
       const deps = engineDeps(h, { schedule: () => {} });
       const { user, conversation } = await userAndConversation(h);
       await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'one' });
-      await expect(startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'two' })).rejects.toBeInstanceOf(RunConflict);
+      await expect(
+        startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'two' }),
+      ).rejects.toBeInstanceOf(RunConflict);
       expect((await listMessages(h.db, conversation.id)).length).toBe(1);
     });
 
@@ -69,7 +78,12 @@ for (const { kind, available } of TEST_DATABASES) {
       const deps = engineDeps(h, { client: createModelClient({ DEMO_MODEL_DELAY_MS: '20' }) });
       const { user, conversation } = await userAndConversation(h);
       const { seen, off } = await recordEvents(deps.bus, conversation.id);
-      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'word '.repeat(200) });
+      const { run } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'word '.repeat(200),
+      });
       await waitFor(() => seen.filter((e) => e.type === 'message.delta').length > 5);
       await cancelRun(deps, conversation.id);
       await deps.idle();
@@ -85,7 +99,12 @@ for (const { kind, available } of TEST_DATABASES) {
     it('fails a run whose model breaks mid-stream, with a readable error, and stays usable', async () => {
       const deps = engineDeps(h);
       const { user, conversation } = await userAndConversation(h);
-      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'please [demo:fail-midstream]' });
+      const { run } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'please [demo:fail-midstream]',
+      });
       await deps.idle();
       const failed = await getRun(h.db, run.id);
       expect(failed!.status).toBe('failed');
@@ -105,7 +124,12 @@ for (const { kind, available } of TEST_DATABASES) {
     it('answers a tool the model names but nobody offered with an error result, keeping the history valid', async () => {
       const deps = engineDeps(h);
       const { user, conversation } = await userAndConversation(h);
-      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'use notes__search please' });
+      const { run } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'use notes__search please',
+      });
       await deps.idle();
       expect((await getRun(h.db, run.id))!.status).toBe('completed');
       const msgs = await listMessages(h.db, conversation.id);

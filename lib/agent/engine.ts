@@ -1,21 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { runs } from '@/db/schema';
+
+import { setDefaultTitle } from '@/db/queries/conversations';
 import { appendEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
-import { setDefaultTitle } from '@/db/queries/conversations';
-import {
-  claimLapsedRun,
-  getActiveRun,
-  getRun,
-  insertRun,
-  listLapsedRuns,
-  requestRunCancel,
-  type RunRow,
-} from '@/db/queries/runs';
+import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
+import { runs } from '@/db/schema';
+
 import { leaseUntil, type EngineDeps } from './deps';
 import { abortLocalRun, driveRun } from './drive-run';
-import { finish } from './finish';
 import type { BusEvent } from './events';
+import { finish } from './finish';
 
 export class RunConflict extends Error {
   constructor() {

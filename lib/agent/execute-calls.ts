@@ -1,13 +1,15 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
+
 import type { RunRow } from '@/db/queries/runs';
+import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
 import { readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL, readStoredResult } from './read-result-tool';
-import type { ToolHost } from './tool-host';
 import { toToolCallView } from './tool-call-view';
+import type { ToolHost } from './tool-host';
 import { errorResult } from './tool-results';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
@@ -17,7 +19,13 @@ const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
  * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
  * safe, else it is recorded as `unknown`.
  */
-export async function executeCalls(deps: EngineDeps, host: ToolHost, run: RunRow, calls: ToolCallRow[], signal: AbortSignal): Promise<void> {
+export async function executeCalls(
+  deps: EngineDeps,
+  host: ToolHost,
+  run: RunRow,
+  calls: ToolCallRow[],
+  signal: AbortSignal,
+): Promise<void> {
   const servers = await host.serversFor(run.userId);
   await Promise.all(calls.filter((c) => RUNNABLE.has(c.status)).map((c) => executeOne(deps, host, run, c, servers, signal)));
 }
@@ -34,7 +42,10 @@ async function executeOne(
   if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
     await complete(deps, call, {
       status: 'unknown',
-      result: errorResult(call.toolUseId, `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`),
+      result: errorResult(
+        call.toolUseId,
+        `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`,
+      ),
       isError: true,
     });
     return;
@@ -42,7 +53,11 @@ async function executeOne(
   if (call.serverId === HOST_SERVER.id) return runHostCall(deps, call);
   const server = servers.find((s) => s.id === call.serverId);
   if (!server) {
-    await complete(deps, call, { status: 'errored', result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`), isError: true });
+    await complete(deps, call, {
+      status: 'errored',
+      result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
+      isError: true,
+    });
     return;
   }
 
@@ -95,14 +110,23 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
       });
       const isError = mapped.block.is_error === true;
       const block = withEditNote(mapped.block, call);
-      return { status: isError ? 'errored' : 'succeeded', result: block as unknown as Record<string, unknown>, isError, fullText: mapped.truncated ? (mapped.fullText ?? null) : null };
+      return {
+        status: isError ? 'errored' : 'succeeded',
+        result: block as unknown as Record<string, unknown>,
+        isError,
+        fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
+      };
     }
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
       return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: true };
     case 'cancelled':
-      return { status: 'cancelled', result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`), isError: true };
+      return {
+        status: 'cancelled',
+        result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
+        isError: true,
+      };
     case 'failed':
       return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
   }
@@ -112,7 +136,10 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
 /** The model asked for other arguments than the ones that ran: it must be told which ran. */
 function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow): Anthropic.ToolResultBlockParam {
   if (!(call.decision as { edited?: boolean } | null)?.edited) return block;
-  const note = { type: 'text' as const, text: `Note from Switchboard: the person edited the arguments before approving. The call ran with ${JSON.stringify(call.input)}.` };
+  const note = {
+    type: 'text' as const,
+    text: `Note from Switchboard: the person edited the arguments before approving. The call ran with ${JSON.stringify(call.input)}.`,
+  };
   const content = typeof block.content === 'string' ? [{ type: 'text' as const, text: block.content }] : (block.content ?? []);
   return { ...block, content: [note, ...content] };
 }

@@ -1,12 +1,13 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type Anthropic from '@anthropic-ai/sdk';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { listEventsAfter } from '@/db/queries/events';
+import { getRun } from '@/db/queries/runs';
+import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
-import { text, toolEngine, toolUse } from '@/test/tool-harness';
-import { FIXTURE_TOOLS } from '@/test/fixtures/fixture-tools';
-import { startFixtureServer, type FixtureMode, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
-import type { ScriptedReply } from '@/test/fixtures/scripted-model';
 import { startCuttingProxy } from '@/test/fixtures/cutting-proxy';
 import {
   blocksOf,
@@ -17,12 +18,13 @@ import {
   waitUntil,
   type EngineChild,
 } from '@/test/fixtures/fault-kit';
-import type { DbHandle } from '@/db/connection';
-import { listEventsAfter } from '@/db/queries/events';
-import { getRun } from '@/db/queries/runs';
-import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
-import { cancelRun, resumeLapsedRuns, startRun } from './engine';
+import { FIXTURE_TOOLS } from '@/test/fixtures/fixture-tools';
+import { startFixtureServer, type FixtureMode, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import type { ScriptedReply } from '@/test/fixtures/scripted-model';
+import { text, toolEngine, toolUse } from '@/test/tool-harness';
+
 import { decideCall } from './decide';
+import { cancelRun, resumeLapsedRuns, startRun } from './engine';
 
 /**
  * Faults: a process killed mid-tool, MCP servers that are down or misbehave, a model that breaks
@@ -46,7 +48,7 @@ function toolCallRequests(fixture: FixtureServer, tool: string): number {
 async function closedPort(): Promise<number> {
   const srv = net.createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = (srv.address() as net.AddressInfo);
+  const { port } = srv.address() as net.AddressInfo;
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
 }
@@ -112,12 +114,15 @@ for (const { kind, available } of TEST_DATABASES) {
         /** When the child counts as "in the middle of the call". */
         inCall: (child: EngineChild) => Promise<unknown>;
       }) {
-        const env = await engine({
-          fixture: opts.fixture,
-          instanceId: 'rescuer',
-          grants: opts.grants as never,
-          script: [opts.firstReply, { blocks: [text('Finished after the takeover.')] }],
-        }, pg.handle);
+        const env = await engine(
+          {
+            fixture: opts.fixture,
+            instanceId: 'rescuer',
+            grants: opts.grants as never,
+            script: [opts.firstReply, { blocks: [text('Finished after the takeover.')] }],
+          },
+          pg.handle,
+        );
         const { user, conversation } = await userAndConversation(pg.handle);
         const child = spawnEngineChild({
           SB_DB_URL: pg.url,
@@ -145,7 +150,12 @@ for (const { kind, available } of TEST_DATABASES) {
         // The lease is still the dead instance's for a moment: nobody may take over yet.
         expect(await resumeLapsedRuns(env.deps, conversation.id)).toBe(0);
         const killedAt = Date.now();
-        await waitUntil(async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1, 'the lapsed run to be taken over', 5000, 100);
+        await waitUntil(
+          async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1,
+          'the lapsed run to be taken over',
+          5000,
+          100,
+        );
         expect(Date.now() - killedAt).toBeLessThan(4000); // lease 1.5 s, renewed every 0.3 s (slack for a loaded machine)
         await env.deps.idle();
         return { env, conversation, runId, child };
@@ -249,7 +259,9 @@ for (const { kind, available } of TEST_DATABASES) {
           ['tool_result', 'tu_count', true],
         ]);
         for (const r of results) expect(resultText(r)).toContain('Fixture');
-        const expected = { http500: /HTTP 500/, garbage: /not valid MCP/, close_mid_stream: /closed the connection/ }[mode as Exclude<FixtureMode, 'ok'>];
+        const expected = { http500: /HTTP 500/, garbage: /not valid MCP/, close_mid_stream: /closed the connection/ }[
+          mode as Exclude<FixtureMode, 'ok'>
+        ];
         for (const r of results) expect(resultText(r)).toMatch(expected);
         await expectInvariant(h.db, conversation.id, runId);
       });
@@ -278,7 +290,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
       expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_echo', is_error: true });
-      expect(resultText(result)).toMatch(/Could not reach Fixture \(http:\/\/127\.0\.0\.1:\d+\) to run \\"echo\\": the connection was refused/);
+      expect(resultText(result)).toMatch(
+        /Could not reach Fixture \(http:\/\/127\.0\.0\.1:\d+\) to run \\"echo\\": the connection was refused/,
+      );
       expect(fixture.calls).toHaveLength(0);
       await expectInvariant(h.db, conversation.id, runId);
     });
@@ -286,7 +300,10 @@ for (const { kind, available } of TEST_DATABASES) {
     it('turns a server that stopped while a call waited for approval into an error result (no retry)', async () => {
       const fixture = await startFixtureServer({});
       cleanups.push(() => fixture.close().catch(() => {}));
-      const env = await engine({ fixture, script: [{ blocks: [toolUse('tu_count', 'fx__counter')] }, { blocks: [text('Could not count.')] }] });
+      const env = await engine({
+        fixture,
+        script: [{ blocks: [toolUse('tu_count', 'fx__counter')] }, { blocks: [text('Could not count.')] }],
+      });
       const { conversation, runId, user } = await start(env);
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
@@ -352,7 +369,9 @@ for (const { kind, available } of TEST_DATABASES) {
       const history = await expectInvariant(h.db, conversation.id, runId);
       // user, assistant tool_use, user tool_result, assistant: the part that arrived
       expect(history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-      const partial = blocksOf(history[3]).map((b) => b.text).join('');
+      const partial = blocksOf(history[3])
+        .map((b) => b.text)
+        .join('');
       expect(partial).toMatch(/^Here is/);
       expect(partial).not.toContain('never arrives');
 
@@ -393,7 +412,10 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       const { conversation, runId } = await start(env);
       await waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the slow call to reach the server');
-      await waitUntil(async () => (await listConversationToolCalls(h.db, conversation.id))[0]?.status === 'executing', 'the call to be executing');
+      await waitUntil(
+        async () => (await listConversationToolCalls(h.db, conversation.id))[0]?.status === 'executing',
+        'the call to be executing',
+      );
       const stoppedAt = Date.now();
       const marked = await cancelRun(env.deps, conversation.id);
       expect(marked).not.toBeNull();

@@ -1,5 +1,6 @@
 import { appendMessage } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
+
 import type { EngineDeps } from './deps';
 import { partialTextContent } from './model-step';
 import { transitionRun, usageOf } from './run-state';
@@ -44,7 +45,14 @@ export async function finish(
       also: async (tx) => {
         if (owed) await appendResults(tx, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
         if (partial.length && opts.partial) {
-          await appendMessage(tx, { id: opts.partial.messageId, conversationId: run.conversationId, role: 'assistant', content: partial, runId: run.id, stopReason });
+          await appendMessage(tx, {
+            id: opts.partial.messageId,
+            conversationId: run.conversationId,
+            role: 'assistant',
+            content: partial,
+            runId: run.id,
+            stopReason,
+          });
         }
       },
     },

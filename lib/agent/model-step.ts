@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import { DeltaCoalescer } from './delta-coalescer';
 import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
 

@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { NewToolCall } from '@/db/queries/tool-calls';
 import { decideToolCall, type PolicyResult } from '@/lib/consent/policy';
+
 import { argsHash } from './args-hash';
 import type { ToolOffer } from './tool-host';
 import { errorResult } from './tool-results';
@@ -71,11 +73,24 @@ export function proposeCalls(
       runTainted: ctx.tainted,
     });
     // The grant's constraint travels with the call: an edited input must meet it too.
-    const stored = { decision: policy.decision, reason: policy.reason, grantId: grant.grantId, warnings: policy.warnings, constraint: grant.constraint };
+    const stored = {
+      decision: policy.decision,
+      reason: policy.reason,
+      grantId: grant.grantId,
+      warnings: policy.warnings,
+      constraint: grant.constraint,
+    };
     if (policy.decision === 'reject') {
-      return { ...described, status: 'rejected', policy: stored, result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`), isError: true };
+      return {
+        ...described,
+        status: 'rejected',
+        policy: stored,
+        result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`),
+        isError: true,
+      };
     }
-    if (policy.decision === 'auto') return { ...described, status: 'auto_approved', policy: stored, decision: { kind: 'auto', at: new Date().toISOString() } };
+    if (policy.decision === 'auto')
+      return { ...described, status: 'auto_approved', policy: stored, decision: { kind: 'auto', at: new Date().toISOString() } };
     return { ...described, status: 'pending_approval', policy: stored };
   });
 }

@@ -1,19 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { listEventsAfter } from '@/db/queries/events';
+import { appendMessage, listMessages } from '@/db/queries/messages';
+import { getRun, renewRunLease, updateRunIfVersion, type RunRow } from '@/db/queries/runs';
+import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
-import { text, toolEngine, toolUse } from '@/test/tool-harness';
+import { blocksOf, clonePostgres, expectInvariant, spawnEngineChild, waitUntil } from '@/test/fixtures/fault-kit';
 import { FIXTURE_TOOLS } from '@/test/fixtures/fixture-tools';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
 import { startScriptedModel } from '@/test/fixtures/scripted-model';
-import { blocksOf, clonePostgres, expectInvariant, spawnEngineChild, waitUntil } from '@/test/fixtures/fault-kit';
-import type { DbHandle } from '@/db/connection';
-import { appendMessage, listMessages } from '@/db/queries/messages';
-import { listEventsAfter } from '@/db/queries/events';
-import { getRun, renewRunLease, updateRunIfVersion, type RunRow } from '@/db/queries/runs';
-import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
-import { resumeLapsedRuns, startRun } from './engine';
+import { text, toolEngine, toolUse } from '@/test/tool-harness';
+
 import { decideCall, DecisionError } from './decide';
 import { driveRun } from './drive-run';
+import { resumeLapsedRuns, startRun } from './engine';
 import { finish } from './finish';
 import { LeaseLost, transitionRun } from './run-state';
 
@@ -131,7 +133,7 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     // ── 3. Two decisions on two instances at once ────────────────────────────────────────────
-    it('two calls of one step decided on two instances at once: the run resumes once, each tool runs once, one results message', async () => {
+    it('two calls decided on two instances at once: the run resumes once, each tool runs once, one results message', async () => {
       for (let round = 0; round < 3; round++) {
         const env = await engine({
           instanceId: 'instance-a',
@@ -219,19 +221,32 @@ for (const { kind, available } of TEST_DATABASES) {
       const eventsBefore = (await listEventsAfter(h.db, conversation.id, 0)).length;
 
       const stale = (r: RunRow) =>
-        transitionRun(h.db, old.events, r, { step: 42 }, {
-          owner: 'old',
-          events: [{ type: 'run.failed', data: { stale: true } }],
-          also: async (tx) => {
-            await appendMessage(tx, { conversationId: conversation.id, role: 'assistant', content: [{ type: 'text', text: 'stale' }], runId: run.id });
+        transitionRun(
+          h.db,
+          old.events,
+          r,
+          { step: 42 },
+          {
+            owner: 'old',
+            events: [{ type: 'run.failed', data: { stale: true } }],
+            also: async (tx) => {
+              await appendMessage(tx, {
+                conversationId: conversation.id,
+                role: 'assistant',
+                content: [{ type: 'text', text: 'stale' }],
+                runId: run.id,
+              });
+            },
           },
-        });
+        );
       // With the version it knew, with the version it saw while the lease lapsed, and even with
       // the current version: the owner check alone refuses it.
       await expect(stale(seen)).rejects.toBeInstanceOf(LeaseLost);
       await expect(stale(lapsed)).rejects.toBeInstanceOf(LeaseLost);
       await expect(stale(taken)).rejects.toBeInstanceOf(LeaseLost);
-      await expect(finish(old, seen, 'failed', { owner: 'old', error: { code: 'internal', message: 'stale' } })).rejects.toBeInstanceOf(LeaseLost);
+      await expect(finish(old, seen, 'failed', { owner: 'old', error: { code: 'internal', message: 'stale' } })).rejects.toBeInstanceOf(
+        LeaseLost,
+      );
       expect(await renewRunLease(h.db, run.id, 'old', new Date(Date.now() + 60_000))).toBeNull();
       await driveRun(old, run.id); // not the owner: does nothing
       expect(model.requests).toHaveLength(0);
@@ -259,7 +274,12 @@ for (const { kind, available } of TEST_DATABASES) {
       // Re-run by the rescuer (trusted read-only), so both instances get the same result.
       { name: 'a trusted read-only tool', tools: READ_ONLY_SLOW_TOOLS, grants: undefined, rescued: { status: 'succeeded', attempts: 2 } },
       // Recorded as unknown by the rescuer; the woken instance then has a real result in hand.
-      { name: 'a non-idempotent tool', tools: undefined, grants: { 'fixture-server/*': { autoApprove: true } }, rescued: { status: 'unknown', attempts: 1 } },
+      {
+        name: 'a non-idempotent tool',
+        tools: undefined,
+        grants: { 'fixture-server/*': { autoApprove: true } },
+        rescued: { status: 'unknown', attempts: 1 },
+      },
     ] as const;
     for (const variant of FROZEN_VARIANTS) {
       describe.skipIf(kind !== 'postgres')(`a frozen instance woken after its run was taken over (${variant.name})`, () => {
@@ -291,7 +311,12 @@ for (const { kind, available } of TEST_DATABASES) {
           await waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the frozen instance to call the tool');
           child.proc.kill('SIGSTOP');
 
-          await waitUntil(async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1, 'the lapsed run to be taken over', 5000, 100);
+          await waitUntil(
+            async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1,
+            'the lapsed run to be taken over',
+            5000,
+            100,
+          );
           await env.deps.idle();
           const done = (await getRun(h.db, runId))!;
           expect(done).toMatchObject({ status: 'completed', stopReason: 'end_turn' });

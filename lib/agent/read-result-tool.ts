@@ -1,8 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { Db } from '@/db/connection';
 import { getStoredResult } from '@/db/queries/tool-calls';
 import { escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+
 import { RESERVED_NAMESPACE } from './tool-host';
 import { errorResult } from './tool-results';
 
@@ -28,7 +30,9 @@ export const READ_RESULT_TOOL: CatalogTool = {
   trust: 'trusted',
   name: 'read_result',
   description:
-    'Reads more of a tool result that was cut because it was too large. Use it only when a result ends with a "result truncated" marker and you need the rest; pass the callId and offset from that marker. Returns the next part of the stored text and, if more remains, a marker with the next offset. No side effects.',
+    'Reads more of a tool result that was cut because it was too large. Use it only when a result ends with a "result truncated" marker ' +
+    'and you need the rest; pass the callId and offset from that marker. Returns the next part of the stored text and, if more ' +
+    'remains, a marker with the next offset. No side effects.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -38,7 +42,13 @@ export const READ_RESULT_TOOL: CatalogTool = {
     required: ['callId', 'offset'],
     additionalProperties: false,
   },
-  annotations: { title: 'Read more of a large result', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: {
+    title: 'Read more of a large result',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
   fingerprint: 'host/read_result/v1',
 };
 
@@ -49,7 +59,11 @@ export async function readStoredResult(
   input: { callId: string; offset: number },
 ): Promise<Anthropic.ToolResultBlockParam> {
   const stored = await getStoredResult(db, conversationId, input.callId);
-  if (!stored) return errorResult(toolUseId, `No stored result with callId "${input.callId}" in this conversation. Use the callId from a truncation marker.`);
+  if (!stored)
+    return errorResult(
+      toolUseId,
+      `No stored result with callId "${input.callId}" in this conversation. Use the callId from a truncation marker.`,
+    );
   const total = stored.fullText.length;
   if (input.offset >= total) return errorResult(toolUseId, `offset ${input.offset} is past the end: the result has ${total} characters.`);
   const end = Math.min(total, input.offset + RESULT_BUDGET_CHARS);

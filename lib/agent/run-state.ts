@@ -1,6 +1,7 @@
 import type { Db } from '@/db/connection';
 import { appendEvent } from '@/db/queries/events';
 import { updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
+
 import type { BusEvent, EventSink, RunEventType } from './events';
 
 export class LeaseLost extends Error {

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDb, TEST_DATABASES } from '@/test/db';
-import { engineDeps, userAndConversation } from '@/test/engine-harness';
+
 import type { DbHandle } from '@/db/connection';
 import { listMessages } from '@/db/queries/messages';
 import { createModelClient } from '@/lib/model/client';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { engineDeps, userAndConversation } from '@/test/engine-harness';
+
 import { startRun } from './engine';
 import { encodeSseEvent, openEventStream } from './sse';
 
@@ -49,7 +51,12 @@ for (const { kind, available } of TEST_DATABASES) {
     it('follows a live run to its end, then replays the same turn from any seq', async () => {
       const deps = engineDeps(h, { client: createModelClient({ DEMO_MODEL_DELAY_MS: '5' }) });
       const { user, conversation } = await userAndConversation(h);
-      const { afterSeq } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'tell me something' });
+      const { afterSeq } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'tell me something',
+      });
       const live = await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq });
       const frames = await readFrames(live!);
       await deps.idle();
@@ -73,7 +80,9 @@ for (const { kind, available } of TEST_DATABASES) {
 
       // Reconnecting from the middle replays exactly what came after.
       const mid = ids[Math.floor(ids.length / 2)]!;
-      const replay = await readFrames((await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: mid }))!);
+      const replay = await readFrames(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: mid }))!,
+      );
       expect(replay.map((f) => f.id)).toEqual(ids.filter((i) => i > mid));
       expect(replay.at(-1)!.event).toBe('run.completed');
     });

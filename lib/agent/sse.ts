@@ -1,9 +1,10 @@
 import type { Db } from '@/db/connection';
 import { listEventsAfter } from '@/db/queries/events';
 import { getActiveRun } from '@/db/queries/runs';
+import { errorSummary } from '@/lib/log-safe';
+
 import type { EventBus } from './bus';
 import { RUN_PAUSE_OR_END_EVENTS, type BusEvent } from './events';
-import { errorSummary } from '@/lib/log-safe';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -140,7 +141,13 @@ export async function openEventStream(opts: {
   });
 }
 
-function toBusEvent(e: { conversationId: string; runId: string | null; type: string; seq: number; data: Record<string, unknown> }): BusEvent {
+function toBusEvent(e: {
+  conversationId: string;
+  runId: string | null;
+  type: string;
+  seq: number;
+  data: Record<string, unknown>;
+}): BusEvent {
   return { conversationId: e.conversationId, runId: e.runId, type: e.type, seq: e.seq, data: e.data };
 }
 

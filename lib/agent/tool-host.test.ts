@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+
 import { staticGrants } from '@/lib/consent/grant-source';
 import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
+
 import { offerTools, type ToolHost } from './tool-host';
 
 function server(id: string, namespace: string): McpServerConfig {

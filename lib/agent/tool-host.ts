@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { GrantSource, RunGrantContext, ToolGrant } from '@/lib/consent/grant-source';
 import { buildToolNames } from '@/lib/mcp/naming';
 import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
@@ -37,9 +38,14 @@ export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<
   const servers = [...(await host.serversFor(ctx.userId))]
     .filter((s) => s.namespace !== RESERVED_NAMESPACE)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
-  const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })));
+  const catalogs = await Promise.all(
+    servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })),
+  );
   const listed = catalogs.flatMap((c) => c.tools.map((tool) => ({ tool, server: c.server })));
-  const grants = await host.grants.grantsFor(ctx, listed.map((l) => l.tool));
+  const grants = await host.grants.grantsFor(
+    ctx,
+    listed.map((l) => l.tool),
+  );
   const available = listed.filter((l) => {
     const g = grants.get(l.tool);
     return g && g.state === 'active' && !g.overPlan;
@@ -75,8 +81,18 @@ export function withHostTool(offer: ToolOffer, tool: CatalogTool, server: McpSer
     delete copy.cache_control;
     return copy;
   });
-  tools.push({ name: modelName, description: tool.description ?? tool.name, input_schema: tool.inputSchema as Anthropic.Tool.InputSchema, cache_control: { type: 'ephemeral' } });
+  tools.push({
+    name: modelName,
+    description: tool.description ?? tool.name,
+    input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+    cache_control: { type: 'ephemeral' },
+  });
   const routes = new Map(offer.routes);
-  routes.set(modelName, { modelName, tool, server, grant: { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false } });
+  routes.set(modelName, {
+    modelName,
+    tool,
+    server,
+    grant: { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false },
+  });
   return { tools, routes, nameMap: { ...offer.nameMap, [modelName]: { serverId: tool.serverId, tool: tool.name } } };
 }

@@ -1,8 +1,16 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import type { Db } from '@/db/connection';
 import { appendMessage, getLastMessage } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
-import { closeUnfinishedCall, countStepCallsWithStatus, FINISHED_CALL_STATUSES, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
+import {
+  closeUnfinishedCall,
+  countStepCallsWithStatus,
+  FINISHED_CALL_STATUSES,
+  listStepToolCalls,
+  type ToolCallRow,
+} from '@/db/queries/tool-calls';
+
 import type { EngineDeps } from './deps';
 import { executeCalls } from './execute-calls';
 import { transitionRun } from './run-state';
@@ -23,7 +31,13 @@ export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] 
  * appends ONE user message with every result in tool_use order. Returns the run to continue
  * with, or null when it paused.
  */
-export async function runToolPhase(deps: EngineDeps, host: ToolHost, run: RunRow, calls: ToolCallRow[], signal: AbortSignal): Promise<RunRow | null> {
+export async function runToolPhase(
+  deps: EngineDeps,
+  host: ToolHost,
+  run: RunRow,
+  calls: ToolCallRow[],
+  signal: AbortSignal,
+): Promise<RunRow | null> {
   const pending = calls.filter((c) => c.status === 'pending_approval');
   if (pending.length) return pause(deps, run, 'awaiting_approval', pending);
 
@@ -32,10 +46,16 @@ export async function runToolPhase(deps: EngineDeps, host: ToolHost, run: RunRow
   const waiting = settled.filter((c) => c.status === 'awaiting_input');
   if (waiting.length && !signal.aborted) return pause(deps, run, 'awaiting_input', waiting);
 
-  return transitionRun(deps.db, deps.events, run, {}, {
-    owner: deps.instanceId,
-    also: (tx) => appendResults(tx, run, settled, 'The run was stopped before this call finished.'),
-  });
+  return transitionRun(
+    deps.db,
+    deps.events,
+    run,
+    {},
+    {
+      owner: deps.instanceId,
+      also: (tx) => appendResults(tx, run, settled, 'The run was stopped before this call finished.'),
+    },
+  );
 }
 
 class NothingToWaitFor extends Error {}
@@ -45,18 +65,29 @@ class NothingToWaitFor extends Error {}
  * a Stop, is seen here and the run carries on instead of waiting for nobody (deciders lock the
  * same row, see resumeIfSettled). Returns null when paused, else the fresh run to continue.
  */
-async function pause(deps: EngineDeps, run: RunRow, status: 'awaiting_approval' | 'awaiting_input', calls: ToolCallRow[]): Promise<RunRow | null> {
+async function pause(
+  deps: EngineDeps,
+  run: RunRow,
+  status: 'awaiting_approval' | 'awaiting_input',
+  calls: ToolCallRow[],
+): Promise<RunRow | null> {
   const waitingStatus = status === 'awaiting_approval' ? 'pending_approval' : 'awaiting_input';
   try {
-    await transitionRun(deps.db, deps.events, run, { status, leaseOwner: null, leaseExpiresAt: null }, {
-      owner: deps.instanceId,
-      events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
-      also: async (tx) => {
-        const fresh = await getRun(tx, run.id);
-        if (fresh?.cancelRequestedAt) throw new NothingToWaitFor();
-        if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) === 0) throw new NothingToWaitFor();
+    await transitionRun(
+      deps.db,
+      deps.events,
+      run,
+      { status, leaseOwner: null, leaseExpiresAt: null },
+      {
+        owner: deps.instanceId,
+        events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
+        also: async (tx) => {
+          const fresh = await getRun(tx, run.id);
+          if (fresh?.cancelRequestedAt) throw new NothingToWaitFor();
+          if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) === 0) throw new NothingToWaitFor();
+        },
       },
-    });
+    );
     return null;
   } catch (err) {
     if (err instanceof NothingToWaitFor) return (await getRun(deps.db, run.id)) ?? run;

@@ -13,6 +13,9 @@ export function unavailableToolResults(content: Anthropic.ContentBlockParam[]): 
   return content
     .filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use')
     .map((b) =>
-      errorResult(b.id, `The tool "${b.name}" is not available in this conversation. Answer without it, or tell the person which tool you would need.`),
+      errorResult(
+        b.id,
+        `The tool "${b.name}" is not available in this conversation. Answer without it, or tell the person which tool you would need.`,
+      ),
     );
 }

@@ -3,15 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { encode } from '@auth/core/jwt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDb, TEST_DATABASES } from '@/test/db';
+
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { AppError } from '@/lib/http/errors';
-import { hashPassword, verifyPassword } from './password';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+
 import { SIGN_IN_LIMITS, verifyCredentials } from './credentials';
-import { signUp } from './signup';
-import { getSessionFromCookies } from './session';
+import { hashPassword, verifyPassword } from './password';
 import { resolveAuthSecret } from './secret';
+import { getSessionFromCookies } from './session';
+import { signUp } from './signup';
 
 describe('passwords', () => {
   it('verifies the right password and rejects a wrong one', async () => {
@@ -78,18 +80,29 @@ for (const { kind, available } of TEST_DATABASES) {
     it('rate-limits failed sign-ins per email, also for the right password afterwards', async () => {
       await signUp(h.db, { email: 'ada@example.test', password: 'right password' }, 'client-c');
       for (let i = 0; i < SIGN_IN_LIMITS.perEmail; i++) {
-        expect(await verifyCredentials(h.db, { email: 'ada@example.test', password: `nope ${i}` }, `ip-${i}`)).toMatchObject({ reason: 'invalid' });
+        expect(await verifyCredentials(h.db, { email: 'ada@example.test', password: `nope ${i}` }, `ip-${i}`)).toMatchObject({
+          reason: 'invalid',
+        });
       }
-      expect(await verifyCredentials(h.db, { email: 'ada@example.test', password: 'right password' }, 'fresh-ip')).toEqual({ ok: false, reason: 'rate_limited' });
+      expect(await verifyCredentials(h.db, { email: 'ada@example.test', password: 'right password' }, 'fresh-ip')).toEqual({
+        ok: false,
+        reason: 'rate_limited',
+      });
       // Unknown emails are limited the same way, so the limit does not reveal who has an account.
-      for (let i = 0; i < SIGN_IN_LIMITS.perEmail; i++) await verifyCredentials(h.db, { email: 'ghost@example.test', password: 'x' }, `ip-g${i}`);
-      expect(await verifyCredentials(h.db, { email: 'ghost@example.test', password: 'x' }, 'fresh-ip')).toEqual({ ok: false, reason: 'rate_limited' });
+      for (let i = 0; i < SIGN_IN_LIMITS.perEmail; i++)
+        await verifyCredentials(h.db, { email: 'ghost@example.test', password: 'x' }, `ip-g${i}`);
+      expect(await verifyCredentials(h.db, { email: 'ghost@example.test', password: 'x' }, 'fresh-ip')).toEqual({
+        ok: false,
+        reason: 'rate_limited',
+      });
     });
 
     it('counts concurrent failed attempts before checking any of them', async () => {
       await signUp(h.db, { email: 'burst@example.test', password: 'right password' }, 'client-e');
       const results = await Promise.all(
-        Array.from({ length: 25 }, (_, i) => verifyCredentials(h.db, { email: 'burst@example.test', password: `guess ${i}` }, `burst-${i}`)),
+        Array.from({ length: 25 }, (_, i) =>
+          verifyCredentials(h.db, { email: 'burst@example.test', password: `guess ${i}` }, `burst-${i}`),
+        ),
       );
       expect(results.filter((r) => !r.ok && r.reason === 'invalid').length).toBe(SIGN_IN_LIMITS.perEmail);
       expect(results.filter((r) => !r.ok && r.reason === 'rate_limited').length).toBe(25 - SIGN_IN_LIMITS.perEmail);
@@ -98,7 +111,9 @@ for (const { kind, available } of TEST_DATABASES) {
     it('does not count successful sign-ins against the limit', async () => {
       await signUp(h.db, { email: 'often@example.test', password: 'right password' }, 'client-f');
       for (let i = 0; i < SIGN_IN_LIMITS.perEmail + 3; i++) {
-        expect(await verifyCredentials(h.db, { email: 'often@example.test', password: 'right password' }, 'same-client')).toMatchObject({ ok: true });
+        expect(await verifyCredentials(h.db, { email: 'often@example.test', password: 'right password' }, 'same-client')).toMatchObject({
+          ok: true,
+        });
       }
     });
 
@@ -109,7 +124,10 @@ for (const { kind, available } of TEST_DATABASES) {
       await createAuthSession(h.db, { id: 'sid-1', userId: user.id, expiresAt: new Date(Date.now() + 60_000) });
       const token = await encode({ token: { sid: 'sid-1', uid: user.id, sub: user.id }, secret, salt });
       const cookie = `other=1; ${salt}=${token}`;
-      expect(await getSessionFromCookies(h.db, secret, cookie)).toMatchObject({ sessionId: 'sid-1', user: { id: user.id, email: 'margaret@example.test' } });
+      expect(await getSessionFromCookies(h.db, secret, cookie)).toMatchObject({
+        sessionId: 'sid-1',
+        user: { id: user.id, email: 'margaret@example.test' },
+      });
       expect(await getSessionFromCookies(h.db, 'w'.repeat(40), cookie)).toBeNull(); // wrong secret
       expect(await getSessionFromCookies(h.db, secret, `${salt}=garbage`)).toBeNull();
       expect(await getSessionFromCookies(h.db, secret, null)).toBeNull();

@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthConfig } from '@auth/core';
+import { CredentialsSignin } from '@auth/core/errors';
 import Credentials from '@auth/core/providers/credentials';
 import GitHub from '@auth/core/providers/github';
 import Google from '@auth/core/providers/google';
-import { CredentialsSignin } from '@auth/core/errors';
+
 import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { upsertOAuthUser } from '@/db/queries/users';
 import { clientKey } from '@/lib/http/origin';
+
 import { verifyCredentials } from './credentials';
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
@@ -52,7 +54,7 @@ export function buildAuthConfig(db: Db, secret: string, env = process.env): Auth
     providers,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: '/sign-in', error: '/sign-in' },
-    logger: { error: (e) => console.error('[auth]', e.name, e.message) , warn: () => {}, debug: () => {} },
+    logger: { error: (e) => console.error('[auth]', e.name, e.message), warn: () => {}, debug: () => {} },
     callbacks: {
       async jwt({ token, user, account, profile, trigger }) {
         if (trigger !== 'signIn' || !user) return token;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+
 import type { Db } from '@/db/connection';
-import { findUserByEmail, normalizeEmail, type UserRow } from '@/db/queries/users';
 import { hitRateLimit, undoRateLimitHit } from '@/db/queries/rate-limits';
+import { findUserByEmail, normalizeEmail, type UserRow } from '@/db/queries/users';
+
 import { dummyPasswordHash, verifyPassword } from './password';
 
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;

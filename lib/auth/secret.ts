@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+
 import { dataDir } from '@/db/index';
 import { processSingleton } from '@/lib/process-singleton';
 
@@ -28,7 +29,8 @@ export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<stri
   }
   if (env.DATABASE_URL) {
     throw new Error(
-      'AUTH_SECRET is not set. With DATABASE_URL several instances share one database and must share one secret: set AUTH_SECRET to a random value of at least 32 characters (openssl rand -base64 32).',
+      'AUTH_SECRET is not set. With DATABASE_URL several instances share one database and must share one secret: set AUTH_SECRET to a ' +
+        'random value of at least 32 characters (openssl rand -base64 32).',
     );
   }
   const file = path.join(dir, 'auth-secret');

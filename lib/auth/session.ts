@@ -1,4 +1,5 @@
 import { decode } from '@auth/core/jwt';
+
 import type { Db } from '@/db/connection';
 import { findLiveAuthSession } from '@/db/queries/auth-sessions';
 import { findUserById, type UserRow } from '@/db/queries/users';

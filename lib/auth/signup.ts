@@ -1,8 +1,10 @@
 import { z } from 'zod';
+
 import type { Db } from '@/db/connection';
-import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import { hitRateLimit } from '@/db/queries/rate-limits';
+import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import { AppError } from '@/lib/http/errors';
+
 import { hashPassword } from './password';
 
 export const SIGN_UP_WINDOW_MS = 60 * 60 * 1000;
@@ -16,10 +18,7 @@ export const signUpSchema = z
       .trim()
       .max(254, 'must be at most 254 characters')
       .pipe(z.email({ error: 'must be an email address like name@example.com' })),
-    password: z
-      .string({ error: 'must be a string' })
-      .min(8, 'must be at least 8 characters')
-      .max(1024, 'must be at most 1024 characters'),
+    password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters'),
     name: z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters').optional(),
   })
   .strict();

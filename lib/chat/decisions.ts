@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { answerInput } from '@/lib/agent/answer-input';
 import { decideCall, DecisionError } from '@/lib/agent/decide';
 import { toToolCallView } from '@/lib/agent/tool-call-view';

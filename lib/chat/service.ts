@@ -1,18 +1,14 @@
 import { z } from 'zod';
-import {
-  createConversation,
-  deleteConversation,
-  getConversation,
-  listConversations,
-  renameConversation,
-} from '@/db/queries/conversations';
+
+import { createConversation, deleteConversation, getConversation, listConversations, renameConversation } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { getActiveRun, getLatestRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
-import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from '@/lib/agent/engine';
+import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
+
 import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -31,7 +27,12 @@ export async function listForUser(rt: Runtime, userId: string): Promise<Conversa
 
 export async function create(rt: Runtime, userId: string, input: z.infer<typeof createConversationSchema>) {
   if (input.model && input.model !== rt.modelConfig.model) {
-    throw new AppError('bad_request', 'body', `model: "${input.model}" is not available; this server runs "${rt.modelConfig.model}".`, 'model');
+    throw new AppError(
+      'bad_request',
+      'body',
+      `model: "${input.model}" is not available; this server runs "${rt.modelConfig.model}".`,
+      'model',
+    );
   }
   return toSummary(await createConversation(rt.handle.db, { userId, model: rt.modelConfig.model, title: input.title }));
 }

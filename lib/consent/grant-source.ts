@@ -1,4 +1,5 @@
 import type { CatalogTool } from '@/lib/mcp/types';
+
 import type { GrantState } from './policy';
 
 /** How one tool stands for one run: whether it is offered, and how calls to it are decided. */

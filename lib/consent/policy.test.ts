@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { decideToolCall, isTrustedRepeatable, type PolicyInput } from './policy';
 
 const base: PolicyInput = {
@@ -8,7 +9,9 @@ const base: PolicyInput = {
   constraintUnmet: false,
   runTainted: false,
 };
-const decide = (over: Partial<PolicyInput> & { annotations?: PolicyInput['tool']['annotations']; trust?: 'trusted' | 'untrusted'; autoApprove?: boolean }) =>
+const decide = (
+  over: Partial<PolicyInput> & { annotations?: PolicyInput['tool']['annotations']; trust?: 'trusted' | 'untrusted'; autoApprove?: boolean },
+) =>
   decideToolCall({
     ...base,
     ...over,

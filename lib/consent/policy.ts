@@ -36,7 +36,10 @@ export function isTrustedReadOnly(tool: PolicyInput['tool']): boolean {
 
 /** Safe to run again after an unknown outcome: read-only or idempotent, on a trusted server's word. */
 export function isTrustedRepeatable(tool: PolicyInput['tool']): boolean {
-  return isTrustedReadOnly(tool) || (tool.trust === 'trusted' && tool.annotations.idempotentHint === true && tool.annotations.destructiveHint !== true);
+  return (
+    isTrustedReadOnly(tool) ||
+    (tool.trust === 'trusted' && tool.annotations.idempotentHint === true && tool.annotations.destructiveHint !== true)
+  );
 }
 
 export function decideToolCall(input: PolicyInput): PolicyResult {
@@ -45,14 +48,19 @@ export function decideToolCall(input: PolicyInput): PolicyResult {
 
   if (input.grant.state === 'missing') return result('reject', 'This tool is not switched on for this conversation.');
   if (input.grant.state === 'expired') return result('reject', 'The grant for this tool has expired.');
-  if (input.grant.state === 'suspended') return result('reject', "The tool's definition changed since it was granted; it is suspended until the person reviews it.");
+  if (input.grant.state === 'suspended')
+    return result('reject', "The tool's definition changed since it was granted; it is suspended until the person reviews it.");
   if (input.overPlan) return result('reject', "This tool is not included in the user's plan.");
   if (input.constraintUnmet) return result('reject', "The arguments are outside what the person's grant allows for this tool.");
-  if (input.tool.annotations.destructiveHint === true) return result('ask', 'The server marks this tool as destructive: it asks every time.');
+  if (input.tool.annotations.destructiveHint === true)
+    return result('ask', 'The server marks this tool as destructive: it asks every time.');
   if (input.runTainted && !isTrustedReadOnly(input.tool)) {
     return result('ask', 'Output from an untrusted server is in this turn, so tools that write or reach outside need approval.');
   }
   if (isTrustedReadOnly(input.tool)) return result('auto', 'A trusted server marks this tool as read-only.');
   if (input.grant.autoApprove) return result('auto', 'The person allowed this tool to run without asking in this session.');
-  return result('ask', input.tool.trust === 'untrusted' ? 'Tools of untrusted servers need approval.' : 'This tool may change something: it needs approval.');
+  return result(
+    'ask',
+    input.tool.trust === 'untrusted' ? 'Tools of untrusted servers need approval.' : 'This tool may change something: it needs approval.',
+  );
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+
 import { AppError, errorResponse } from './errors';
 import { readJson } from './json';
 import { assertSameOrigin } from './origin';

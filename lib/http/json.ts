@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+
 import { AppError } from './errors';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -7,15 +8,15 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
  * Reads a JSON body with a size cap and validates it. Errors say which field was wrong,
  * what was received and what is allowed.
  */
-export async function readJson<S extends z.ZodType>(
-  req: Request,
-  schema: S,
-  opts: { maxBytes?: number } = {},
-): Promise<z.infer<S>> {
+export async function readJson<S extends z.ZodType>(req: Request, schema: S, opts: { maxBytes?: number } = {}): Promise<z.infer<S>> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BODY_BYTES;
   const type = req.headers.get('content-type') ?? '';
   if (!/^application\/json\b/i.test(type)) {
-    throw new AppError('unsupported_media_type', 'body', `Send the body as JSON with "Content-Type: application/json" (got "${type || 'none'}").`);
+    throw new AppError(
+      'unsupported_media_type',
+      'body',
+      `Send the body as JSON with "Content-Type: application/json" (got "${type || 'none'}").`,
+    );
   }
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);

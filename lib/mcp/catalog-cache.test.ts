@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
 import { fixtureConfig } from '@/test/tool-harness';
-import type { DbHandle } from '@/db/connection';
-import { createMcpGateway } from './gateway';
+
 import { withCatalogCache } from './catalog-cache';
+import { createMcpGateway } from './gateway';
 
 const listings = (f: FixtureServer) => f.requests.length;
 

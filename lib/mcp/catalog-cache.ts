@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
 import { dropCatalogs, findFreshCatalog, saveCatalog } from '@/db/queries/tool-catalogs';
+
 import type { SwitchboardGateway } from './gateway';
 import type { McpGateway, ServerCatalog } from './types';
 

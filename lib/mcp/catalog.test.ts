@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { buildServerCatalog, normalizeAnnotations, toolFingerprint } from './catalog';
 import type { McpServerConfig } from './types';
 
@@ -78,13 +79,23 @@ describe('normalizeAnnotations', () => {
       openWorldHint: false,
       title: 'T',
     });
-    expect(normalizeAnnotations('junk')).toEqual({ readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false });
+    expect(normalizeAnnotations('junk')).toEqual({
+      readOnlyHint: false,
+      idempotentHint: false,
+      destructiveHint: false,
+      openWorldHint: false,
+    });
   });
 });
 
 describe('toolFingerprint', () => {
   it('changes with anything a grant covers, not with key order', () => {
-    const base = { name: 'a', description: 'd', inputSchema: { type: 'object', properties: { x: {} } }, annotations: { readOnlyHint: true } };
+    const base = {
+      name: 'a',
+      description: 'd',
+      inputSchema: { type: 'object', properties: { x: {} } },
+      annotations: { readOnlyHint: true },
+    };
     const fp = toolFingerprint(server.url, base);
     expect(toolFingerprint(server.url, { ...base, inputSchema: { properties: { x: {} }, type: 'object' } })).toBe(fp);
     expect(toolFingerprint('https://other.example/mcp', base)).not.toBe(fp);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+
 import { checkToolSchema } from './schema-guard';
 import type { CatalogTool, McpServerConfig, ServerCatalog, SkippedTool, ToolAnnotations } from './types';
 
@@ -47,7 +48,9 @@ export function toolFingerprint(
     outputSchema: tool.outputSchema ?? null,
     annotations: tool.annotations ?? null,
   });
-  return createHash('sha256').update(body ?? '').digest('hex');
+  return createHash('sha256')
+    .update(body ?? '')
+    .digest('hex');
 }
 
 export function buildServerCatalog(

@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SdkErrorCode, SdkHttpError, type FetchLike } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createFixtureHandler, startFixtureServer, type FixtureHandler, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+
 import { closeQuietly, connect, shouldTrySse } from './connection';
 import { createMcpGateway } from './gateway';
 import type { CallerIdentity, McpServerConfig } from './types';
@@ -22,8 +24,10 @@ describe('built-in servers, in process', () => {
   };
   // What lib/mcp/builtin's inProcessFetch does: serve the request from the handler, with the
   // trusted caller riding alongside as authInfo (never taken from the request).
-  const inProcess = (_server: McpServerConfig, who: CallerIdentity): FetchLike => (url, init) =>
-    handler.fetch(new Request(url, init), { authInfo: { token: '', clientId: who.userId, scopes: [] } });
+  const inProcess =
+    (_server: McpServerConfig, who: CallerIdentity): FetchLike =>
+    (url, init) =>
+      handler.fetch(new Request(url, init), { authInfo: { token: '', clientId: who.userId, scopes: [] } });
 
   beforeAll(() => {
     handler = createFixtureHandler();
@@ -53,7 +57,12 @@ describe('built-in servers, in process', () => {
 
   it('fails clearly when no in-process resolver knows the server', async () => {
     await expect(connect(builtin, caller, {})).rejects.toThrow('The built-in server Built-in fixture is not available in this process.');
-    const outcome = await createMcpGateway().callTool(builtin, 'echo', {}, { caller, signal: new AbortController().signal, timeoutMs: 1_000 });
+    const outcome = await createMcpGateway().callTool(
+      builtin,
+      'echo',
+      {},
+      { caller, signal: new AbortController().signal, timeoutMs: 1_000 },
+    );
     expect(outcome.kind === 'failed' && outcome.message).toMatch(/not available in this process/);
   });
 });
@@ -90,9 +99,18 @@ describe('remote servers', () => {
   it('does not fall back to HTTP+SSE on a server error', async () => {
     const broken = await startFixtureServer({ mode: 'http500', modeScope: 'all' });
     const methods: string[] = [];
-    const server: McpServerConfig = { id: 'b', namespace: 'b', displayName: 'Broken', url: broken.url, trust: 'untrusted', timeoutMs: 3_000 };
+    const server: McpServerConfig = {
+      id: 'b',
+      namespace: 'b',
+      displayName: 'Broken',
+      url: broken.url,
+      trust: 'untrusted',
+      timeoutMs: 3_000,
+    };
     try {
-      await expect(connect(server, caller, { fetch: (u, i) => (methods.push(i?.method ?? 'GET'), fetch(u, i)) })).rejects.toThrow(/HTTP 500/);
+      await expect(connect(server, caller, { fetch: (u, i) => (methods.push(i?.method ?? 'GET'), fetch(u, i)) })).rejects.toThrow(
+        /HTTP 500/,
+      );
       expect(methods).toEqual(['POST']); // no SSE GET attempted
     } finally {
       await broken.close();
@@ -106,7 +124,14 @@ describe('a URL where nothing speaks MCP', () => {
     const http = createServer((req, res) => (methods.push(req.method ?? ''), res.writeHead(404).end('Cannot POST /nope')));
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     const { port } = http.address() as AddressInfo;
-    const server: McpServerConfig = { id: 'n', namespace: 'n', displayName: 'Nope', url: `http://127.0.0.1:${port}/nope`, trust: 'untrusted', timeoutMs: 3_000 };
+    const server: McpServerConfig = {
+      id: 'n',
+      namespace: 'n',
+      displayName: 'Nope',
+      url: `http://127.0.0.1:${port}/nope`,
+      trust: 'untrusted',
+      timeoutMs: 3_000,
+    };
     try {
       const catalog = await createMcpGateway().listTools(server, caller);
       expect(catalog.error).toBe(`Nope (http://127.0.0.1:${port}) answered HTTP 404 when asked to list its tools: Cannot POST /nope.`);

@@ -9,6 +9,7 @@ import {
   type JsonSchemaValidator,
   type PriorDiscovery,
 } from '@modelcontextprotocol/client';
+
 import { checkToolSchema, validationProblem } from './schema-guard';
 import type { CallerIdentity, McpServerConfig } from './types';
 
@@ -98,7 +99,10 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     if (!local) throw new Error(`The built-in server ${server.displayName} is not available in this process.`);
     const client = newClient();
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: local }), { ...requestOptions, prior: opts.prior });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: local }), {
+        ...requestOptions,
+        prior: opts.prior,
+      });
       return client;
     } catch (error) {
       await closeQuietly(client);

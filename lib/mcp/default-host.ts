@@ -1,6 +1,7 @@
 import type { Db } from '@/db/connection';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { allToolsOfOwnServers, type GrantSource } from '@/lib/consent/grant-source';
+
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from './builtin';
 import { withCatalogCache } from './catalog-cache';
 import { createMcpGateway } from './gateway';

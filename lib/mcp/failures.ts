@@ -67,7 +67,10 @@ export function describeFailure(serverName: string, url: string, action: string,
     const status = error.status;
     const body = typeof error.data?.text === 'string' && error.data.text ? `: ${quote(error.data.text)}` : '';
     if (status === 401 || status === 403) {
-      return `${who} refused to ${action}: HTTP ${status} (${status === 401 ? 'not signed in' : 'not allowed'}). Check the server's credentials.`;
+      return (
+        `${who} refused to ${action}: HTTP ${status} (${status === 401 ? 'not signed in' : 'not allowed'}). Check the server's ` +
+        `credentials.`
+      );
     }
     return `${who} answered HTTP ${status} when asked to ${action}${body}.`;
   }

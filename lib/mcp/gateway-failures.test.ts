@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { startFixtureServer, type FixtureOptions, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+
 import { createMcpGateway } from './gateway';
 import type { CallOptions, McpServerConfig } from './types';
 
@@ -20,7 +22,12 @@ async function fixture(opts: FixtureOptions) {
   return { fx, server };
 }
 
-const options = (extra: Partial<CallOptions> = {}): CallOptions => ({ caller, signal: new AbortController().signal, timeoutMs: 4_000, ...extra });
+const options = (extra: Partial<CallOptions> = {}): CallOptions => ({
+  caller,
+  signal: new AbortController().signal,
+  timeoutMs: 4_000,
+  ...extra,
+});
 
 /** A loopback port nothing listens on (and nothing has pooled connections to). */
 async function closedPort(): Promise<number> {
@@ -45,7 +52,9 @@ describe('callTool against a misbehaving server', () => {
     const { server } = await fixture({ mode: 'garbage' });
     const outcome = await gateway.callTool(server, 'echo', {}, options());
     expect(outcome.kind).toBe('failed');
-    expect(outcome.kind === 'failed' && outcome.message).toMatch(/^Flaky \(http:\/\/127\.0\.0\.1:\d+\) sent a reply that is not valid MCP \(JSON-RPC\) when asked to run "echo": Unexpected token/);
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(
+      /^Flaky \(http:\/\/127\.0\.0\.1:\d+\) sent a reply that is not valid MCP \(JSON-RPC\) when asked to run "echo": Unexpected token/,
+    );
   });
 
   it('a server closing the stream mid-answer → failed promptly, not after the timeout', async () => {
@@ -54,20 +63,34 @@ describe('callTool against a misbehaving server', () => {
     const outcome = await gateway.callTool(server, 'echo', {}, options({ timeoutMs: 10_000 }));
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(outcome.kind).toBe('failed');
-    expect(outcome.kind === 'failed' && outcome.message).toMatch(/^Flaky closed the connection before answering "echo" .*The tool may or may not have run\.$/);
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(
+      /^Flaky closed the connection before answering "echo" .*The tool may or may not have run\.$/,
+    );
   });
 
   it('a handler that throws → failed with its JSON-RPC error', async () => {
     const { server } = await fixture({});
     const outcome = await gateway.callTool(server, 'throws', {}, options());
-    expect(outcome.kind === 'failed' && outcome.message).toMatch(/returned an error when asked to run "throws": kaboom: the throws tool always throws \(JSON-RPC error -32603\)\.$/);
+    expect(outcome.kind === 'failed' && outcome.message).toMatch(
+      /returned an error when asked to run "throws": kaboom: the throws tool always throws \(JSON-RPC error -32603\)\.$/,
+    );
   });
 
   it('nothing listening → failed: could not reach', async () => {
     const port = await closedPort();
-    const server: McpServerConfig = { id: 'x', namespace: 'gone', displayName: 'Gone', url: `http://127.0.0.1:${port}/mcp?token=secret`, trust: 'untrusted', timeoutMs: 2_000 };
+    const server: McpServerConfig = {
+      id: 'x',
+      namespace: 'gone',
+      displayName: 'Gone',
+      url: `http://127.0.0.1:${port}/mcp?token=secret`,
+      trust: 'untrusted',
+      timeoutMs: 2_000,
+    };
     const outcome = await gateway.callTool(server, 'echo', {}, options());
-    expect(outcome).toEqual({ kind: 'failed', message: `Could not reach Gone (http://127.0.0.1:${port}) to run "echo": the connection was refused.` });
+    expect(outcome).toEqual({
+      kind: 'failed',
+      message: `Could not reach Gone (http://127.0.0.1:${port}) to run "echo": the connection was refused.`,
+    });
     expect(JSON.stringify(outcome)).not.toContain('secret');
   });
 });
@@ -78,7 +101,14 @@ describe('a server that accepts connections but never answers', () => {
     const silent = net.createServer((s) => sockets.push(s)); // reads nothing, answers nothing
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const { port } = silent.address() as net.AddressInfo;
-    const server: McpServerConfig = { id: 's', namespace: 'silent', displayName: 'Silent', url: `http://127.0.0.1:${port}/mcp`, trust: 'untrusted', timeoutMs: 300 };
+    const server: McpServerConfig = {
+      id: 's',
+      namespace: 'silent',
+      displayName: 'Silent',
+      url: `http://127.0.0.1:${port}/mcp`,
+      trust: 'untrusted',
+      timeoutMs: 300,
+    };
     try {
       const outcome = await gateway.callTool(server, 'echo', {}, options({ timeoutMs: 300 }));
       expect(outcome).toEqual({ kind: 'timeout', message: 'Silent did not accept the connection within 0.3 s.' });
@@ -96,7 +126,9 @@ describe('listTools never throws', () => {
     const { fx, server } = await fixture({ mode: 'http500', modeScope: 'all' });
     const catalog = await gateway.listTools(server, caller);
     expect(catalog).toMatchObject({ tools: [], skipped: [], truncated: false });
-    expect(catalog.error).toBe(`Flaky (${new URL(fx.url).origin}) answered HTTP 500 when asked to list its tools: Internal Server Error: database on fire.`);
+    expect(catalog.error).toBe(
+      `Flaky (${new URL(fx.url).origin}) answered HTTP 500 when asked to list its tools: Internal Server Error: database on fire.`,
+    );
     expect(catalog.server.url).toBe(fx.url);
   });
 

@@ -1,7 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+
 import { TINY_PNG_BASE64 } from '@/test/fixtures/fixture-tools';
+import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+
 import { createMcpGateway } from './gateway';
 import { toToolResult } from './to-tool-result';
 import type { CallOptions, CallOutcome, McpServerConfig, ProgressUpdate } from './types';
@@ -15,11 +17,24 @@ let server: McpServerConfig;
 
 beforeAll(async () => {
   fx = await startFixtureServer({ pageSize: 4 });
-  server = { id: 'srv-fx', namespace: 'fx', displayName: 'Fixture', url: fx.url, trust: 'untrusted', timeoutMs: 5_000, headers: { 'x-api-key': 'k-123' } };
+  server = {
+    id: 'srv-fx',
+    namespace: 'fx',
+    displayName: 'Fixture',
+    url: fx.url,
+    trust: 'untrusted',
+    timeoutMs: 5_000,
+    headers: { 'x-api-key': 'k-123' },
+  };
 });
 afterAll(() => fx.close());
 
-const options = (extra: Partial<CallOptions> = {}): CallOptions => ({ caller, signal: new AbortController().signal, timeoutMs: 5_000, ...extra });
+const options = (extra: Partial<CallOptions> = {}): CallOptions => ({
+  caller,
+  signal: new AbortController().signal,
+  timeoutMs: 5_000,
+  ...extra,
+});
 
 function resultOf(outcome: CallOutcome) {
   if (outcome.kind !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
@@ -30,7 +45,13 @@ async function mapped(tool: string, args: Record<string, unknown> = {}) {
   const catalog = await gateway.listTools(server, caller);
   const def = catalog.tools.find((t) => t.name === tool);
   const outcome = await gateway.callTool(server, tool, args, options());
-  const r = toToolResult({ toolUseId: 'tu', serverName: server.displayName, tool, outcome: resultOf(outcome), outputSchema: def?.outputSchema });
+  const r = toToolResult({
+    toolUseId: 'tu',
+    serverName: server.displayName,
+    tool,
+    outcome: resultOf(outcome),
+    outputSchema: def?.outputSchema,
+  });
   const blocks = r.block.content as (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[];
   return { r, blocks, text: blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n') };
 }
@@ -42,8 +63,21 @@ describe('listTools', () => {
     expect(catalog.era).toBe('modern');
     expect(catalog).toMatchObject({ ttlMs: 0, cacheScope: 'private', truncated: false, skipped: [] });
     expect(catalog.tools.map((t) => t.name)).toEqual([
-      'text', 'image', 'audio', 'resource_link', 'embedded_resource', 'structured', 'structured_invalid',
-      'slow', 'fail', 'throws', 'huge', 'lying_readonly', 'ask_input', 'echo', 'counter',
+      'text',
+      'image',
+      'audio',
+      'resource_link',
+      'embedded_resource',
+      'structured',
+      'structured_invalid',
+      'slow',
+      'fail',
+      'throws',
+      'huge',
+      'lying_readonly',
+      'ask_input',
+      'echo',
+      'counter',
     ]);
     const lying = catalog.tools.find((t) => t.name === 'lying_readonly')!;
     expect(lying.annotations).toEqual({ readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false });
@@ -71,7 +105,9 @@ describe('callTool: content mapping', () => {
   });
 
   it('resource_link → uri, name and type', async () => {
-    expect((await mapped('resource_link')).text).toContain('[resource link: todo.md <file:///notes/todo.md> (text/markdown) — The to-do list]');
+    expect((await mapped('resource_link')).text).toContain(
+      '[resource link: todo.md <file:///notes/todo.md> (text/markdown) — The to-do list]',
+    );
   });
 
   it('embedded resources → their text, or a note for a blob', async () => {
@@ -167,20 +203,36 @@ describe('callTool: input_required', () => {
     expect(first.inputRequests).toEqual({
       answer: {
         method: 'elicitation/create',
-        params: expect.objectContaining({ mode: 'form', message: 'Favourite colour?', requestedSchema: expect.objectContaining({ required: ['answer'] }) }),
+        params: expect.objectContaining({
+          mode: 'form',
+          message: 'Favourite colour?',
+          requestedSchema: expect.objectContaining({ required: ['answer'] }),
+        }),
       },
     });
     expect(first.requestState).toMatch(/^v1\./);
 
-    const resumed = await gateway.callTool(server, 'ask_input', args, options({
-      resume: { inputResponses: { answer: { action: 'accept', content: { answer: 'blue' } } }, requestState: first.requestState },
-    }));
+    const resumed = await gateway.callTool(
+      server,
+      'ask_input',
+      args,
+      options({
+        resume: { inputResponses: { answer: { action: 'accept', content: { answer: 'blue' } } }, requestState: first.requestState },
+      }),
+    );
     expect(resultOf(resumed).content).toEqual([{ type: 'text', text: 'You answered: blue' }]);
 
-    const tampered = await gateway.callTool(server, 'ask_input', args, options({
-      resume: { inputResponses: { answer: { action: 'accept', content: { answer: 'red' } } }, requestState: `${first.requestState}x` },
-    }));
+    const tampered = await gateway.callTool(
+      server,
+      'ask_input',
+      args,
+      options({
+        resume: { inputResponses: { answer: { action: 'accept', content: { answer: 'red' } } }, requestState: `${first.requestState}x` },
+      }),
+    );
     expect(tampered.kind).toBe('failed');
-    expect(tampered.kind === 'failed' && tampered.message).toMatch(/^Fixture \(http:\/\/127\.0\.0\.1:\d+\) returned an error .*Invalid or expired requestState \(JSON-RPC error -32602\)/);
+    expect(tampered.kind === 'failed' && tampered.message).toMatch(
+      /^Fixture \(http:\/\/127\.0\.0\.1:\d+\) returned an error .*Invalid or expired requestState \(JSON-RPC error -32602\)/,
+    );
   });
 });

@@ -1,8 +1,9 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
 import { describeFailure, isTimeout, quote } from './failures';
-import type { CallOptions, CallOutcome, CallerIdentity, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
+import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
  * The engine's door to MCP servers. Each listing and each call opens its own connection and
@@ -66,11 +67,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       let cacheScope: 'public' | 'private' | undefined;
       let truncated = false;
       for (let page = 0; ; page++) {
-        const result = await client.request(
-          { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-          toolsPageSchema,
-          { timeout: server.timeoutMs },
-        );
+        const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, toolsPageSchema, {
+          timeout: server.timeoutMs,
+        });
         if (page === 0) {
           if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs;
           if (result.cacheScope === 'public' || result.cacheScope === 'private') cacheScope = result.cacheScope;
@@ -97,12 +96,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     }
   }
 
-  async function callTool(
-    server: McpServerConfig,
-    tool: string,
-    args: Record<string, unknown>,
-    opts: CallOptions,
-  ): Promise<CallOutcome> {
+  async function callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome> {
     const action = `run "${tool}"`;
     const cancelled = (): CallOutcome => ({ kind: 'cancelled', message: `The call to "${tool}" on ${server.displayName} was cancelled.` });
     if (opts.signal.aborted) return cancelled();
@@ -162,7 +156,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       if (opts.signal.aborted) return cancelled();
       const sdkTotal = isTimeout(error) && (error as { data?: { maxTotalTimeout?: unknown } }).data?.maxTotalTimeout !== undefined;
       if (overall.signal.aborted || sdkTotal) {
-        return { kind: 'timeout', message: `"${tool}" on ${server.displayName} ran past the overall limit of ${seconds(opts.maxTotalTimeoutMs!)}.` };
+        return {
+          kind: 'timeout',
+          message: `"${tool}" on ${server.displayName} ran past the overall limit of ${seconds(opts.maxTotalTimeoutMs!)}.`,
+        };
       }
       if (isTimeout(error)) {
         const message = client
@@ -172,7 +169,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       }
       if (error instanceof StreamEnded) {
         const detail = error.transportError instanceof Error ? ` (${quote(error.transportError.message)})` : '';
-        return { kind: 'failed', message: `${server.displayName} closed the connection before answering "${tool}"${detail}. The tool may or may not have run.` };
+        return {
+          kind: 'failed',
+          message: `${server.displayName} closed the connection before answering "${tool}"${detail}. The tool may or may not have run.`,
+        };
       }
       return { kind: 'failed', message: describeFailure(server.displayName, server.url, action, error) };
     } finally {

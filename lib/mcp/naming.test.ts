@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { buildToolNames, candidateName } from './naming';
 
 const LEGAL = /^[a-zA-Z0-9_-]{1,64}$/;

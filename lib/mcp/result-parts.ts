@@ -34,7 +34,8 @@ export function sniffImage(bytes: Buffer): ImageMediaType | undefined {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (bytes.length >= 6 && /^GIF8[79]a$/.test(bytes.subarray(0, 6).toString('latin1'))) return 'image/gif';
-  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (bytes.length >= 12 && bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
+    return 'image/webp';
   return undefined;
 }
 
@@ -53,7 +54,10 @@ function imagePart(data: unknown, mimeType: string | undefined, budget: ImageBud
     return { kind: 'text', text: `[${label} (${sniffed}, ${size(bytes.length)}) omitted: larger than ${size(IMAGE_LIMITS.maxBytes)}]` };
   }
   if (budget.count >= IMAGE_LIMITS.maxImages || budget.bytes + bytes.length > IMAGE_LIMITS.maxTotalBytes) {
-    return { kind: 'text', text: `[${label} (${sniffed}, ${size(bytes.length)}) omitted: this result already carries as many images as one result may]` };
+    return {
+      kind: 'text',
+      text: `[${label} (${sniffed}, ${size(bytes.length)}) omitted: this result already carries as many images as one result may]`,
+    };
   }
   budget.count++;
   budget.bytes += bytes.length;
@@ -69,7 +73,10 @@ function resourcePart(resource: Record<string, unknown>, budget: ImageBudget): P
   if (resource.blob !== undefined) {
     if (mime?.startsWith('image/')) return imagePart(resource.blob, mime, budget, `image resource ${uri}`);
     const bytes = decode(resource.blob);
-    return { kind: 'text', text: `[resource ${uri}${mime ? ` (${mime})` : ''}: ${bytes ? size(bytes.length) : 'invalid'} binary data, not shown]` };
+    return {
+      kind: 'text',
+      text: `[resource ${uri}${mime ? ` (${mime})` : ''}: ${bytes ? size(bytes.length) : 'invalid'} binary data, not shown]`,
+    };
   }
   return { kind: 'text', text: `${head} (empty)` };
 }
@@ -90,16 +97,22 @@ export function contentToParts(content: unknown): Part[] {
         break;
       case 'audio': {
         const bytes = decode(block.data);
-        parts.push({ kind: 'text', text: `[audio (${str(block.mimeType) ?? 'unknown type'}${bytes ? `, ${size(bytes.length)}` : ''}) omitted: audio cannot be passed to the model]` });
+        parts.push({
+          kind: 'text',
+          text:
+            `[audio (${str(block.mimeType) ?? 'unknown type'}${bytes ? `, ${size(bytes.length)}` : ''}) omitted: audio cannot be ` +
+            `passed to the model]`,
+        });
         break;
       }
       case 'resource_link': {
         const name = str(block.name) ?? str(block.title) ?? 'resource';
         const mime = str(block.mimeType);
         const description = str(block.description);
+        const details = `${mime ? ` (${mime})` : ''}${description ? ` — ${description}` : ''}`;
         parts.push({
           kind: 'text',
-          text: `[resource link: ${name} <${str(block.uri) ?? '(no uri)'}>${mime ? ` (${mime})` : ''}${description ? ` — ${description}` : ''}]`,
+          text: `[resource link: ${name} <${str(block.uri) ?? '(no uri)'}>${details}]`,
         });
         break;
       }

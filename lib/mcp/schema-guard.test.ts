@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { checkToolSchema, describeValidationError, SCHEMA_LIMITS, validationProblem, type SchemaCheck } from './schema-guard';
 
 function ok(check: SchemaCheck) {
@@ -60,7 +61,12 @@ describe('checkToolSchema', () => {
   });
 
   it('refuses oversized and too-deep schemas before compiling them', () => {
-    const big = { type: 'object', properties: Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`field_${i}`, { type: 'string', description: 'x'.repeat(20) }])) };
+    const big = {
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: 3000 }, (_, i) => [`field_${i}`, { type: 'string', description: 'x'.repeat(20) }]),
+      ),
+    };
     const tooBig = checkToolSchema(big);
     expect(tooBig.ok).toBe(false);
     if (!tooBig.ok) expect(tooBig.reason).toMatch(/too large .*64 KB/);
@@ -101,7 +107,12 @@ describe('checkToolSchema', () => {
   });
 
   it('validates formats', () => {
-    const validate = ok(checkToolSchema({ type: 'object', properties: { mail: { type: 'string', format: 'email' }, day: { type: 'string', format: 'date' } } }));
+    const validate = ok(
+      checkToolSchema({
+        type: 'object',
+        properties: { mail: { type: 'string', format: 'email' }, day: { type: 'string', format: 'date' } },
+      }),
+    );
     expect(validate({ mail: 'a@b.example', day: '2026-01-31' })).toBe(true);
     expect(validate({ mail: 'not-an-email' })).toBe(false);
   });

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type Options } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import canonicalize from 'canonicalize';
 import { RE2JS } from 're2js';
+
 import { describeValidationError } from './schema-errors';
 
 /**
@@ -92,14 +93,19 @@ export function checkToolSchema(schema: unknown, opts: CheckOptions = {}): Schem
   const json = JSON.stringify(schema);
   const bytes = Buffer.byteLength(json);
   if (bytes > SCHEMA_LIMITS.maxBytes) {
-    return { ok: false, reason: `the schema is too large (${Math.round(bytes / 1024)} KB; the limit is ${SCHEMA_LIMITS.maxBytes / 1024} KB)` };
+    return {
+      ok: false,
+      reason: `the schema is too large (${Math.round(bytes / 1024)} KB; the limit is ${SCHEMA_LIMITS.maxBytes / 1024} KB)`,
+    };
   }
   const root = schema as Record<string, unknown>;
   if (opts.requireObject && root.type !== 'object') {
     return { ok: false, reason: `the schema's root must have "type": "object" (found ${JSON.stringify(root.type ?? null)})` };
   }
 
-  const key = createHash('sha256').update(canonicalize(schema) ?? json).digest('hex');
+  const key = createHash('sha256')
+    .update(canonicalize(schema) ?? json)
+    .digest('hex');
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key); // refresh its place: least recently used goes first

@@ -1,6 +1,8 @@
 import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { startServerEverything, type EverythingMode, type EverythingServer } from '@/test/fixtures/server-everything';
+
 import { closeQuietly, connect } from './connection';
 import { createMcpGateway } from './gateway';
 import type { McpServerConfig } from './types';
@@ -18,7 +20,14 @@ describe.each<[EverythingMode, typeof StreamableHTTPClientTransport | typeof SSE
   let server: McpServerConfig;
   beforeAll(async () => {
     everything = await startServerEverything(mode);
-    server = { id: `everything-${mode}`, namespace: 'everything', displayName: 'Everything', url: everything.url, trust: 'untrusted', timeoutMs: 10_000 };
+    server = {
+      id: `everything-${mode}`,
+      namespace: 'everything',
+      displayName: 'Everything',
+      url: everything.url,
+      trust: 'untrusted',
+      timeoutMs: 10_000,
+    };
   }, 30_000);
   afterAll(() => everything?.close());
 
@@ -47,18 +56,31 @@ describe.each<[EverythingMode, typeof StreamableHTTPClientTransport | typeof SSE
   });
 
   it('calls echo', async () => {
-    const outcome = await gateway.callTool(server, 'echo', { message: `hi over ${mode}` }, {
-      caller,
-      signal: new AbortController().signal,
-      timeoutMs: 10_000,
+    const outcome = await gateway.callTool(
+      server,
+      'echo',
+      { message: `hi over ${mode}` },
+      {
+        caller,
+        signal: new AbortController().signal,
+        timeoutMs: 10_000,
+      },
+    );
+    expect(outcome).toEqual({
+      kind: 'result',
+      result: expect.objectContaining({ content: [{ type: 'text', text: `Echo: hi over ${mode}` }] }),
     });
-    expect(outcome).toEqual({ kind: 'result', result: expect.objectContaining({ content: [{ type: 'text', text: `Echo: hi over ${mode}` }] }) });
   });
 
   it('returns its tiny image as something the model can take', async () => {
-    const outcome = await gateway.callTool(server, 'get-tiny-image', {}, { caller, signal: new AbortController().signal, timeoutMs: 10_000 });
+    const outcome = await gateway.callTool(
+      server,
+      'get-tiny-image',
+      {},
+      { caller, signal: new AbortController().signal, timeoutMs: 10_000 },
+    );
     expect(outcome.kind).toBe('result');
-    const content = outcome.kind === 'result' ? outcome.result.content ?? [] : [];
+    const content = outcome.kind === 'result' ? (outcome.result.content ?? []) : [];
     expect(content.some((c) => c.type === 'image' && c.mimeType === 'image/png')).toBe(true);
   });
 });

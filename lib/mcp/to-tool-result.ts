@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import canonicalize from 'canonicalize';
+
 import { contentToParts, imagePlaceholder, type Part } from './result-parts';
 import { checkToolSchema, describeValidationError } from './schema-guard';
 import type { McpCallResult } from './types';
@@ -38,13 +39,13 @@ type ContentBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam;
 
 const SEPARATOR = '\n';
 
-export const defaultTruncationNote = (shown: number, total: number) =>
-  `[… result truncated: ${shown} of ${total} characters shown.]`;
+export const defaultTruncationNote = (shown: number, total: number) => `[… result truncated: ${shown} of ${total} characters shown.]`;
 
 /** The marker that points the model at the host's paging tool. */
 export function readMoreNote(hostToolName: string, callId: string) {
   return (shown: number, total: number) =>
-    `[… result truncated: ${shown} of ${total} characters shown. Call ${hostToolName} with ${JSON.stringify({ callId, offset: shown })} for more.]`;
+    `[… result truncated: ${shown} of ${total} characters shown. Call ${hostToolName} with ${JSON.stringify({ callId, offset: shown })} ` +
+    `for more.]`;
 }
 
 function escapeAttr(value: string): string {

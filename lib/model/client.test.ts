@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createModelClient, demoDelayMs, getModelConfig } from './client';
 import { startLoopback } from './test-loopback';
 
@@ -110,9 +111,7 @@ describe('DEMO_MODEL_DELAY_MS', () => {
 
   it('rejects anything else with an error naming the variable and what is allowed', () => {
     for (const bad of ['-1', '1.5', 'fast', '1e3', '99999999999999999999']) {
-      expect(() => createModelClient({ DEMO_MODEL_DELAY_MS: bad })).toThrow(
-        /DEMO_MODEL_DELAY_MS must be a non-negative integer/,
-      );
+      expect(() => createModelClient({ DEMO_MODEL_DELAY_MS: bad })).toThrow(/DEMO_MODEL_DELAY_MS must be a non-negative integer/);
     }
   });
 

@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+
 import { createDemoFetch } from './demo';
 
 // Chooses between the real Anthropic API and the offline demo model, and
@@ -62,9 +63,7 @@ export function demoDelayMs(env: Env = process.env): number {
   const raw = read(env, 'DEMO_MODEL_DELAY_MS');
   if (raw === undefined) return DEFAULT_DEMO_DELAY_MS;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new Error(
-      `DEMO_MODEL_DELAY_MS must be a non-negative integer number of milliseconds (e.g. 0 or 25), got "${raw}".`,
-    );
+    throw new Error(`DEMO_MODEL_DELAY_MS must be a non-negative integer number of milliseconds (e.g. 0 or 25), got "${raw}".`);
   }
   return Number(raw);
 }

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+
 import { createModelClient } from './client';
 import { describeModelError, redactSecrets } from './errors';
 import { startLoopback, unusedLoopbackURL } from './test-loopback';
@@ -64,9 +65,7 @@ describe('describeModelError: HTTP statuses', () => {
   it("400 → model_bad_request, including the provider's message", () => {
     const d = describeModelError(statusError(400, 'invalid_request_error', 'messages.1.content: tool_use ids must be unique'));
     expect(d.code).toBe('model_bad_request');
-    expect(d.message).toBe(
-      'The model provider rejected the request (400): messages.1.content: tool_use ids must be unique.',
-    );
+    expect(d.message).toBe('The model provider rejected the request (400): messages.1.content: tool_use ids must be unique.');
   });
 
   it('an unmapped status → model_error', () => {
@@ -134,12 +133,10 @@ describe('describeModelError with a real SDK client against a loopback provider'
     const server = await startLoopback(401, apiBody('authentication_error', 'invalid x-api-key'));
     try {
       const client = createModelClient({ ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: 'sk-ant-very-secret' }, { maxRetries: 0 });
-      const err = await client.messages
-        .create({ model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
-        .then(
-          () => null,
-          (e: unknown) => e,
-        );
+      const err = await client.messages.create({ model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
       const d = describeModelError(err, { baseURL: server.baseURL });
       expect(d.code).toBe('model_auth');
@@ -174,12 +171,10 @@ describe('describeModelError with a real SDK client against a loopback provider'
   it('maps a refused connection to model_unreachable naming the host', async () => {
     const baseURL = await unusedLoopbackURL();
     const client = createModelClient({ ANTHROPIC_BASE_URL: baseURL, ANTHROPIC_API_KEY: 'k-test' }, { maxRetries: 0 });
-    const err = await client.messages
-      .create({ model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] })
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
+    const err = await client.messages.create({ model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Anthropic.APIConnectionError);
     const d = describeModelError(err, { baseURL });
     expect(d.code).toBe('model_unreachable');

@@ -74,13 +74,17 @@ function describeApiError(err: InstanceType<typeof Anthropic.APIError>): ModelEr
   if (status === 403) {
     return {
       code: 'model_forbidden',
-      message: `The model provider refused this request (403): the API key is not allowed to do this${detail(said)} Check ANTHROPIC_API_KEY and ANTHROPIC_MODEL.`,
+      message:
+        `The model provider refused this request (403): the API key is not allowed to do this${detail(said)} Check ` +
+        `ANTHROPIC_API_KEY and ANTHROPIC_MODEL.`,
     };
   }
   if (status === 404) {
     return {
       code: 'model_not_found',
-      message: `The model provider could not find the model (404)${detail(said)} Check that ANTHROPIC_MODEL names a model your API key can use.`,
+      message:
+        `The model provider could not find the model (404)${detail(said)} Check that ANTHROPIC_MODEL names a model your API key ` +
+        `can use.`,
     };
   }
   if (status === 400 || status === 413 || status === 422) {

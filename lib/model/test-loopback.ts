@@ -13,11 +13,7 @@ export type Loopback = {
   close: () => Promise<void>;
 };
 
-export async function startLoopback(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<Loopback> {
+export async function startLoopback(status: number, body: unknown, headers: Record<string, string> = {}): Promise<Loopback> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let data = '';

@@ -1,5 +1,6 @@
 import { resumeLapsedRuns } from '@/lib/agent/engine';
 import { openEventStream, SSE_HEADERS } from '@/lib/agent/sse';
+
 import type { Runtime } from './runtime';
 
 export async function eventStreamResponse(rt: Runtime, conversationId: string, afterSeq: number, signal: AbortSignal): Promise<Response> {

@@ -1,6 +1,8 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
+
 import { getSessionFromCookies, type Session } from '@/lib/auth/session';
+
 import { getRuntime } from './runtime';
 
 /** The session of the page being rendered, or null. */

@@ -1,6 +1,7 @@
+import { getSessionFromCookies, type Session } from '@/lib/auth/session';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import { assertSameOrigin } from '@/lib/http/origin';
-import { getSessionFromCookies, type Session } from '@/lib/auth/session';
+
 import { getRuntime, type Runtime } from './runtime';
 
 export interface RouteContext<P> {
@@ -14,10 +15,7 @@ export interface RouteContext<P> {
  * Wraps a route handler: a session is required, writes must come from our own origin, and any
  * error becomes `{ error: { code, message, field? } }` with its status.
  */
-export function authed<P = Record<string, never>>(
-  handler: (ctx: RouteContext<P>) => Promise<Response>,
-  opts: { write?: boolean } = {},
-) {
+export function authed<P = Record<string, never>>(handler: (ctx: RouteContext<P>) => Promise<Response>, opts: { write?: boolean } = {}) {
   return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       if (opts.write) assertSameOrigin(req);

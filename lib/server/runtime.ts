@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { after } from 'next/server';
-import { processSingleton } from '@/lib/process-singleton';
+
 import { getDbHandle, type DbHandle } from '@/db/index';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { getAuthSecret } from '@/lib/auth/secret';
-import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
-import { createDefaultToolHost } from '@/lib/mcp/default-host';
 import { errorSummary } from '@/lib/log-safe';
+import { createDefaultToolHost } from '@/lib/mcp/default-host';
+import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
+import { processSingleton } from '@/lib/process-singleton';
 
 export interface Runtime {
   handle: DbHandle;

@@ -1,4 +1,5 @@
 import { redirect } from 'next/navigation';
+
 import { AuthForm } from '@/app/_components/auth-form';
 import { oauthProviders } from '@/lib/auth/config';
 import { getPageSession } from '@/lib/server/page-session';

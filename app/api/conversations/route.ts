@@ -1,6 +1,6 @@
+import { create, createConversationSchema, listForUser } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed } from '@/lib/server/route';
-import { create, createConversationSchema, listForUser } from '@/lib/chat/service';
 
 export const GET = authed(async ({ rt, session }) => Response.json({ conversations: await listForUser(rt, session.user.id) }));
 

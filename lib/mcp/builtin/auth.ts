@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
+
 import type { CallerIdentity } from '../types';
 
 /**
@@ -28,4 +29,5 @@ export function callerFromAuthInfo(authInfo: AuthInfo | undefined): CallerIdenti
 }
 
 export const NO_USER_MESSAGE =
-  'no signed-in user: this first-party server only runs for a signed-in Switchboard user, and the user comes from the session, not from tool arguments.';
+  'no signed-in user: this first-party server only runs for a signed-in Switchboard user, and the user comes from the session, not from ' +
+  'tool arguments.';

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
 import {
   BUILTIN_SERVERS,
   builtinAuthInfo,
@@ -92,7 +93,11 @@ function serve(handler: McpHttpHandler): Promise<http.Server> {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) for (const x of [v ?? []].flat()) headers.append(k, x);
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers,
+      body: hasBody ? Buffer.concat(chunks) : undefined,
+    });
     const response = await handler.fetch(request).catch((err: Error) => new Response(err.message, { status: 500 }));
     res.writeHead(response.status, Object.fromEntries(response.headers));
     if (response.body) for await (const chunk of response.body) res.write(chunk);

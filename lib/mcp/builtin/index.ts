@@ -1,5 +1,7 @@
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+
 import type { Db } from '@/db/connection';
+
 import type { McpServerConfig } from '../types';
 import { createNotesServerHandler } from './notes';
 import { createSandboxServerHandler } from './sandbox';

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { DbHandle } from '@/db/connection';
 import { createUser } from '@/db/queries/users';
-import { createNotesServerHandler } from './notes';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+
 import { builtinAuthInfo } from './auth';
+import { createNotesServerHandler } from './notes';
 import { call, connectInProcess } from './test-client';
 
 type JsonSchema = { properties: Record<string, Record<string, unknown>>; required?: string[] };

@@ -1,10 +1,12 @@
-import { z } from 'zod';
 import { createMcpHandler, McpServer, type CallToolResult, type McpHttpHandler, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
 import type { Db } from '@/db/connection';
 import { createNote, deleteNote, getNote, searchNotes, updateNote, type NoteRow } from '@/db/queries/notes';
+import { errorSummary } from '@/lib/log-safe';
+
 import { callerFromAuthInfo, NO_USER_MESSAGE } from './auth';
 import { dataResult, errorResult, toolInput } from './tool-schema';
-import { errorSummary } from '@/lib/log-safe';
 
 /**
  * The first-party `notes` server: a per-user notebook in our own database. The user is taken
@@ -78,7 +80,9 @@ async function asUser(
     return await run(await getDb(), caller.userId);
   } catch (err) {
     console.error(`[notes] ${tool} failed:`, errorSummary(err));
-    return errorResult(`notes ${tool} failed: the notes storage is unavailable right now. Nothing is known to have changed; try again later.`);
+    return errorResult(
+      `notes ${tool} failed: the notes storage is unavailable right now. Nothing is known to have changed; try again later.`,
+    );
   }
 }
 
@@ -93,8 +97,10 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
     {
       title: 'Search notes',
       description:
-        "Find the user's notes whose title or body contains the query (case-insensitive), newest first; an empty query lists the most recent notes. " +
-        'Use it to find a note id or to check whether something was noted before. Do not use it to read a whole note: hits carry only a snippet; call get for the full body. ' +
+        "Find the user's notes whose title or body contains the query (case-insensitive), newest first; an empty query lists the most " +
+        'recent notes. ' +
+        'Use it to find a note id or to check whether something was noted before. Do not use it to read a whole note: hits carry only a ' +
+        'snippet; call get for the full body. ' +
         'Read-only, no side effects. Returns { notes: [{ id, title, snippet, updatedAt }] } (an empty list when nothing matches).',
       inputSchema: toolInput(searchInput),
       outputSchema: searchOutput,
@@ -138,8 +144,7 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
       outputSchema: noteOutput,
       annotations: { title: 'Create a note', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    (args, ctx) =>
-      asUser(ctx, getDb, 'create', async (db, userId) => dataResult({ note: noteData(await createNote(db, userId, args)) })),
+    (args, ctx) => asUser(ctx, getDb, 'create', async (db, userId) => dataResult({ note: noteData(await createNote(db, userId, args)) })),
   );
 
   server.registerTool(
@@ -147,7 +152,8 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
     {
       title: 'Update a note',
       description:
-        "Change a note's title and/or body (give at least one; omitted fields stay as they are; body replaces the whole body, so send the full new text). " +
+        "Change a note's title and/or body (give at least one; omitted fields stay as they are; body replaces the whole body, so send " +
+        'the full new text). ' +
         'Use it to edit or extend an existing note; read it with get first when appending. Do not use it to create notes. ' +
         'Side effect: overwrites the given fields and the updated time; repeating the same call changes nothing more. ' +
         'Returns { note: { id, title, body, createdAt, updatedAt } } as saved; an unknown id is an error.',
@@ -167,7 +173,8 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
     {
       title: 'Delete a note',
       description:
-        "Permanently delete one note. Only when the user asked for it. confirmTitle must be the note's exact current title: call get first to read it. " +
+        "Permanently delete one note. Only when the user asked for it. confirmTitle must be the note's exact current title: call get " +
+        'first to read it. ' +
         'A mismatch deletes nothing and is an error. Do not use it to clear text (call update). ' +
         'Side effect: the note is gone for good (no undo). Returns { deleted: { id, title } }.',
       inputSchema: toolInput(deleteInput),
@@ -181,7 +188,8 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
         if (!(await getNote(db, userId, args.id))) return notFound(args.id);
         return errorResult(
           `delete refused: confirmTitle ${JSON.stringify(args.confirmTitle)} is not the exact current title of note "${args.id}". ` +
-            'Nothing was deleted. Call get with this id to read the exact title, then call delete again with confirmTitle set to it exactly (case and spaces count).',
+            'Nothing was deleted. Call get with this id to read the exact title, then call delete again with confirmTitle set to it ' +
+            'exactly (case and spaces count).',
         );
       }),
   );

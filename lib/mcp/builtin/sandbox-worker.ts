@@ -146,7 +146,8 @@ parentPort.on('message', async (job) => {
   try {
     reply = run(await modulePromise, job);
   } catch (e) {
-    reply = { stdout: '', result: null, error: 'Error: sandbox failure: ' + (e && e.message ? e.message : String(e)), limit: null, tainted: true };
+    const why = e && e.message ? e.message : String(e);
+    reply = { stdout: '', result: null, error: 'Error: sandbox failure: ' + why, limit: null, tainted: true };
   }
   parentPort.postMessage(reply);
 });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
-import { createSandboxServerHandler, SandboxPool } from './sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { builtinAuthInfo } from './auth';
+import { createSandboxServerHandler, SandboxPool } from './sandbox';
 import { call, connectInProcess } from './test-client';
 
 const auth = builtinAuthInfo({ userId: '11111111-1111-4111-8111-111111111111' });
@@ -34,8 +35,18 @@ describe('sandbox MCP server', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['run_js']);
     const tool = tools[0]!;
-    expect(tool.annotations).toEqual({ title: 'Run JavaScript', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    expect(tool.inputSchema).toMatchObject({ required: ['code'], additionalProperties: false, properties: { code: { type: 'string', maxLength: 50_000 } } });
+    expect(tool.annotations).toEqual({
+      title: 'Run JavaScript',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(tool.inputSchema).toMatchObject({
+      required: ['code'],
+      additionalProperties: false,
+      properties: { code: { type: 'string', maxLength: 50_000 } },
+    });
     expect(tool.outputSchema).toMatchObject({ required: ['stdout', 'result', 'error', 'durationMs'], additionalProperties: false });
     expect(tool.description).toContain('2000 ms CPU, 32 MB memory, 64 KB output');
   });
@@ -65,10 +76,16 @@ describe('sandbox MCP server', () => {
   });
 
   it('exposes no network, modules, process, timers or the host write hook', async () => {
-    const r = await run(client, '[typeof fetch, typeof require, typeof process, typeof setTimeout, typeof import.meta === "undefined" ? 0 : 1, typeof __sbWrite]');
+    const r = await run(
+      client,
+      '[typeof fetch, typeof require, typeof process, typeof setTimeout, typeof import.meta === "undefined" ? 0 : 1, typeof __sbWrite]',
+    );
     // `import.meta` is a syntax error in a script: that is the point, so check it separately.
     expect(r.data!.error).toMatch(/SyntaxError/);
-    const globals = await run(client, '[typeof fetch, typeof require, typeof process, typeof setTimeout, typeof XMLHttpRequest, typeof __sbWrite]');
+    const globals = await run(
+      client,
+      '[typeof fetch, typeof require, typeof process, typeof setTimeout, typeof XMLHttpRequest, typeof __sbWrite]',
+    );
     expect(JSON.parse(globals.data!.result)).toEqual(Array(6).fill('undefined'));
     const dyn = await run(client, 'import("node:fs")');
     expect(dyn.data!.result).toBeNull();

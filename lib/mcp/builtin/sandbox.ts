@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import { z } from 'zod';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+
 import { SANDBOX_WORKER_SOURCE } from './sandbox-worker';
 import { toolInput } from './tool-schema';
 
@@ -132,16 +133,37 @@ export class SandboxPool {
         signal?.removeEventListener('abort', onAbort);
         worker.off('message', onMessage).off('error', onCrash).off('exit', onCrash);
         this.release(worker, healthy);
-        resolve({ stdout: reply.stdout, result: reply.result, error: reply.error, limit: reply.limit, durationMs: Math.round(performance.now() - started) });
+        resolve({
+          stdout: reply.stdout,
+          result: reply.result,
+          error: reply.error,
+          limit: reply.limit,
+          durationMs: Math.round(performance.now() - started),
+        });
       };
       const onMessage = (reply: Reply) => finish(reply, !reply.tainted);
       const onCrash = (err?: unknown) =>
-        finish({ stdout: '', result: null, error: `Error: the sandbox crashed (${err instanceof Error ? err.message : 'worker exited'})`, limit: null }, false);
+        finish(
+          {
+            stdout: '',
+            result: null,
+            error: `Error: the sandbox crashed (${err instanceof Error ? err.message : 'worker exited'})`,
+            limit: null,
+          },
+          false,
+        );
       const onAbort = () => finish({ stdout: '', result: null, error: 'Error: cancelled', limit: 'cancelled' }, false);
       const hardStop = setTimeout(
         () =>
           finish(
-            { stdout: '', result: null, error: `TimeLimitError: the script was stopped after ${timeLimitMs} ms (time limit; it had to be terminated, so its output is lost)`, limit: 'time' },
+            {
+              stdout: '',
+              result: null,
+              error:
+                `TimeLimitError: the script was stopped after ${timeLimitMs} ms (time limit; it had to be terminated, so its ` +
+                `output is lost)`,
+              limit: 'time',
+            },
             false,
           ),
         timeLimitMs + graceMs,
@@ -169,7 +191,10 @@ const runJsInput = z.strictObject({
 });
 const runJsOutput = z.strictObject({
   stdout: z.string().describe('Everything console.log/info/warn/error printed, one line per call.'),
-  result: z.string().nullable().describe('JSON of the final expression value, String() of it when not JSON-able, null when undefined or on error.'),
+  result: z
+    .string()
+    .nullable()
+    .describe('JSON of the final expression value, String() of it when not JSON-able, null when undefined or on error.'),
   error: z.string().nullable().describe('The uncaught error or the limit that stopped the script; null on success.'),
   durationMs: z.number().describe('Wall time of the run in milliseconds.'),
 });
@@ -179,10 +204,14 @@ function describeRunJs(p: SandboxPool): string {
   return (
     'Run a JavaScript snippet in an isolated QuickJS sandbox and get its console output and final value. ' +
     'Use it for exact arithmetic, data transformation, parsing, sorting or checking an algorithm. ' +
-    'Do not use it for anything outside the sandbox: there is no network (fetch), no files, no require/import, no process, no timers and no DOM; each call starts fresh with no state from earlier calls. ' +
-    `Limits: ${timeLimitMs} ms CPU, ${Math.round(memoryLimitBytes / 1024 / 1024)} MB memory, ${Math.round(outputLimitBytes / 1024)} KB output (cut with a marker). ` +
-    'The result is the value of the last expression (as in a REPL); to use await, end with an async IIFE whose promise is the last expression. ' +
-    'No side effects. Returns { stdout, result, error, durationMs }: a thrown error sets error; a run stopped by a limit is also marked as failed.'
+    'Do not use it for anything outside the sandbox: there is no network (fetch), no files, no require/import, no process, no timers ' +
+    'and no DOM; each call starts fresh with no state from earlier calls. ' +
+    `Limits: ${timeLimitMs} ms CPU, ${Math.round(memoryLimitBytes / 1024 / 1024)} MB memory, ${Math.round(outputLimitBytes / 1024)} KB ` +
+    `output (cut with a marker). ` +
+    'The result is the value of the last expression (as in a REPL); to use await, end with an async IIFE whose promise is the last ' +
+    'expression. ' +
+    'No side effects. Returns { stdout, result, error, durationMs }: a thrown error sets error; a run stopped by a limit is also marked ' +
+    'as failed.'
   );
 }
 

@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+
 import { inProcessFetch } from './index';
 
 /**

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
 import type { CallToolResult, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
 
 /**
  * Shared plumbing for the first-party servers' tool schemas and results. The SDK validates

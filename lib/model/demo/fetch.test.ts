@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { createDemoFetch } from './fetch';
 import { trackTimers } from './test-helpers';
 
@@ -96,9 +97,9 @@ describe('createDemoFetch: HTTP surface', () => {
   it('rejects at once when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(
-      demoFetch(...post({ messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal })),
-    ).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(demoFetch(...post({ messages: [{ role: 'user', content: 'hi' }] }, { signal: controller.signal }))).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 });
 
@@ -106,9 +107,7 @@ describe('createDemoFetch: SSE wire format', () => {
   const demoFetch = createDemoFetch({ delayMs: 0 });
 
   it('streams text in the exact Anthropic event sequence', async () => {
-    const res = await demoFetch(
-      ...post({ model: 'demo', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
-    );
+    const res = await demoFetch(...post({ model: 'demo', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const events = parseSse(await res.text());
 
@@ -153,9 +152,7 @@ describe('createDemoFetch: SSE wire format', () => {
     const toolStart = events.find((e) => e.event === 'content_block_start' && e.data.index === 1)!;
     expect(toolStart.data.content_block).toMatchObject({ type: 'tool_use', name: 'files__read', input: {} });
     expect(toolStart.data.content_block.id).toMatch(/^toolu_demo_1_/);
-    const chunks = events
-      .filter((e) => e.event === 'content_block_delta' && e.data.index === 1)
-      .map((e) => e.data.delta);
+    const chunks = events.filter((e) => e.event === 'content_block_delta' && e.data.index === 1).map((e) => e.data.delta);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.type === 'input_json_delta')).toBe(true);
     expect(JSON.parse(chunks.map((c) => c.partial_json).join(''))).toEqual({ path: '/tmp/a.txt' });
@@ -177,10 +174,7 @@ describe('createDemoFetch: pacing and abort', () => {
       const demoFetch = createDemoFetch({ delayMs: 10_000 });
       const controller = new AbortController();
       const res = await demoFetch(
-        ...post(
-          { max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow words here' }] },
-          { signal: controller.signal },
-        ),
+        ...post({ max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow words here' }] }, { signal: controller.signal }),
       );
       const reader = res.body!.getReader();
       const decoder = new TextDecoder();
@@ -204,9 +198,7 @@ describe('createDemoFetch: pacing and abort', () => {
     const timers = trackTimers();
     try {
       const demoFetch = createDemoFetch({ delayMs: 10_000 });
-      const res = await demoFetch(
-        ...post({ max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow words here' }] }),
-      );
+      const res = await demoFetch(...post({ max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow words here' }] }));
       const reader = res.body!.getReader();
       for (let i = 0; i < 4; i++) await reader.read();
       void reader.read().catch(() => {});

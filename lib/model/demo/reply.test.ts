@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { decideReply, lastUserText, limitToMaxTokens } from './reply';
 import type { DemoRequest, RequestMessage } from './types';
 import { splitWords } from './words';

@@ -31,7 +31,10 @@ export function decideReply(request: DemoRequest, options: ReplyOptions = {}): D
     return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
   }
 
-  const mentions = findToolMentions(userText, tools.map((t) => t.name));
+  const mentions = findToolMentions(
+    userText,
+    tools.map((t) => t.name),
+  );
   if (mentions.length > 0) {
     const calls: ReplyToolUseBlock[] = mentions.map((mention, i) => {
       const offered = tools.find((t) => t.name === mention.name);
@@ -46,7 +49,10 @@ export function decideReply(request: DemoRequest, options: ReplyOptions = {}): D
     return limitToMaxTokens({ blocks: [intro, ...calls], stopReason: 'tool_use', failMidstream }, request.max_tokens);
   }
 
-  const text = plainAnswer(userText, tools.map((t) => t.name));
+  const text = plainAnswer(
+    userText,
+    tools.map((t) => t.name),
+  );
   return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
 }
 
@@ -65,10 +71,7 @@ export function lastUserText(messages: RequestMessage[]): string {
 }
 
 function plainAnswer(userText: string, toolNames: string[]): string {
-  const lines = [
-    `This is the offline demo model: no real AI is answering, so replies are canned. You wrote: "${userText}"`,
-    '',
-  ];
+  const lines = [`This is the offline demo model: no real AI is answering, so replies are canned. You wrote: "${userText}"`, ''];
   if (toolNames.length === 0) {
     lines.push('No tools were offered to me.');
   } else {

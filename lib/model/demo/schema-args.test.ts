@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { argsFromSchema } from './schema-args';
 
 describe('argsFromSchema', () => {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+
 import { describeModelError } from '../errors';
 import { demoClient, trackTimers, userSays } from './test-helpers';
 

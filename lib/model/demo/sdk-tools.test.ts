@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from './test-helpers';
 
 // Tool calls from the demo model, through the real SDK.
@@ -106,8 +107,6 @@ describe('demo model through the SDK: tool calls', () => {
 
     expect(second.stop_reason).toBe('end_turn');
     expect(toolUses(second)).toHaveLength(0);
-    expect(textOf(second)).toBe(
-      'Tool results:\n- notes__search returned: 3 notes found\n- files__read failed: ENOENT: no such file',
-    );
+    expect(textOf(second)).toBe('Tool results:\n- notes__search returned: 3 notes found\n- files__read failed: ENOENT: no such file');
   });
 });

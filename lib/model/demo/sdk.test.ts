@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from './test-helpers';
 
 // The demo model driven through the real SDK, the way Switchboard's chat

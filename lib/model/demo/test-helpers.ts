@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+
 import { createModelClient } from '../client';
 
 // Shared by the demo model's tests (not shipped code): a real SDK client on

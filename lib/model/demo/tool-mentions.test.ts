@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { findToolMentions } from './tool-mentions';
 
 describe('findToolMentions', () => {
@@ -35,8 +36,6 @@ describe('findToolMentions', () => {
   });
 
   it('lets explicit args win over an earlier bare mention of the same tool', () => {
-    expect(findToolMentions('I want notes__find.\ncall notes__find {"q": "x"}', [])).toEqual([
-      { name: 'notes__find', args: { q: 'x' } },
-    ]);
+    expect(findToolMentions('I want notes__find.\ncall notes__find {"q": "x"}', [])).toEqual([{ name: 'notes__find', args: { q: 'x' } }]);
   });
 });

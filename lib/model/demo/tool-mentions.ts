@@ -66,9 +66,7 @@ function parseArgs(raw: string): Record<string, unknown> | undefined {
   const trimmed = raw.trim().replace(/^`|`$/g, '');
   try {
     const value: unknown = JSON.parse(trimmed);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

@@ -1,10 +1,11 @@
 import { notFound } from 'next/navigation';
+
 import { ChatView } from '@/app/_components/chat-view';
 import { view } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
 import { requirePageSession } from '@/lib/server/page-session';
-import { getRuntime } from '@/lib/server/runtime';
 import { requireUuid } from '@/lib/server/route';
+import { getRuntime } from '@/lib/server/runtime';
 
 export const dynamic = 'force-dynamic';
 

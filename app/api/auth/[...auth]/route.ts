@@ -1,4 +1,5 @@
 import { Auth } from '@auth/core';
+
 import { buildAuthConfig } from '@/lib/auth/config';
 import { getRuntime } from '@/lib/server/runtime';
 

@@ -1,6 +1,6 @@
+import { remove, rename, renameSchema, view } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
-import { remove, rename, renameSchema, view } from '@/lib/chat/service';
 
 type P = { id: string };
 

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+
 import { resumeLapsedRuns } from '@/lib/agent/engine';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import { getRuntime } from '@/lib/server/runtime';

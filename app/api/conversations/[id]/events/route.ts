@@ -1,8 +1,8 @@
-import { AppError } from '@/lib/http/errors';
-import { assertOwned } from '@/lib/chat/service';
-import { authed, requireUuid } from '@/lib/server/route';
-import { eventStreamResponse } from '@/lib/server/events-response';
 import { resumeLapsedRuns } from '@/lib/agent/engine';
+import { assertOwned } from '@/lib/chat/service';
+import { AppError } from '@/lib/http/errors';
+import { eventStreamResponse } from '@/lib/server/events-response';
+import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
 

@@ -1,7 +1,7 @@
-import { readJson } from '@/lib/http/json';
-import { authed, requireUuid } from '@/lib/server/route';
 import { MAX_MESSAGE_BODY_BYTES, messageSchema, sendMessage } from '@/lib/chat/service';
+import { readJson } from '@/lib/http/json';
 import { eventStreamResponse } from '@/lib/server/events-response';
+import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
 

@@ -1,6 +1,6 @@
+import { decide, decisionSchema } from '@/lib/chat/decisions';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
-import { decide, decisionSchema } from '@/lib/chat/decisions';
 
 type P = { id: string };
 
