@@ -236,6 +236,8 @@ export const toolCalls = pgTable(
     uniqueIndex('tool_calls_run_use_idx').on(t.runId, t.toolUseId),
     index('tool_calls_run_step_idx').on(t.runId, t.step, t.position),
     index('tool_calls_user_idx').on(t.userId, t.createdAt),
+    // The conversation page and every step (taint, stored results) filter on it.
+    index('tool_calls_conversation_idx').on(t.conversationId, t.createdAt),
   ],
 );
 

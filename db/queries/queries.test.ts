@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openTestDb, TEST_DATABASES } from '../../test/db';
@@ -13,7 +14,7 @@ import {
 } from './conversations';
 import { appendEvent, listEventsAfter } from './events';
 import { appendMessage, listMessages } from './messages';
-import { hitRateLimit } from './rate-limits';
+import { hitRateLimit, rowsOf } from './rate-limits';
 import { claimLapsedRun, getActiveRun, insertRun, listLapsedRuns, renewRunLease, requestRunCancel, updateRunIfVersion } from './runs';
 import { createUser, findUserByEmail, setUserPlan, upsertOAuthUser } from './users';
 
@@ -30,6 +31,12 @@ for (const { kind, available } of TEST_DATABASES) {
       if (!u) throw new Error('user not created');
       return u;
     }
+
+    it('tool_calls.conversation_id has an index: the conversation page and every step filter on it', async () => {
+      const plan = await h.db.execute(sql`
+        select indexdef from pg_indexes where tablename = 'tool_calls' and indexdef like '%(conversation_id%'`);
+      expect(rowsOf(plan)).toHaveLength(1);
+    });
 
     it('stores emails normalized and refuses a duplicate without throwing', async () => {
       const u = await createUser(h.db, { email: '  Ada@Example.TEST ', passwordHash: 'h' });

@@ -1,3 +1,4 @@
+import { LimitExceeded } from '@/lib/limits';
 import { errorSummary } from '@/lib/log-safe';
 
 /**
@@ -54,6 +55,10 @@ export class AppError extends Error {
 
 export function errorResponse(err: unknown): Response {
   if (err instanceof AppError) return Response.json(err.toJSON(), { status: err.status });
+  if (err instanceof LimitExceeded) {
+    const body = { error: { code: `rate_limited:${err.limit}`, message: err.message, limit: err.limit } };
+    return Response.json(body, { status: 429 });
+  }
   console.error('[http] unexpected error:', errorSummary(err));
   const internal = new AppError('internal', 'server', 'Something went wrong on our side. Try again.');
   return Response.json(internal.toJSON(), { status: 500 });

@@ -1,0 +1,1 @@
+CREATE INDEX "tool_calls_conversation_idx" ON "tool_calls" USING btree ("conversation_id","created_at");
