@@ -9,7 +9,7 @@ import { createModelClient } from '@/lib/model/client';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, recordEvents, userAndConversation } from '@/test/engine-harness';
 
-import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from './engine';
+import { activeRunOf, cancelRun, resumeLapsedRuns, RunConflict, startRun } from './engine';
 import { toMessageParams } from './history';
 
 for (const { kind, available } of TEST_DATABASES) {
@@ -153,6 +153,27 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(done.status).toBe('completed');
       // The dead instance can no longer write anything.
       expect(await updateRunIfVersion(h.db, run.id, done.version, { step: 99 }, 'dead')).toBeNull();
+    });
+
+    it('reading the active run (page, JSON, events, pings) takes over a lapsed one, once, and leaves a live lease alone', async () => {
+      const dead = engineDeps(h, { schedule: () => {}, instanceId: 'dead' });
+      const { user, conversation } = await userAndConversation(h);
+      const { run } = await startRun(dead, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'hi' });
+      const a = engineDeps(h, { instanceId: 'reader-a' });
+      const b = engineDeps(h, { instanceId: 'reader-b' });
+      expect((await activeRunOf(a, conversation.id))!.leaseOwner).toBe('dead');
+      const current = (await getRun(h.db, run.id))!;
+      await updateRunIfVersion(h.db, run.id, current.version, { leaseExpiresAt: new Date(Date.now() - 1000) });
+      // Two readers at once: both see the run, exactly one of them drives it.
+      const [ra, rb] = await Promise.all([activeRunOf(a, conversation.id), activeRunOf(b, conversation.id)]);
+      expect([ra!.id, rb!.id]).toEqual([run.id, run.id]);
+      const owners = new Set([ra!.leaseOwner, rb!.leaseOwner]);
+      expect(owners.size).toBe(1);
+      expect(['reader-a', 'reader-b']).toContain([...owners][0]);
+      await Promise.all([a.idle(), b.idle()]);
+      expect((await getRun(h.db, run.id))!.status).toBe('completed');
+      expect((await listMessages(h.db, conversation.id)).map((m) => m.role)).toEqual(['user', 'assistant']);
+      expect(await activeRunOf(a, conversation.id)).toBeNull();
     });
   });
 }

@@ -84,23 +84,42 @@ export async function cancelRun(deps: EngineDeps, conversationId: string): Promi
 }
 
 /**
- * Takes over running runs whose instance stopped renewing the lease (it crashed or was
- * stopped) and continues them here. Scoped to one conversation when a request touches it,
- * or global for the sweep. Returns how many were taken over.
+ * The conversation's active run, after taking it over if its lease lapsed (the instance that drove
+ * it crashed or was stopped). Every read of a conversation goes through here — its page, its JSON,
+ * its event stream when it opens and at each ping — so a run is continued by whoever looks next,
+ * in this one place.
+ *
+ * A GET may do this write because it starts nothing and allows nothing: the run was started by
+ * the person's message, every call in it was decided by them (or by the policy they set), and the
+ * driver re-checks Stop and every decision as it goes. Taking over only continues that.
+ */
+export async function activeRunOf(deps: EngineDeps, conversationId: string): Promise<RunRow | null> {
+  const active = await getActiveRun(deps.db, conversationId);
+  if (!active || !leaseLapsed(active, new Date())) return active;
+  return (await takeOver(deps, active)) ?? getActiveRun(deps.db, conversationId);
+}
+
+/**
+ * Takes over running runs whose lease lapsed and continues them here: those of one conversation,
+ * or every one for the sweep. Returns how many were taken over.
  */
 export async function resumeLapsedRuns(deps: EngineDeps, conversationId?: string): Promise<number> {
   const now = new Date();
   const lapsed = conversationId
-    ? [await getActiveRun(deps.db, conversationId)].filter(
-        (r): r is RunRow => !!r && r.status === 'running' && (!r.leaseExpiresAt || r.leaseExpiresAt < now),
-      )
+    ? [await getActiveRun(deps.db, conversationId)].filter((r): r is RunRow => !!r && leaseLapsed(r, now))
     : await listLapsedRuns(deps.db, now);
   let taken = 0;
-  for (const run of lapsed) {
-    const claimed = await claimLapsedRun(deps.db, run.id, deps.instanceId, leaseUntil(deps), now);
-    if (!claimed) continue;
-    taken++;
-    deps.schedule(() => driveRun(deps, claimed.id));
-  }
+  for (const run of lapsed) if (await takeOver(deps, run, now)) taken++;
   return taken;
+}
+
+function leaseLapsed(run: RunRow, now: Date): boolean {
+  return run.status === 'running' && (!run.leaseExpiresAt || run.leaseExpiresAt < now);
+}
+
+/** Claims the lease (only one instance wins) and drives the run after the response. */
+async function takeOver(deps: EngineDeps, run: RunRow, now = new Date()): Promise<RunRow | null> {
+  const claimed = await claimLapsedRun(deps.db, run.id, deps.instanceId, leaseUntil(deps), now);
+  if (claimed) deps.schedule(() => driveRun(deps, claimed.id));
+  return claimed;
 }

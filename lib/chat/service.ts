@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 import { createConversation, deleteConversation, getConversation, listConversations, renameConversation } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
-import { getActiveRun, getLatestRun } from '@/db/queries/runs';
+import { getLatestRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
-import { cancelRun, resumeLapsedRuns, RunConflict, startRun } from '@/lib/agent/engine';
+import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
@@ -43,14 +43,13 @@ async function owned(rt: Runtime, userId: string, id: string) {
   return c;
 }
 
-/** The whole conversation; touching it also takes over a run whose instance died. */
+/** The whole conversation; reading it also takes over a run whose instance died (see activeRunOf). */
 export async function view(rt: Runtime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
-  await resumeLapsedRuns(rt.engine, id);
-  const [messages, calls, active, latest] = await Promise.all([
+  const active = await activeRunOf(rt.engine, id);
+  const [messages, calls, latest] = await Promise.all([
     listMessages(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
-    getActiveRun(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
   ]);
   return {
