@@ -2,6 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
+import { appendEvent } from '@/db/queries/events';
+import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
@@ -50,4 +52,26 @@ export async function recordEvents(bus: EventBus, conversationId: string) {
   const seen: BusEvent[] = [];
   const off = await bus.subscribe(conversationId, (e) => seen.push(e));
   return { seen, off };
+}
+
+/**
+ * A conversation whose run is `running` (its lease held by another instance) or paused for a
+ * person, with the events that got it there; no model is involved. For event-stream tests.
+ */
+export async function conversationWithRun(h: DbHandle, status: 'running' | 'awaiting_approval' = 'awaiting_approval') {
+  const { user, conversation } = await userAndConversation(h);
+  const run = (await insertRun(h.db, {
+    conversationId: conversation.id,
+    userId: user.id,
+    sessionId: null,
+    model: 'demo',
+    leaseOwner: 'another-instance',
+    leaseExpiresAt: new Date(Date.now() + 10 * 60_000),
+  }))!;
+  let last = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.started', data: {} });
+  if (status !== 'running') {
+    await updateRunIfVersion(h.db, run.id, run.version, { status });
+    last = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.awaiting_approval', data: { status } });
+  }
+  return { user, conversation, run, lastSeq: last.seq };
 }

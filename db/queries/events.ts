@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { events } from '../schema';
@@ -42,4 +42,22 @@ export async function listEventsAfter(db: Db, conversationId: string, afterSeq: 
     .where(and(eq(events.conversationId, conversationId), gt(events.seq, afterSeq)))
     .orderBy(asc(events.seq))
     .limit(limit);
+}
+
+/** Whether a run logged one of `types` after `afterSeq`: a pause is only current if none followed it. */
+export async function hasRunEventAfter(
+  db: Db,
+  conversationId: string,
+  runId: string,
+  afterSeq: number,
+  types: readonly string[],
+): Promise<boolean> {
+  const rows = await db
+    .select({ seq: events.seq })
+    .from(events)
+    .where(
+      and(eq(events.conversationId, conversationId), gt(events.seq, afterSeq), eq(events.runId, runId), inArray(events.type, [...types])),
+    )
+    .limit(1);
+  return rows.length > 0;
 }

@@ -18,14 +18,36 @@ export const RUN_EVENT_TYPES = [
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
+/** The run has ended: nothing more will happen in it. */
+export const RUN_END_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.completed', 'run.failed', 'run.cancelled']);
+
+/** The run waits for a person (a decision, an answer) and goes on once they act. */
+export const RUN_PAUSE_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.awaiting_approval', 'run.awaiting_input']);
+
+/** Seen only while the run runs: after a pause, one of these means it went on. */
+export const RUN_RUNNING_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.started', 'message.delta', 'tool_call.started']);
+
 /** After one of these the run needs nobody's attention until a person acts: a stream may end. */
-export const RUN_PAUSE_OR_END_EVENTS: ReadonlySet<string> = new Set([
-  'run.awaiting_approval',
-  'run.awaiting_input',
-  'run.completed',
-  'run.failed',
-  'run.cancelled',
-]);
+export const RUN_PAUSE_OR_END_EVENTS: ReadonlySet<string> = new Set([...RUN_PAUSE_EVENTS, ...RUN_END_EVENTS]);
+
+/**
+ * Events about one SSE stream itself, never stored and never part of a run: a keep-alive the
+ * page can see (a silent stream is a dead one), and the server ending this stream on purpose.
+ */
+export const STREAM_EVENTS = { ping: 'ping', closed: 'stream.closed' } as const;
+export type StreamEventType = (typeof STREAM_EVENTS)[keyof typeof STREAM_EVENTS];
+
+/**
+ * Why the server ended a stream: `too_many_streams` (a newer stream of the same conversation or
+ * user took its place; the page must not reconnect by itself or two tabs would evict each other
+ * forever) or `idle` (the run waits for a person and nothing happened for a while).
+ */
+export type StreamClosedReason = 'too_many_streams' | 'idle';
+export interface StreamClosed {
+  reason: StreamClosedReason;
+  /** Words for the person: what happened and how to go on. */
+  message: string;
+}
 
 /**
  * What travels on the bus and over SSE. Persisted events have a `seq`; live-only text deltas

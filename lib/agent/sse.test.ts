@@ -1,18 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { appendEvent } from '@/db/queries/events';
 import { listMessages } from '@/db/queries/messages';
+import { updateRunIfVersion } from '@/db/queries/runs';
 import { createModelClient } from '@/lib/model/client';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
-import { engineDeps, userAndConversation } from '@/test/engine-harness';
+import { conversationWithRun, engineDeps, userAndConversation } from '@/test/engine-harness';
+import { readFrames, sseReader } from '@/test/sse-reader';
 
 import { startRun } from './engine';
-import { encodeSseEvent, openEventStream } from './sse';
+import { encodeSseEvent, encodeStreamEvent, openEventStream, streamTimingFrom } from './sse';
 
 describe('encodeSseEvent', () => {
   it('frames a stored event with id, event name and one JSON data line', () => {
     const frame = encodeSseEvent({ conversationId: 'c', runId: 'r', type: 'message.delta', seq: 7, data: { text: 'a\nb', offset: 3 } });
     expect(frame).toBe('id: 7\nevent: message.delta\ndata: {"text":"a\\nb","offset":3,"seq":7,"runId":"r"}\n\n');
+  });
+
+  it('frames ping and stream.closed as named events without an id', () => {
+    expect(encodeStreamEvent('ping', {})).toBe('event: ping\ndata: {}\n\n');
+    expect(encodeStreamEvent('stream.closed', { reason: 'idle', message: 'm' })).toBe(
+      'event: stream.closed\ndata: {"reason":"idle","message":"m"}\n\n',
+    );
+  });
+
+  it('reads its timing from the environment, and refuses nonsense', () => {
+    expect(streamTimingFrom({})).toEqual({ pingMs: 15_000, pausedIdleMs: 300_000 });
+    expect(streamTimingFrom({ SSE_PING_MS: '500', SSE_PAUSED_IDLE_MS: '2000' })).toEqual({ pingMs: 500, pausedIdleMs: 2000 });
+    expect(() => streamTimingFrom({ SSE_PING_MS: '0' })).toThrow(/SSE_PING_MS must be a positive integer/);
+    expect(() => streamTimingFrom({ SSE_PAUSED_IDLE_MS: 'soon' })).toThrow(/SSE_PAUSED_IDLE_MS/);
   });
 
   it('leaves out the id of a live-only event so Last-Event-ID stays on a stored seq', () => {
@@ -21,18 +38,6 @@ describe('encodeSseEvent', () => {
     expect(frame).toContain('"seq":null');
   });
 });
-
-/** Parses SSE frames out of a stream, in order. */
-async function readFrames(stream: ReadableStream<Uint8Array>) {
-  const text = await new Response(stream).text();
-  return text
-    .split('\n\n')
-    .filter((f) => f.trim() && !f.startsWith(':'))
-    .map((f) => {
-      const lines = Object.fromEntries(f.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
-      return { id: lines.id ? Number(lines.id) : undefined, event: lines.event!, data: JSON.parse(lines.data!) };
-    });
-}
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`event stream on ${kind}`, () => {
@@ -70,8 +75,9 @@ for (const { kind, available } of TEST_DATABASES) {
       const rebuild = (fs: typeof frames) => {
         let text = '';
         for (const f of fs.filter((f) => f.event === 'message.delta')) {
-          if (f.data.offset + f.data.text.length <= text.length) continue;
-          text += f.data.text.slice(text.length - f.data.offset);
+          const d = f.data as { text: string; offset: number };
+          if (d.offset + d.text.length <= text.length) continue;
+          text += d.text.slice(text.length - d.offset);
         }
         return text;
       };
@@ -85,6 +91,97 @@ for (const { kind, available } of TEST_DATABASES) {
       );
       expect(replay.map((f) => f.id)).toEqual(ids.filter((i) => i > mid));
       expect(replay.at(-1)!.event).toBe('run.completed');
+    });
+
+    it('sends a named ping the page can see, at once when there is nothing to replay and then every interval', async () => {
+      const deps = engineDeps(h);
+      const { conversation, lastSeq } = await conversationWithRun(h, 'running');
+      const reader = sseReader(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: lastSeq, pingMs: 40 }))!,
+      );
+      expect(await reader.next(500)).toEqual([{ id: undefined, event: 'ping', data: {} }]);
+      expect(await reader.next(500)).toEqual([{ id: undefined, event: 'ping', data: {} }]);
+      await reader.cancel();
+    });
+
+    it('a running run is never closed as idle, however quiet', async () => {
+      const deps = engineDeps(h);
+      const { conversation, lastSeq } = await conversationWithRun(h, 'running');
+      const reader = sseReader(
+        (await openEventStream({
+          db: h.db,
+          bus: deps.bus,
+          conversationId: conversation.id,
+          afterSeq: lastSeq,
+          pingMs: 20,
+          pausedIdleMs: 40,
+        }))!,
+      );
+      const seen: string[] = [];
+      const until = Date.now() + 400;
+      while (Date.now() < until) {
+        const got = await reader.next(200);
+        expect(got).not.toBe('end');
+        if (Array.isArray(got)) seen.push(...got.map((f) => f.event));
+      }
+      expect(seen.length).toBeGreaterThan(3);
+      expect(new Set(seen)).toEqual(new Set(['ping']));
+      await reader.cancel();
+    });
+
+    it('ends at a replayed pause only if the run is paused there now', async () => {
+      const deps = engineDeps(h);
+      const { conversation, run } = await conversationWithRun(h, 'running');
+      const log = (type: string) => appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type, data: {} });
+      await log('run.awaiting_approval'); // decided, and the run went on
+      await log('tool_call.started');
+      // Running again: the old pause is history, the stream stays open after it.
+      const following = sseReader(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: 0, pingMs: 40 }))!,
+      );
+      const first = await following.next();
+      expect(Array.isArray(first) && first.map((f) => f.event)).toEqual(['run.started', 'run.awaiting_approval', 'tool_call.started']);
+      expect(await following.next(1000)).toEqual([expect.objectContaining({ event: 'ping' })]);
+      await following.cancel();
+
+      // Paused again: the stream ends at the newest pause, after everything before it.
+      const current = await log('run.awaiting_approval');
+      await updateRunIfVersion(h.db, run.id, run.version, { status: 'awaiting_approval' });
+      const frames = await readFrames((await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: 0 }))!);
+      expect(frames.map((f) => f.id)).toEqual([1, 2, 3, current.seq]);
+    });
+
+    it('reads live events it fell a page behind on from the log, in order and once', async () => {
+      const deps = engineDeps(h);
+      const { conversation, run, lastSeq } = await conversationWithRun(h, 'running');
+      const reader = sseReader(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: lastSeq, pageSize: 5 }))!,
+      );
+      expect(await reader.next()).toEqual([expect.objectContaining({ event: 'ping' })]);
+      // Thirty events while the reader reads nothing: six pages' worth.
+      for (let i = 0; i < 30; i++) await deps.bus.persist(conversation.id, run.id, 'tool_call.progress', { progress: i });
+      const ids: number[] = [];
+      while (ids.length < 30) {
+        const got = await reader.next();
+        expect(Array.isArray(got)).toBe(true);
+        ids.push(...(got as { id?: number }[]).map((f) => f.id!));
+      }
+      expect(ids).toEqual(Array.from({ length: 30 }, (_, i) => lastSeq + 1 + i));
+      await reader.cancel();
+    });
+
+    it('finds an event whose notification was lost at the next ping', async () => {
+      const deps = engineDeps(h);
+      const { conversation, run, lastSeq } = await conversationWithRun(h, 'running');
+      const reader = sseReader(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: lastSeq, pingMs: 40 }))!,
+      );
+      expect(await reader.next()).toEqual([expect.objectContaining({ event: 'ping' })]);
+      // Stored, never broadcast.
+      const silent = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.completed', data: {} });
+      const { frames, ended } = await reader.rest(1000);
+      expect(ended).toBe(true);
+      expect(frames.filter((f) => f.id !== undefined).map((f) => [f.id, f.event])).toEqual([[silent.seq, 'run.completed']]);
     });
   });
 }

@@ -1,10 +1,18 @@
 import type { Db } from '@/db/connection';
-import { listEventsAfter } from '@/db/queries/events';
-import { getActiveRun } from '@/db/queries/runs';
+import { hasRunEventAfter, listEventsAfter, type EventRow } from '@/db/queries/events';
+import { getActiveRun, getRun, type RunRow } from '@/db/queries/runs';
 import { errorSummary } from '@/lib/log-safe';
 
 import type { EventBus } from './bus';
-import { RUN_PAUSE_OR_END_EVENTS, type BusEvent } from './events';
+import {
+  RUN_END_EVENTS,
+  RUN_PAUSE_EVENTS,
+  RUN_PAUSE_OR_END_EVENTS,
+  STREAM_EVENTS,
+  type BusEvent,
+  type StreamClosed,
+  type StreamEventType,
+} from './events';
 
 export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
@@ -13,7 +21,32 @@ export const SSE_HEADERS = {
   Connection: 'keep-alive',
 } as const;
 
+/** How often a stream with nothing to say sends `ping` (and checks the log and the run). */
 export const PING_INTERVAL_MS = 15_000;
+/** How long a stream waits on a paused run without any event before it closes (`idle`). */
+export const PAUSED_IDLE_MS = 5 * 60_000;
+/** Stored events read per query when replaying, and the most events a stream holds in memory. */
+export const REPLAY_PAGE_SIZE = 200;
+
+/**
+ * Stream timing from the environment: `SSE_PING_MS` and `SSE_PAUSED_IDLE_MS` (positive integers
+ * of milliseconds). Tests shorten them; the page learns the ping interval from the server, since
+ * it gives up on a stream that stays silent for two of them.
+ */
+export function streamTimingFrom(env: Record<string, string | undefined> = process.env): { pingMs: number; pausedIdleMs: number } {
+  const read = (name: string, fallback: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer number of milliseconds, got "${raw}".`);
+    return Number(raw);
+  };
+  return { pingMs: read('SSE_PING_MS', PING_INTERVAL_MS), pausedIdleMs: read('SSE_PAUSED_IDLE_MS', PAUSED_IDLE_MS) };
+}
+
+export const IDLE: StreamClosed = {
+  reason: 'idle',
+  message: 'The turn is waiting for you. This page stopped listening until you act on it.',
+};
 
 /** One SSE frame: `id:` only for stored events, so Last-Event-ID always names a stored seq. */
 export function encodeSseEvent(e: BusEvent): string {
@@ -25,139 +58,252 @@ export function encodeSseEvent(e: BusEvent): string {
   return `${lines.join('\n')}\n\n`;
 }
 
-export const SSE_PING = ': ping\n\n';
+/** A frame about the stream itself: no id, so it never moves Last-Event-ID. */
+export function encodeStreamEvent(type: StreamEventType, data: object): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
-/**
- * A conversation's events after `afterSeq`: the stored ones replayed, then live ones until the
- * active run pauses or ends. Null when there is nothing to replay and no run is active (the
- * route answers 204 so EventSource stops reconnecting).
- */
-export async function openEventStream(opts: {
+export interface EventStreamOptions {
   db: Db;
   bus: EventBus;
   conversationId: string;
   afterSeq: number;
   signal?: AbortSignal;
   pingMs?: number;
-  /** Called at each ping while waiting: the app uses it to take over a run whose lease lapsed. */
-  onIdle?: () => Promise<unknown>;
-}): Promise<ReadableStream<Uint8Array> | null> {
+  pausedIdleMs?: number;
+  pageSize?: number;
+  /**
+   * Reads the conversation's active run, at open and at each ping. The app passes the engine's
+   * `activeRunOf`, which also takes over a run whose lease lapsed; the default only reads.
+   */
+  activeRun?: () => Promise<RunRow | null>;
+  /**
+   * Counts the open stream against the caps. `close` ends it with a final `stream.closed`; the
+   * returned function counts it out when it ends for any reason.
+   */
+  register?: (close: (closed: StreamClosed) => void) => () => void;
+}
+
+/**
+ * A conversation's events after `afterSeq`: the stored ones replayed, then live ones until the
+ * active run pauses or ends. Null when there is nothing to replay and no run is active (the
+ * route answers 204 so EventSource stops reconnecting).
+ *
+ * Everything is produced in `pull()`, so a slow reader holds the queries back: the log is read a
+ * page at a time, and a reader that falls a page behind the live events reads them from the log
+ * again. A stream never holds more than one page of events.
+ */
+export async function openEventStream(opts: EventStreamOptions): Promise<ReadableStream<Uint8Array> | null> {
   const { db, bus, conversationId } = opts;
-  const queue: BusEvent[] = [];
+  const pageSize = opts.pageSize ?? REPLAY_PAGE_SIZE;
+  const readActiveRun = opts.activeRun ?? (() => getActiveRun(db, conversationId));
+
+  // Where the next events come from: the log (replay, catching up) or the bus (live).
+  let source: 'log' | 'live' = 'log';
+  let live: BusEvent[] = [];
+  let lastSeq = opts.afterSeq;
+  // The newest seq the bus announced: one above lastSeq means the log has more to read.
+  let announced = opts.afterSeq;
   let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
   const unsubscribe = await bus.subscribe(conversationId, (e) => {
-    queue.push(e);
-    wake?.();
+    if (e.seq !== undefined) announced = Math.max(announced, e.seq);
+    if (source === 'live') {
+      live.push(e);
+      if (live.length > pageSize) {
+        source = 'log';
+        live = [];
+      }
+    }
+    poke();
   });
-  const active = await getActiveRun(db, conversationId);
-  const replay = await listAllEventsAfter(db, conversationId, opts.afterSeq);
-  if (!active && replay.length === 0) {
+  let followed: RunRow | null;
+  let firstPage: EventRow[] | undefined;
+  try {
+    followed = await readActiveRun();
+    firstPage = await listEventsAfter(db, conversationId, lastSeq, pageSize);
+  } catch (err) {
+    unsubscribe();
+    throw err;
+  }
+  if ((!followed && firstPage.length === 0) || opts.signal?.aborted) {
     unsubscribe();
     return null;
   }
 
   const encoder = new TextEncoder();
-  let closed = false;
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const stop = () => {
-    closed = true;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let release: (() => void) | undefined;
+  let finished = false;
+  // The followed run has paused or ended (or, with no run, the log has been read): close after this.
+  let done = false;
+  // Nothing to replay: say hello at once, so the page knows the stream is live.
+  let pingNow = firstPage.length === 0;
+  let tickDue = false;
+  let lastActivity = Date.now();
+  const timer = setInterval(() => {
+    tickDue = true;
+    poke();
+  }, opts.pingMs ?? PING_INTERVAL_MS);
+
+  const finish = (closed?: StreamClosed) => {
+    if (finished) return;
+    finished = true;
     clearInterval(timer);
     unsubscribe();
-    wake?.();
+    release?.();
+    opts.signal?.removeEventListener('abort', onAbort);
+    try {
+      if (closed) controller.enqueue(encoder.encode(encodeStreamEvent(STREAM_EVENTS.closed, closed)));
+      controller.close();
+    } catch {
+      // the client went away first
+    }
+    poke();
   };
-  opts.signal?.addEventListener('abort', stop, { once: true });
+  const onAbort = () => finish();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
 
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (text: string) => {
-        if (!closed) controller.enqueue(encoder.encode(text));
-      };
-      let lastSeq = opts.afterSeq;
-      // True once the active run has paused or ended: the stream is complete.
-      const deliver = (e: BusEvent): boolean => {
-        if (e.seq !== undefined) {
-          if (e.seq <= lastSeq) return false;
-          lastSeq = e.seq;
-        }
-        send(encodeSseEvent(e));
-        return !!active && e.runId === active.id && e.seq !== undefined && RUN_PAUSE_OR_END_EVENTS.has(e.type);
-      };
-
-      // A run may have paused and resumed before: a replayed pause only ends the stream if the
-      // run is still paused now, and only the last one counts.
-      const pausedNow = active && active.status !== 'running';
-      let lastPause = -1;
-      replay.forEach((e, i) => {
-        if (active && e.runId === active.id && RUN_PAUSE_OR_END_EVENTS.has(e.type)) lastPause = i;
-      });
-      let done = !active;
-      replay.forEach((e, i) => {
-        const final = deliver(e);
-        const ended = e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled';
-        if (final && (ended || (pausedNow && i === lastPause))) done = true;
-      });
-      timer = setInterval(() => {
-        send(SSE_PING);
-        opts.onIdle?.().catch(() => {});
-        // A notification can be lost (a dropped LISTEN connection); the log is the truth.
-        listEventsAfter(db, conversationId, lastSeq, 1000)
-          .then((rows) => {
-            queue.push(...rows.map(toBusEvent));
-            if (rows.length) wake?.();
-          })
-          .catch(() => {});
-      }, opts.pingMs ?? PING_INTERVAL_MS);
-
-      try {
-        while (!done && !closed) {
-          const next = queue.shift();
-          if (!next) {
-            await new Promise<void>((r) => (wake = r));
-            wake = undefined;
-            continue;
-          }
-          if (next.seq !== undefined && next.seq > lastSeq + 1) {
-            // Notifications can overtake each other; the log is the order.
-            for (const e of await listEventsAfter(db, conversationId, lastSeq, next.seq - lastSeq)) {
-              done = deliver(toBusEvent(e)) || done;
-            }
-          }
-          done = deliver(next) || done;
-        }
-      } catch (err) {
-        console.error('[sse] stream failed:', errorSummary(err));
-      } finally {
-        stop();
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client going away
-        }
+  /** Frames of the given events; marks the stream done at an end, or at a pause that is current. */
+  async function deliver(batch: BusEvent[]): Promise<string> {
+    let text = '';
+    let pauseSeq: number | undefined;
+    for (const e of batch) {
+      if (e.seq !== undefined) lastSeq = e.seq;
+      text += encodeSseEvent(e);
+      if (!followed || e.runId !== followed.id || e.seq === undefined) continue;
+      if (RUN_END_EVENTS.has(e.type)) {
+        done = true;
+        break;
       }
-    },
-    cancel() {
-      stop();
-    },
-  });
-}
-
-function toBusEvent(e: {
-  conversationId: string;
-  runId: string | null;
-  type: string;
-  seq: number;
-  data: Record<string, unknown>;
-}): BusEvent {
-  return { conversationId: e.conversationId, runId: e.runId, type: e.type, seq: e.seq, data: e.data };
-}
-
-async function listAllEventsAfter(db: Db, conversationId: string, afterSeq: number): Promise<BusEvent[]> {
-  const out: BusEvent[] = [];
-  let after = afterSeq;
-  for (;;) {
-    const page = await listEventsAfter(db, conversationId, after, 1000);
-    out.push(...page.map(toBusEvent));
-    if (page.length < 1000) return out;
-    after = page[page.length - 1]!.seq;
+      if (RUN_PAUSE_EVENTS.has(e.type)) pauseSeq = e.seq;
+    }
+    lastActivity = Date.now();
+    if (!done && pauseSeq !== undefined) done = await isCurrentPause(followed!.id, pauseSeq);
+    return text;
   }
+
+  // A replayed pause may be history (the run paused, was decided, went on): it ends the stream
+  // only if the run is paused now and has not paused or ended again since.
+  async function isCurrentPause(runId: string, seq: number): Promise<boolean> {
+    const run = await getRun(db, runId);
+    if (!run || run.status === 'running') return false;
+    return !(await hasRunEventAfter(db, conversationId, runId, seq, [...RUN_PAUSE_OR_END_EVENTS]));
+  }
+
+  async function fromLog(): Promise<string | null> {
+    for (let reads = 0; ; reads++) {
+      const rows = firstPage ?? (await listEventsAfter(db, conversationId, lastSeq, pageSize));
+      firstPage = undefined;
+      const fresh = rows.filter((r) => r.seq > lastSeq);
+      if (fresh.length) return deliver(fresh.map(toBusEvent));
+      // Caught up. An event announced while that query ran is read on another pass (its row is
+      // committed before its notification is sent); then the bus takes over.
+      if (announced > lastSeq && reads < 2) continue;
+      source = 'live';
+      live = [];
+      if (!followed) done = true;
+      return null;
+    }
+  }
+
+  /** Queued live events in seq order; at a gap the rest is dropped and read from the log instead. */
+  function fromBus(): { batch: BusEvent[]; gap: boolean } {
+    const batch: BusEvent[] = [];
+    let seq = lastSeq;
+    for (const e of live.splice(0)) {
+      if (e.seq === undefined || e.seq === seq + 1) {
+        batch.push(e);
+        seq = e.seq ?? seq;
+      } else if (e.seq > seq + 1) {
+        // Notifications can overtake each other, or be lost: the log is the order.
+        source = 'log';
+        return { batch, gap: true };
+      }
+    }
+    return { batch, gap: false };
+  }
+
+  /** The next frames to send, or null when there is nothing to send now. */
+  async function nextFrames(): Promise<string | null> {
+    for (;;) {
+      if (source === 'log') {
+        const text = await fromLog();
+        if (text !== null) return text;
+      }
+      const { batch, gap } = fromBus();
+      if (batch.length) return deliver(batch);
+      if (!gap) return null;
+    }
+  }
+
+  /**
+   * Each ping: looks at the log (a notification can be lost) and at the run (take-over, idle).
+   * True when the log has events this stream has not sent.
+   */
+  async function tick(): Promise<boolean> {
+    if (!followed) return false;
+    const [newer] = await listEventsAfter(db, conversationId, lastSeq, 1);
+    if (newer) {
+      announced = Math.max(announced, newer.seq);
+      source = 'log';
+      live = [];
+      return true;
+    }
+    const run = await readActiveRun();
+    // The run is no longer active and nothing after lastSeq says how it ended: nothing to wait for.
+    if (run?.id !== followed.id) finish();
+    else if (run.status !== 'running' && Date.now() - lastActivity >= (opts.pausedIdleMs ?? PAUSED_IDLE_MS)) finish(IDLE);
+    return false;
+  }
+
+  async function pull(): Promise<void> {
+    try {
+      while (!finished) {
+        if (pingNow) {
+          pingNow = false;
+          return controller.enqueue(encoder.encode(encodeStreamEvent(STREAM_EVENTS.ping, {})));
+        }
+        const text = await nextFrames();
+        if (finished) return;
+        if (text) {
+          controller.enqueue(encoder.encode(text));
+          if (done) finish();
+          return;
+        }
+        if (done) return finish();
+        if (tickDue) {
+          tickDue = false;
+          if ((await tick()) || finished) continue;
+          return controller.enqueue(encoder.encode(encodeStreamEvent(STREAM_EVENTS.ping, {})));
+        }
+        await new Promise<void>((r) => (wake = r));
+      }
+    } catch (err) {
+      console.error('[sse] stream failed:', errorSummary(err));
+      finish();
+    }
+  }
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        release = opts.register?.((closed) => finish(closed));
+      },
+      pull,
+      cancel: () => finish(),
+    },
+    // Nothing is produced ahead of a read: the reader's pace is the stream's pace.
+    { highWaterMark: 0 },
+  );
+}
+
+function toBusEvent(e: EventRow): BusEvent {
+  return { conversationId: e.conversationId, runId: e.runId, type: e.type, seq: e.seq, data: e.data };
 }

@@ -4,6 +4,8 @@ import { after } from 'next/server';
 import { getDbHandle, type DbHandle } from '@/db/index';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
+import { streamTimingFrom } from '@/lib/agent/sse';
+import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { errorSummary } from '@/lib/log-safe';
 import { createDefaultToolHost } from '@/lib/mcp/default-host';
@@ -16,6 +18,9 @@ export interface Runtime {
   secret: string;
   modelConfig: ModelConfig;
   engine: EngineDeps;
+  /** The open event streams of this process, for the per-user and per-conversation caps. */
+  streams: StreamRegistry;
+  streamTiming: { pingMs: number; pausedIdleMs: number };
 }
 
 const state = processSingleton('runtime', () => ({ runtime: undefined as Promise<Runtime> | undefined }));
@@ -42,7 +47,7 @@ async function build(): Promise<Runtime> {
     tools: createDefaultToolHost(handle.db),
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
   };
-  return { handle, bus, secret, modelConfig, engine };
+  return { handle, bus, secret, modelConfig, engine, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
 }
 
 /**

@@ -1,4 +1,3 @@
-import { resumeLapsedRuns } from '@/lib/agent/engine';
 import { assertOwned } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
 import { eventStreamResponse } from '@/lib/server/events-response';
@@ -14,7 +13,6 @@ export const GET = authed<P>(async ({ req, rt, session, params }) => {
   if (!/^\d{1,15}$/.test(raw)) {
     throw new AppError('bad_request', 'query', `after: must be a non-negative integer event seq (got "${raw}").`, 'after');
   }
-  // Following the events may continue a run whose instance died: only what was already decided.
-  await resumeLapsedRuns(rt.engine, id);
-  return eventStreamResponse(rt, id, Number(raw), req.signal);
+  // Opening the stream may continue a run whose instance died (see activeRunOf).
+  return eventStreamResponse(rt, session, id, Number(raw), req.signal);
 });

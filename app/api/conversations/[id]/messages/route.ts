@@ -12,7 +12,7 @@ export const POST = authed<P>(
     const { text } = await readJson(req, messageSchema, { maxBytes: MAX_MESSAGE_BODY_BYTES });
     const started = await sendMessage(rt, { userId: session.user.id, sessionId: session.sessionId }, id, text);
     if (req.headers.get('accept')?.includes('text/event-stream')) {
-      return eventStreamResponse(rt, id, started.afterSeq, req.signal);
+      return eventStreamResponse(rt, session, id, started.afterSeq, req.signal);
     }
     return Response.json(started, { status: 202 });
   },
