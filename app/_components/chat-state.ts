@@ -1,3 +1,5 @@
+import { RUN_END_EVENTS, RUN_PAUSE_EVENTS, RUN_RUNNING_EVENTS } from '@/lib/agent/events';
+
 import type { MessageView, RunView, ToolCallView } from './types';
 
 /** Text being streamed for a message not yet stored, by block index. */
@@ -34,29 +36,36 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
     const p = data as unknown as { toolCallId: string; progress: number; total?: number; message?: string };
     return { ...state, progress: { ...state.progress, [p.toolCallId]: { progress: p.progress, total: p.total, message: p.message } } };
   }
+  // Text streaming or a call starting means the run runs again (it may have been paused before).
+  const resumed =
+    RUN_RUNNING_EVENTS.has(type) && state.activeRun && state.activeRun.status !== 'running'
+      ? { ...state, activeRun: { ...state.activeRun, status: 'running' } }
+      : state;
   if (type.startsWith('tool_call.') && data.toolCall) {
     const call = data.toolCall as ToolCallView;
-    // A call that runs means the run runs again (after a decision or an answer).
-    const activeRun = type === 'tool_call.started' && state.activeRun ? { ...state.activeRun, status: 'running' } : state.activeRun;
-    return { ...state, activeRun, toolCalls: { ...state.toolCalls, [call.toolUseId]: call } };
+    return { ...resumed, toolCalls: { ...resumed.toolCalls, [call.toolUseId]: call } };
+  }
+  if (RUN_PAUSE_EVENTS.has(type)) {
+    return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: String(data.status) } } : state;
+  }
+  if (RUN_END_EVENTS.has(type)) {
+    const ended: RunView = {
+      id: data.runId!,
+      status: String(data.status ?? type.slice(4)),
+      stopReason: (data.stopReason as string) ?? null,
+      error: (data.error as RunView['error']) ?? null,
+      afterSeq: state.activeRun?.afterSeq ?? 0,
+    };
+    return { ...state, activeRun: null, lastRun: ended, partials: [] };
   }
   switch (type) {
-    case 'run.awaiting_approval':
-    case 'run.awaiting_input':
-      return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: String(data.status) } } : state;
     case 'run.started':
       return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
-    case 'message.delta': {
-      // Text streaming means the run is running again (it may have been paused before).
-      const running =
-        state.activeRun && state.activeRun.status !== 'running'
-          ? { ...state, activeRun: { ...state.activeRun, status: 'running' } }
-          : state;
+    case 'message.delta':
       return applyDelta(
-        running,
+        resumed,
         data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
       );
-    }
     case 'message.completed': {
       const message = data.message as MessageView;
       const exists = state.messages.some((m) => m.id === message.id);
@@ -67,18 +76,6 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
           : [...state.messages, { ...message, seq: Infinity, runId: data.runId, createdAt: new Date().toISOString() }],
         partials: state.partials.filter((p) => p.messageId !== message.id),
       };
-    }
-    case 'run.completed':
-    case 'run.failed':
-    case 'run.cancelled': {
-      const ended: RunView = {
-        id: data.runId!,
-        status: String(data.status ?? type.slice(4)),
-        stopReason: (data.stopReason as string) ?? null,
-        error: (data.error as RunView['error']) ?? null,
-        afterSeq: state.activeRun?.afterSeq ?? 0,
-      };
-      return { ...state, activeRun: null, lastRun: ended, partials: [] };
     }
     default:
       return state;

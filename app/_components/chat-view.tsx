@@ -3,6 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 
+import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
+
 import { api, ApiError } from './api';
 import { ApprovalCard, type DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
@@ -26,13 +28,19 @@ function reducer(state: ChatState, action: Action): ChatState {
       toolCalls: indexToolCalls(v.toolCalls),
       activeRun: v.activeRun,
       lastRun: v.lastRun,
+      lastSeq: Math.max(state.lastSeq, v.lastSeq),
       partials: [],
     };
   }
   return applyEvent(state, action.event);
 }
 
-export function ChatView({ initial, modelLabel }: { initial: ConversationView; modelLabel: string }) {
+// After a lost stream, the state is read again at once; following again waits a moment, so a
+// failing server is not asked again in a tight loop.
+const FOLLOW_AGAIN_AFTER_MS = 1000;
+
+/** `pingMs`: the server's ping interval; a stream silent for two of them is given up. */
+export function ChatView({ initial, modelLabel, pingMs }: { initial: ConversationView; modelLabel: string; pingMs: number }) {
   const router = useRouter();
   const [state, dispatch] = useReducer(reducer, {
     messages: initial.messages,
@@ -46,7 +54,12 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
   const [follow, setFollow] = useState<{ afterSeq: number; key: number } | null>(
     initial.activeRun ? { afterSeq: initial.activeRun.afterSeq, key: 0 } : null,
   );
-  const followFrom = useCallback((afterSeq: number) => setFollow((f) => ({ afterSeq, key: (f?.key ?? 0) + 1 })), []);
+  // Why the server ended this page's stream on purpose; until the person acts, it is not reopened.
+  const [closed, setClosed] = useState<StreamClosed | null>(null);
+  const followFrom = useCallback((afterSeq: number) => {
+    setClosed(null);
+    setFollow((f) => ({ afterSeq, key: (f?.key ?? 0) + 1 }));
+  }, []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
   const bottom = useRef<HTMLDivElement>(null);
@@ -54,21 +67,32 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
   const onEvent = useCallback(
     (event: ChatEvent) => {
       dispatch({ kind: 'event', event });
-      if (event.type === 'run.completed' || event.type === 'run.failed' || event.type === 'run.cancelled') router.refresh();
+      if (RUN_END_EVENTS.has(event.type)) router.refresh();
     },
     [router],
   );
-  // The stream was lost: ask where the conversation stands, and follow again if a run is on.
+  // Ask where the conversation stands, and follow again if a run is on.
   const resync = useCallback(async () => {
+    setClosed(null);
     try {
       const view = await api<ConversationView>(`/api/conversations/${initial.id}`);
       dispatch({ kind: 'sync', view });
-      if (view.activeRun) setTimeout(() => followFrom(view.activeRun!.afterSeq), 2000);
+      if (view.activeRun) setTimeout(() => followFrom(view.activeRun!.afterSeq), FOLLOW_AGAIN_AFTER_MS);
     } catch {
       setNotice('Lost the connection to Switchboard. Reload the page to continue.');
     }
   }, [initial.id, followFrom]);
-  useConversationEvents(initial.id, follow, onEvent, () => void resync());
+  useConversationEvents(initial.id, follow, { onEvent, onClosed: setClosed, onLost: () => void resync() }, pingMs);
+  // A stream closed as idle waits for this page's own decision; coming back to the tab also
+  // catches up with whatever happened elsewhere meanwhile.
+  useEffect(() => {
+    if (closed?.reason !== 'idle') return;
+    const onVisible = () => {
+      if (document.visibilityState === 'visible') void resync();
+    };
+    document.addEventListener('visibilitychange', onVisible);
+    return () => document.removeEventListener('visibilitychange', onVisible);
+  }, [closed, resync]);
 
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: 'end' });
@@ -189,6 +213,14 @@ export function ChatView({ initial, modelLabel }: { initial: ConversationView; m
         {notice && (
           <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
             {notice}
+          </p>
+        )}
+        {closed?.reason === 'too_many_streams' && (
+          <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+            {closed.message}{' '}
+            <button type="button" className="font-semibold underline" onClick={() => void resync()}>
+              Reload to continue here
+            </button>
           </p>
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />

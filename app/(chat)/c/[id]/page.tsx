@@ -17,5 +17,5 @@ export default async function ConversationPage({ params }: { params: Promise<{ i
     if (err instanceof AppError && err.type === 'not_found') notFound();
     throw err;
   });
-  return <ChatView key={conversation.id} initial={conversation} modelLabel={rt.modelConfig.label} />;
+  return <ChatView key={conversation.id} initial={conversation} modelLabel={rt.modelConfig.label} pingMs={rt.streamTiming.pingMs} />;
 }
