@@ -3,6 +3,9 @@
 // sniffing protections below.
 /** @type {import('next').NextConfig} */
 const nextConfig = {
+  // NEXT_DIST_DIR: a build folder of its own (e.g. `.next-first-run`), so a test can start `next dev`
+  // from a cold folder while other runs keep `.next`. The pattern `.next-*/` is git- and lint-ignored.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
   // The embedded database and its WASM stay outside the bundle.
   serverExternalPackages: ['@electric-sql/pglite', 'pg'],

@@ -28,6 +28,8 @@ const dataDir = process.env[DATA_DIR_VAR]!;
 
 export default defineConfig({
   testDir: 'e2e',
+  // Against `next dev` from a cold build folder: playwright.first-run.config.ts.
+  testIgnore: ['first-run/**'],
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every suite, one summary line. Unit and integration (vitest, on PGlite and — when
 // DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
-// (Playwright against `next start` on the embedded default). Ends with `N passed, N failed`.
+// (Playwright against `next start` on the embedded default), then the first-run e2e against
+// `next dev` from a cold build folder. Ends with `N passed, N failed`; each part prints its time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -44,34 +45,39 @@ results.push({
   skipped: (v?.numPendingTests ?? 0) + (v?.numTodoTests ?? 0),
 });
 
-// 2. build, then e2e against `next start` (the embedded default: no DATABASE_URL, demo model)
+function playwright(part, args, resultsFile, env) {
+  rmSync(resultsFile, { force: true });
+  const res = run(part, 'npx', ['playwright', 'test', ...args], { env });
+  const s = readJson(resultsFile)?.stats;
+  results.push({
+    part,
+    seconds: res.seconds,
+    passed: (s?.expected ?? 0) + (s?.flaky ?? 0),
+    failed: s ? s.unexpected + (res.status !== 0 && s.unexpected === 0 ? 1 : 0) : 1,
+    skipped: s?.skipped ?? 0,
+  });
+}
+
+// 2. build, then e2e against `next start` (the embedded default: no DATABASE_URL, demo model);
+// 3. the first-run path against `next dev` from a cold build folder of its own (no build needed).
 if (process.env.SKIP_E2E === '1') {
   console.log('\n=== e2e skipped (SKIP_E2E=1)');
 } else {
+  const e2eEnv = { ...env };
+  for (const k of ['DATABASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'AUTH_SECRET']) delete e2eEnv[k];
   const build = run('build', 'npx', ['next', 'build']);
   if (build.status !== 0) {
     results.push({ part: 'build', seconds: build.seconds, passed: 0, failed: 1, skipped: 0 });
   } else {
-    rmSync('test-results/e2e-results.json', { force: true });
-    const e2eEnv = { ...env };
-    for (const k of ['DATABASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'AUTH_SECRET']) delete e2eEnv[k];
-    const e2e = run('e2e', 'npx', ['playwright', 'test'], { env: e2eEnv });
-    const p = readJson('test-results/e2e-results.json');
-    const s = p?.stats;
-    results.push({
-      part: 'e2e',
-      seconds: e2e.seconds,
-      passed: (s?.expected ?? 0) + (s?.flaky ?? 0),
-      failed: s ? s.unexpected + (e2e.status !== 0 && s.unexpected === 0 ? 1 : 0) : 1,
-      skipped: s?.skipped ?? 0,
-    });
+    playwright('e2e', [], 'test-results/e2e-results.json', e2eEnv);
   }
+  playwright('e2e first-run (dev)', ['-c', 'playwright.first-run.config.ts'], 'test-results/e2e-first-run-results.json', e2eEnv);
 }
 
 console.log('\n=== Summary');
 for (const r of results) {
   console.log(
-    `${r.part.padEnd(18)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ` +
+    `${r.part.padEnd(20)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ` +
       `${String(r.skipped).padStart(3)} skipped  ${r.seconds}s`,
   );
 }
