@@ -1,0 +1,49 @@
+import { expect, test } from '@playwright/test';
+
+import { appOrigin, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+
+// The per-conversation cap on open event streams (default 6, lib/limits.ts): a newer stream
+// closes the oldest with `stream.closed`; the page that held it says why and does not reconnect
+// by itself (two tabs would otherwise take the stream from each other forever).
+test('a page whose event stream was taken by newer ones says why, stays put, and continues when asked', async ({ page, baseURL }) => {
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'streams-cap');
+  const eventResponses: string[] = [];
+  page.on('response', (r) => {
+    if (r.url().includes('/events')) eventResponses.push(new URL(r.url()).search);
+  });
+  await page.goto('/');
+  await sendWithEnter(page, 'call notes__create {"title": "Caps", "body": "six tabs"}');
+  const id = await waitForConversation(page);
+  await expect(page.getByTestId('approval-card')).toBeVisible();
+  // The pause ended the page's first stream; it now waits on the run with a second one.
+  await expect.poll(() => eventResponses.length).toBeGreaterThanOrEqual(2);
+
+  // Six more streams of the same conversation, as six other tabs would open (outside the
+  // browser, whose six connections per host would queue them).
+  const cookie = (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const others: AbortController[] = [];
+  for (let i = 0; i < 6; i++) {
+    const ctl = new AbortController();
+    others.push(ctl);
+    const res = await fetch(`${origin}/api/conversations/${id}/events?after=999999`, { headers: { cookie }, signal: ctl.signal });
+    expect(res.status).toBe(200);
+  }
+  try {
+    const notice = page.getByRole('alert').filter({ hasText: 'opened in another tab or window' });
+    await expect(notice).toBeVisible();
+    const before = eventResponses.length;
+    await page.waitForTimeout(1500);
+    expect(eventResponses.length, 'the page does not reconnect by itself').toBe(before);
+
+    await notice.getByRole('button', { name: 'Reload to continue here' }).click();
+    await expect(notice).toHaveCount(0);
+    await expect.poll(() => eventResponses.length).toBeGreaterThan(before);
+
+    await page.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
+    await waitForIdle(page.request, id);
+    await expect(page.getByTestId('assistant-message').last()).toContainText('notes__create returned');
+  } finally {
+    for (const ctl of others) ctl.abort();
+  }
+});
