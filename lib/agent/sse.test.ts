@@ -71,12 +71,13 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
       expect(new Set(ids).size).toBe(ids.length);
 
-      // Rebuild the text from deltas, dropping repeats by offset, as the browser does.
+      // Rebuild the text from deltas as the browser does (chat-state applyDelta): repeats are
+      // dropped by offset, and a delta past a gap waits for the stored copy that fills it.
       const rebuild = (fs: typeof frames) => {
         let text = '';
         for (const f of fs.filter((f) => f.event === 'message.delta')) {
           const d = f.data as { text: string; offset: number };
-          if (d.offset + d.text.length <= text.length) continue;
+          if (d.offset > text.length || d.offset + d.text.length <= text.length) continue;
           text += d.text.slice(text.length - d.offset);
         }
         return text;

@@ -113,12 +113,13 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
 
   const unsubscribe = await bus.subscribe(conversationId, (e) => {
     if (e.seq !== undefined) announced = Math.max(announced, e.seq);
-    if (source === 'live') {
-      live.push(e);
-      if (live.length > pageSize) {
-        source = 'log';
-        live = [];
-      }
+    // While reading the log, stored events are left to the log; live-only text deltas are kept
+    // so text keeps flowing after the catch-up (the page drops what it has already seen).
+    if (source === 'live' || e.seq === undefined) live.push(e);
+    if (live.length > pageSize) {
+      // A reader that fell a page behind reads the rest from the log: memory stays bounded.
+      source = 'log';
+      live = [];
     }
     poke();
   });
@@ -206,23 +207,24 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
       // committed before its notification is sent); then the bus takes over.
       if (announced > lastSeq && reads < 2) continue;
       source = 'live';
-      live = [];
       if (!followed) done = true;
       return null;
     }
   }
 
-  /** Queued live events in seq order; at a gap the rest is dropped and read from the log instead. */
+  /** Queued live events in seq order; at a gap, stored ones are read from the log instead. */
   function fromBus(): { batch: BusEvent[]; gap: boolean } {
     const batch: BusEvent[] = [];
     let seq = lastSeq;
-    for (const e of live.splice(0)) {
+    const queued = live.splice(0);
+    for (const [i, e] of queued.entries()) {
       if (e.seq === undefined || e.seq === seq + 1) {
         batch.push(e);
         seq = e.seq ?? seq;
       } else if (e.seq > seq + 1) {
         // Notifications can overtake each other, or be lost: the log is the order.
         source = 'log';
+        live = queued.slice(i + 1).filter((q) => q.seq === undefined);
         return { batch, gap: true };
       }
     }
