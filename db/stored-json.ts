@@ -87,8 +87,8 @@ export const storedDecision = z.union([decisionV1, decisionV0]);
 
 // ── tool_calls.input_responses: the person's answers to a server's elicitation ─────────────
 export const inputResponse = z.strictObject({
-  action: z.enum(INPUT_RESPONSE_ACTIONS),
-  content: jsonObject.optional(),
+  action: z.enum(INPUT_RESPONSE_ACTIONS, { error: `must be one of ${INPUT_RESPONSE_ACTIONS.join(', ')}` }),
+  content: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).optional(),
 });
 export type InputResponse = z.infer<typeof inputResponse>;
 const inputResponsesV1 = z.object({
