@@ -6,6 +6,7 @@ import type {
   StoredDecision,
   StoredInputRequests,
   StoredInputResponses,
+  StoredMessageContent,
   StoredNameMap,
   StoredRunError,
   StoredToolResult,
@@ -88,7 +89,7 @@ export const messages = pgTable(
     conversationId: conversationRef(),
     seq: integer('seq').notNull(),
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
-    content: jsonb('content').notNull(),
+    content: jsonb('content').notNull().$type<StoredMessageContent>(),
     runId: uuid('run_id'),
     // Why an assistant message ended (end_turn, max_tokens, cancelled, …); null for user messages.
     stopReason: text('stop_reason'),

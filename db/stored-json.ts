@@ -169,6 +169,14 @@ export const storedToolResult = z.custom<Anthropic.ToolResultBlockParam>((value)
 });
 export type StoredToolResult = Anthropic.ToolResultBlockParam;
 
+// ── messages.content: Anthropic-native content blocks, stored verbatim ────────────────────
+const contentBlocksShape = z.array(z.looseObject({ type: z.string() }));
+/** A message's content as the Messages API takes it back: an array of typed blocks. */
+export const storedMessageContent = z.custom<Anthropic.ContentBlockParam[]>((value) => contentBlocksShape.safeParse(value).success, {
+  error: 'must be an array of content blocks, each with a type',
+});
+export type StoredMessageContent = Anthropic.ContentBlockParam[];
+
 // ── reading ────────────────────────────────────────────────────────────────────────────────
 
 /** A stored value that no version of its schema accepts: the row is damaged, not the request. */

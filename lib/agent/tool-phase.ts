@@ -16,7 +16,7 @@ import type { ToolHost } from './tool-host';
 export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] | null> {
   const last = await getLastMessage(db, run.conversationId);
   if (!last || last.role !== 'assistant' || last.runId !== run.id) return null;
-  if (!Array.isArray(last.content) || !(last.content as { type: string }[]).some((b) => b.type === 'tool_use')) return null;
+  if (!last.content.some((b) => b.type === 'tool_use')) return null;
   return listStepToolCalls(db, run.id, run.step);
 }
 
