@@ -7,7 +7,7 @@ import { open } from '@/lib/server/route';
 export const POST = open(
   async (req, rt) => {
     const input = await readJson(req, signUpSchema, { maxBytes: 8 * 1024 });
-    const user = await signUp(rt.handle.db, input, clientKey(req));
+    const user = await signUp(rt.handle.db, input, { client: clientKey(req) });
     return Response.json({ id: user.id, email: user.email, name: user.name }, { status: 201 });
   },
   { write: true },
