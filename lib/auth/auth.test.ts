@@ -117,6 +117,21 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await verifyCredentials(h.db, { email: 42, password: null }, anyClient)).toEqual(wrong);
     });
 
+    it("sign-in timing: an unknown email, a wrong password and a weaker stored hash each cost a check at today's cost", async () => {
+      const user = await signUp(h.db, { email: 'timing@example.test', password: 'right password' }, signUpCtx);
+      const scrypts = async (email: string) => {
+        const before = hashingSlots.started;
+        await verifyCredentials(h.db, { email, password: 'wrong password' }, anyClient);
+        return hashingSlots.started - before;
+      };
+      await scrypts('warm-up@example.test'); // the dummy hash is made once per process
+      expect(await scrypts('no-such-user@example.test')).toBe(1);
+      expect(await scrypts('timing@example.test')).toBe(1);
+      // A legacy hash is cheaper: it is checked alongside a dummy check at today's cost.
+      await setPasswordHash(h.db, user.id, await hashPassword('right password', { N: 2 ** 8, r: 8, p: 1 }));
+      expect(await scrypts('timing@example.test')).toBe(2);
+    });
+
     it('counts concurrent failed attempts before checking any of them', async () => {
       await signUp(h.db, { email: 'burst@example.test', password: 'right password' }, signUpCtx);
       const results = await Promise.all(

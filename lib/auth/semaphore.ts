@@ -2,8 +2,9 @@
 export class Semaphore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
-  /** The most holders there have been at once (tests read it). */
+  /** The most holders there have been at once, and how many runs have started (tests read them). */
   peak = 0;
+  started = 0;
 
   constructor(readonly size: number) {}
 
@@ -11,6 +12,7 @@ export class Semaphore {
     if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running += 1;
     this.peak = Math.max(this.peak, this.running);
+    this.started += 1;
     try {
       return await work();
     } finally {
