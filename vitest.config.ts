@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Cheap password hashes (lib/auth/password.ts says why); the standard cost has its own test.
+    env: { PASSWORD_HASH_COST: 'test' },
   },
 });

@@ -60,8 +60,35 @@ export const authSessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
     userAgent: text('user_agent'),
+    // Refreshed at most every few minutes while the session is used (the account page lists it).
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
   },
   (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+
+// Growing delays between password checks (lib/auth/throttle-policy.ts): per email and per known
+// device for sign-in, per user for the current-password check of a password change. Each
+// allowed check counts as a failure until the password proves right; `next_check_at` is when
+// the next check may start.
+export const passwordCheckThrottles = pgTable('password_check_throttles', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
+  lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }).notNull(),
+});
+
+// One-time password reset links made by the operator (`npm run reset-password`). Only a hash of
+// the token is stored, so a copy of the database cannot be used to reset anyone's password.
+export const passwordResetTokens = pgTable(
+  'password_reset_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: ownerRef(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
 export const conversations = pgTable(

@@ -62,8 +62,8 @@ for (const { kind, available } of TEST_DATABASES) {
       const { sql } = await import('drizzle-orm');
       // Cut every LISTEN connection to this database, as a server restart or a proxy would.
       await h.db.execute(
-        sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query like 'LISTEN%' and pid ` +
-          `<> pg_backend_pid()`,
+        sql`select pg_terminate_backend(pid) from pg_stat_activity
+            where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`,
       );
       const sender = createEventBus(h);
       const start = Date.now();
