@@ -1,7 +1,7 @@
 // `npm run reset-password -- <email>`: prints a one-time link that sets a new password (the app
 // sends no mail). With the embedded database, stop the app first: one process per data folder.
-import { getDbHandle } from '../db/index';
 import { createResetLink, RESET_TOKEN_TTL_MS } from '../lib/account/password-reset';
+import { getDbHandle } from '../lib/server/database';
 
 const [email] = process.argv.slice(2);
 if (!email) {

@@ -1,7 +1,7 @@
 // `npm run sweep`: takes over runs whose instance died (lease lapsed) and drives them to the end.
 // Meant for a scheduler next to `POST /api/internal/sweep`.
-import { getDbHandle } from '../db/index';
 import { resumeLapsedRuns } from '../lib/agent/engine';
+import { getDbHandle } from '../lib/server/database';
 import { buildEngineDeps } from '../lib/server/engine-deps';
 
 const handle = await getDbHandle();

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { dataDir } from '@/db/index';
 import { ensurePrivateDir } from '@/db/private-files';
+import { dataDir } from '@/lib/data-dir';
 import { processSingleton } from '@/lib/process-singleton';
 
 type Env = Record<string, string | undefined>;

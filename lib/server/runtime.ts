@@ -1,6 +1,6 @@
 import { after } from 'next/server';
 
-import { getDbHandle, type DbHandle } from '@/db/index';
+import type { DbHandle } from '@/db/connection';
 import type { EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { getAuthSecret } from '@/lib/auth/secret';
@@ -8,6 +8,7 @@ import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import { processSingleton } from '@/lib/process-singleton';
 
+import { getDbHandle } from './database';
 import { buildEngineDeps } from './engine-deps';
 
 export interface Runtime {

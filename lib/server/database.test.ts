@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { getDbHandle } from './index';
+import { getDbHandle } from './database';
 
 async function modes(root: string): Promise<{ path: string; dir: boolean; mode: number }[]> {
   const out = [];

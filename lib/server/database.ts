@@ -1,19 +1,13 @@
 import path from 'node:path';
 
-import { openPglite, openPostgres, type Db, type DbHandle } from './connection';
-import { ensurePrivateDir, restrictTree } from './private-files';
+import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
+import { ensurePrivateDir, restrictTree } from '@/db/private-files';
+import { dataDir } from '@/lib/data-dir';
+import { processSingleton } from '@/lib/process-singleton';
 
-export type { Db, DbHandle };
-
-export function dataDir(): string {
-  return process.env.SWITCHBOARD_DATA_DIR ?? path.join(process.cwd(), '.data');
-}
-
-// On globalThis: Next.js may load this module once per route bundle, and one process must
-// open its PGlite data folder once.
-const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.db')] ??= {}) as {
-  opening?: Promise<DbHandle>;
-};
+// Next.js may load this module once per route bundle, and one process must open its PGlite
+// data folder once.
+const state = processSingleton('db', () => ({ opening: undefined as Promise<DbHandle> | undefined }));
 
 /**
  * The process-wide database, opened on first use (never at import time: `next build` imports
@@ -39,8 +33,4 @@ export function getDbHandle(): Promise<DbHandle> {
     throw err;
   });
   return state.opening;
-}
-
-export async function getDb(): Promise<Db> {
-  return (await getDbHandle()).db;
 }
