@@ -35,7 +35,9 @@ export function proxy(request: NextRequest) {
 export const config = {
   matcher: [
     {
-      source: '/((?!api|_next/static|_next/image|favicon.ico).*)',
+      // Pages only: not the API, Next's assets, or the icons and manifest in public/ (static files
+      // with nothing to protect; a phone fetches them without a session).
+      source: '/((?!api|_next/static|_next/image|favicon.ico|icon.svg|icons/|apple-touch-icon|manifest.webmanifest).*)',
       missing: [
         { type: 'header', key: 'next-router-prefetch' },
         { type: 'header', key: 'purpose', value: 'prefetch' },
