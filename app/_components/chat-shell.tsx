@@ -27,11 +27,18 @@ export function ChatShell({
   const pathname = usePathname();
   const current = conversations.find((c) => pathname === `/c/${c.id}`);
 
-  // Closed from inside (Escape, the close button): the keyboard goes back to the menu button.
+  // Closed from inside (Escape, the close button): the keyboard goes back to the menu button,
+  // once the page behind is no longer inert (after the render that closes the drawer).
+  const refocusOpener = useRef(false);
   const close = useCallback(() => {
+    refocusOpener.current = true;
     setOpen(false);
-    opener.current?.focus();
   }, []);
+  useEffect(() => {
+    if (open || !refocusOpener.current) return;
+    refocusOpener.current = false;
+    opener.current?.focus();
+  }, [open]);
   useEffect(() => {
     if (!open) return;
     const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close();

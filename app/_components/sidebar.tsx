@@ -62,8 +62,11 @@ export function Sidebar({
       aria-label="Conversations"
       className={cx(
         'fixed inset-y-0 left-0 z-30 flex w-72 max-w-[85vw] flex-col border-r border-border bg-surface-sunken',
-        'transition-[translate,visibility] duration-200 ease-out md:static md:visible md:translate-x-0 md:transition-none',
-        open ? 'visible translate-x-0 shadow-raised md:shadow-none' : 'invisible -translate-x-full',
+        'duration-200 ease-out md:static md:visible md:translate-x-0 md:transition-none',
+        // Visible at once when opening (so focus can move in), hidden only once it has slid out.
+        open
+          ? 'visible translate-x-0 shadow-raised transition-[translate] md:shadow-none'
+          : 'invisible -translate-x-full transition-[translate,visibility]',
       )}
     >
       <div className="flex items-center justify-between gap-2 px-3 pb-2 pt-[max(env(safe-area-inset-top),0.75rem)]">

@@ -6,13 +6,15 @@ export type BadgeTone = 'neutral' | 'accent' | 'info' | 'success' | 'warning' | 
 
 // Soft: a filled pill for a state (Running, Done). Outline: a quieter tag for a property
 // (read-only, destructive, untrusted server).
+// The soft fills are stronger than a Notice's or a tinted Card's background, so a badge still
+// shows inside one (a "Needs your approval" badge on the approval card).
 const SOFT: Record<BadgeTone, string> = {
   neutral: 'border-transparent bg-surface-hover text-muted',
-  accent: 'border-transparent bg-accent-soft text-accent-text',
-  info: 'border-transparent bg-info-soft text-info-text',
-  success: 'border-transparent bg-success-soft text-success-text',
-  warning: 'border-transparent bg-warning-soft text-warning-text',
-  danger: 'border-transparent bg-danger-soft text-danger-text',
+  accent: 'border-transparent bg-accent/15 text-accent-text',
+  info: 'border-transparent bg-info/15 text-info-text',
+  success: 'border-transparent bg-success/15 text-success-text',
+  warning: 'border-transparent bg-warning/20 text-warning-text',
+  danger: 'border-transparent bg-danger/15 text-danger-text',
 };
 const OUTLINE: Record<BadgeTone, string> = {
   neutral: 'border-border-strong text-muted',
