@@ -56,8 +56,10 @@ function isPageRequest(request: NextRequest): boolean {
   return !request.headers.has('next-router-prefetch') && request.headers.get('purpose') !== 'prefetch';
 }
 
-// Everything but static build assets, which hold no user data: a matcher condition (such as
+// Everything but static files, which hold no user data: a matcher condition (such as
 // "no prefetch header") would be a way around the Host check, since a page can set headers.
 export const config = {
-  matcher: ['/((?!_next/static|_next/image|favicon.ico).*)'],
+  // The icons and the manifest in public/ are static files with nothing to protect (a phone
+  // fetches them without a session).
+  matcher: ['/((?!_next/static|_next/image|favicon.ico|icon.svg|icons/|apple-touch-icon|manifest.webmanifest).*)'],
 };
