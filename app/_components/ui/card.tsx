@@ -17,11 +17,19 @@ export type CardProps = React.HTMLAttributes<HTMLElement> & {
   tone?: CardTone;
   /** `section` when the card has a name of its own (aria-label), `div` otherwise. */
   as?: 'div' | 'section' | 'article';
+  ref?: React.Ref<HTMLElement>;
 };
 
 /** A bordered box on the surface; put a CardHeader, CardBody and CardFooter inside. */
-export function Card({ tone = 'default', as: Tag = 'div', className, ...rest }: CardProps) {
-  return <Tag className={cx('overflow-hidden rounded-card border shadow-card', TONES[tone], className)} {...rest} />;
+export function Card({ tone = 'default', as: Tag = 'div', className, ref, ...rest }: CardProps) {
+  // The ref is typed for any element: the tag is chosen at run time.
+  return (
+    <Tag
+      ref={ref as React.Ref<HTMLDivElement>}
+      className={cx('overflow-hidden rounded-card border shadow-card', TONES[tone], className)}
+      {...rest}
+    />
+  );
 }
 
 export type CardHeaderProps = Omit<React.HTMLAttributes<HTMLDivElement>, 'title'> & {
