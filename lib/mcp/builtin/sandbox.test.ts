@@ -135,6 +135,33 @@ describe('sandbox MCP server', () => {
     expect(kept!.startsWith('line 0\nline 1\n')).toBe(true);
   });
 
+  // Security review: `throw 'x'.repeat(2**24)` gave a 16 MB error, stored as 5 MB of full_text.
+  it('caps a huge thrown string at the output limit inside the worker', async () => {
+    const r = await run(limited, "throw 'x'.repeat(2 ** 24)");
+    expect(r.isError).toBe(false);
+    expect(r.data!.error).toMatch(/^Uncaught "x{100}/);
+    expect(r.data!.error).toMatch(/\n\[error truncated at 1000 bytes\]$/);
+    expect(Buffer.byteLength(r.data!.error)).toBeLessThan(1100);
+    // The whole answer stays small: the error is not carried alongside in another field.
+    expect(r.text.length).toBeLessThan(3000);
+  });
+
+  it('caps a huge error message, name and stack at the output limit, and the default cap is the 64 KB output cap', async () => {
+    const message = await run(limited, "throw new Error('y'.repeat(2 ** 24))");
+    expect(message.data!.error).toMatch(/^Error: y{100}/);
+    expect(Buffer.byteLength(message.data!.error)).toBeLessThan(1100);
+    const name = await run(limited, "const e = new Error('short'); e.name = 'N'.repeat(2 ** 23); throw e");
+    expect(Buffer.byteLength(name.data!.error)).toBeLessThan(1100);
+    const thrownObject = await run(limited, "throw { big: 'z'.repeat(2 ** 22) }");
+    expect(thrownObject.data!.error).toMatch(/^Uncaught \{"big":"z+/);
+    expect(Buffer.byteLength(thrownObject.data!.error)).toBeLessThan(1100);
+    const rejected = await run(limited, "Promise.reject('w'.repeat(2 ** 22))");
+    expect(Buffer.byteLength(rejected.data!.error)).toBeLessThan(1100);
+    const byDefault = await run(client, "throw 'x'.repeat(2 ** 24)");
+    expect(byDefault.data!.error).toMatch(/\n\[error truncated at 65536 bytes\]$/);
+    expect(Buffer.byteLength(byDefault.data!.error)).toBeLessThan(66_000);
+  });
+
   it('rejects code over 50k characters and unknown arguments', async () => {
     const long = await call(client, 'run_js', { code: 'x'.repeat(50_001) });
     expect(long.isError).toBe(true);
