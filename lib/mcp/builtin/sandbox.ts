@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
+import { logHandlerError } from './auth';
 import { SANDBOX_WORKER_SOURCE } from './sandbox-worker';
 import { toolInput } from './tool-schema';
 
@@ -242,7 +243,7 @@ export function createSandboxServerHandler(opts: SandboxOptions = {}): McpHttpHa
       );
       return server;
     },
-    { onerror: (err) => console.error('[sandbox] MCP handler error:', err.message) },
+    { onerror: logHandlerError('sandbox') },
   );
   return {
     ...handler,
