@@ -75,6 +75,8 @@ export default defineConfig({
       DEMO_MODEL_DELAY_MS: '40',
       NEXT_TELEMETRY_DISABLED: '1',
       NODE_ENV: 'production',
+      // Cheap password hashes: the suite signs in dozens of times (lib/auth/password.ts says why).
+      PASSWORD_HASH_COST: 'test',
       // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
       // created in the data folder, the request's own origin, no OAuth buttons.
       DATABASE_URL: '',
@@ -84,6 +86,7 @@ export default defineConfig({
       AUTH_SECRET: '',
       AUTH_URL: '',
       APP_URL: '',
+      TRUSTED_PROXIES: '',
       AUTH_GITHUB_ID: '',
       AUTH_GITHUB_SECRET: '',
       AUTH_GOOGLE_ID: '',

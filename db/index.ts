@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { openPglite, openPostgres, type Db, type DbHandle } from './connection';
+import { ensurePrivateDir, restrictTree } from './private-files';
 
 export type { Db, DbHandle };
 
@@ -22,8 +23,16 @@ const state = ((globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.d
 export function getDbHandle(): Promise<DbHandle> {
   state.opening ??= (async () => {
     const url = process.env.DATABASE_URL;
-    const handle = url ? await openPostgres(url) : await openPglite({ dataDir: path.join(dataDir(), 'pglite') });
+    if (url) {
+      const handle = await openPostgres(url);
+      await handle.migrate();
+      return handle;
+    }
+    const dir = path.join(dataDir(), 'pglite');
+    await ensurePrivateDir(dataDir());
+    const handle = await openPglite({ dataDir: dir });
     await handle.migrate();
+    await restrictTree(dir);
     return handle;
   })().catch((err) => {
     state.opening = undefined;

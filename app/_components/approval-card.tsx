@@ -2,10 +2,12 @@
 
 import { useState } from 'react';
 
+import type { DecisionKind } from '@/db/vocabulary';
+
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 
-export type DecisionKind = 'allow_once' | 'allow_session' | 'deny';
+export type { DecisionKind };
 
 /**
  * A call waiting for the person: the exact arguments, the hints as plain badges, and the choices.
@@ -45,7 +47,7 @@ export function ApprovalCard({
     setDraftError('');
     void decide('allow_once', undefined, parsed as Record<string, unknown>);
   };
-  const warnings = call.policy?.warnings ?? [];
+  const warnings = call.verdict?.warnings ?? [];
   return (
     <section
       className="rounded-xl border-2 border-amber-300 bg-amber-50/60 px-4 py-3"
@@ -53,7 +55,7 @@ export function ApprovalCard({
       data-testid="approval-card"
     >
       <ToolCallHeader call={call} />
-      <p className="mt-1 text-sm text-stone-700">{call.policy?.reason}</p>
+      <p className="mt-1 text-sm text-stone-700">{call.verdict?.reason}</p>
       {warnings.map((w) => (
         <p key={w} className="mt-1 text-sm font-medium text-amber-900">
           ⚠ {w}

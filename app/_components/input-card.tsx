@@ -2,19 +2,14 @@
 
 import { useState } from 'react';
 
+import type { ElicitationField, ElicitationRequest, InputResponse } from '@/db/stored-json';
+import type { InputResponseAction } from '@/db/vocabulary';
+
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 
-type Field = { type?: string; title?: string; description?: string; enum?: unknown[]; default?: unknown };
-type Request = {
-  params?: {
-    mode?: 'form' | 'url';
-    message?: string;
-    url?: string;
-    requestedSchema?: { properties?: Record<string, Field>; required?: string[] };
-  };
-};
-export type InputResponses = Record<string, { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
+type Field = ElicitationField;
+export type InputResponses = Record<string, InputResponse>;
 
 /** A server asking the person something mid-call (elicitation): its question, as a form or a link. */
 export function InputCard({
@@ -24,11 +19,11 @@ export function InputCard({
   call: ToolCallView;
   onAnswer: (call: ToolCallView, responses: InputResponses) => Promise<void>;
 }) {
-  const requests = (call.inputRequests ?? {}) as Record<string, Request>;
+  const requests = call.inputRequests ?? {};
   const [values, setValues] = useState<Record<string, Record<string, unknown>>>({});
   const [busy, setBusy] = useState(false);
 
-  async function submit(action: 'accept' | 'decline' | 'cancel') {
+  async function submit(action: InputResponseAction) {
     setBusy(true);
     const responses: InputResponses = {};
     for (const [key, req] of Object.entries(requests)) {
@@ -124,7 +119,7 @@ function ExternalLink({ url }: { url: string }) {
   );
 }
 
-function contentFor(req: Request, values: Record<string, unknown>): Record<string, unknown> {
+function contentFor(req: ElicitationRequest, values: Record<string, unknown>): Record<string, unknown> {
   const props = req.params?.requestedSchema?.properties ?? {};
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(props)) {

@@ -67,6 +67,9 @@ export function Sidebar({
         <p className="mt-0.5 text-xs text-stone-500" data-testid="model-label">
           {modelLabel}
         </p>
+        <Link href="/account" onClick={onNavigate} className="mt-2 block text-sm text-stone-600 underline-offset-2 hover:underline">
+          Account
+        </Link>
         <form method="post" action="/api/auth/signout" className="mt-2">
           <input type="hidden" name="csrfToken" value={csrfToken} />
           <input type="hidden" name="callbackUrl" value="/sign-in" />

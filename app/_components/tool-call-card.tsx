@@ -2,10 +2,13 @@
 
 import { useEffect, useState } from 'react';
 
+import { FAILED_CALL_STATUSES, isOneOf, type ToolCallStatus } from '@/db/vocabulary';
+
 import { ToolResultView } from './tool-result-view';
 import type { ToolCallView } from './types';
 
-const STATUS: Record<string, { label: string; tone: string }> = {
+// Keyed by the status union: a new status does not compile until it has a label here.
+const STATUS: Record<ToolCallStatus, { label: string; tone: string }> = {
   proposed: { label: 'Proposed', tone: 'bg-stone-100 text-stone-700' },
   pending_approval: { label: 'Needs your approval', tone: 'bg-amber-100 text-amber-900' },
   approved: { label: 'Approved', tone: 'bg-indigo-100 text-indigo-800' },
@@ -22,9 +25,16 @@ const STATUS: Record<string, { label: string; tone: string }> = {
 };
 
 export function AnnotationBadges({ call }: { call: ToolCallView }) {
-  const a = call.annotations as { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
+  const a = call.hints;
   const badges: { text: string; tone: string; title: string }[] = [];
-  if (a.readOnlyHint && !a.destructiveHint) {
+  if (!a.annotated && call.server) {
+    badges.push({
+      text: 'not annotated',
+      tone: 'border-stone-300 text-stone-600',
+      title: 'The server says nothing about what this tool does (read-only, destructive…), so Switchboard asks before it runs.',
+    });
+  }
+  if (a.readOnly && !a.destructive) {
     badges.push({
       text: call.trust === 'trusted' ? 'read-only' : 'claims read-only',
       tone: 'border-stone-300 text-stone-700',
@@ -34,13 +44,13 @@ export function AnnotationBadges({ call }: { call: ToolCallView }) {
           : 'An untrusted server says this tool only reads; Switchboard does not rely on it.',
     });
   }
-  if (a.destructiveHint)
+  if (a.destructive)
     badges.push({
       text: 'destructive',
       tone: 'border-red-300 bg-red-50 text-red-800',
       title: 'The server says this tool can delete or overwrite.',
     });
-  if (a.openWorldHint)
+  if (a.openWorld)
     badges.push({
       text: 'reaches outside systems',
       tone: 'border-amber-300 bg-amber-50 text-amber-900',
@@ -74,7 +84,7 @@ function Duration({ call }: { call: ToolCallView }) {
 }
 
 export function ToolCallHeader({ call }: { call: ToolCallView }) {
-  const status = STATUS[call.status] ?? { label: call.status, tone: 'bg-stone-100' };
+  const status = STATUS[call.status];
   return (
     <div className="flex flex-wrap items-center gap-2">
       <span className="font-mono text-[13px] font-semibold text-stone-800">
@@ -84,7 +94,7 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
         {status.label}
       </span>
       <AnnotationBadges call={call} />
-      {(call.decision as { edited?: boolean } | null)?.edited && (
+      {call.decision?.edited && (
         <span
           className="rounded-full border border-indigo-300 px-2 py-0.5 text-[11px] font-medium text-indigo-800"
           title="You changed the arguments before approving"
@@ -105,7 +115,7 @@ export function ToolCallCard({
   call: ToolCallView;
   progress?: { progress: number; total?: number; message?: string };
 }) {
-  const failed = call.isError || ['denied', 'rejected', 'errored', 'timed_out', 'unknown'].includes(call.status);
+  const failed = call.result?.isError === true || isOneOf(FAILED_CALL_STATUSES, call.status);
   return (
     <details
       className={`group rounded-xl border bg-white px-3 py-2 ${failed ? 'border-red-200' : 'border-stone-200'}`}
@@ -121,9 +131,7 @@ export function ToolCallCard({
           </p>
         )}
         {call.status === 'rejected' || call.status === 'denied' ? (
-          <p className="mt-1 text-xs text-red-800">
-            {String((call.decision as { reason?: string } | null)?.reason ?? call.policy?.reason ?? '')}
-          </p>
+          <p className="mt-1 text-xs text-red-800">{call.decision?.reason ?? call.verdict?.reason ?? ''}</p>
         ) : null}
       </summary>
       <div className="mt-2 space-y-2 border-t border-stone-100 pt-2">
@@ -136,10 +144,10 @@ export function ToolCallCard({
         {call.result && (
           <div>
             <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Result</p>
-            <ToolResultView result={call.result} isError={failed} />
+            <ToolResultView result={call.result} />
           </div>
         )}
-        {call.policy && <p className="text-[11px] text-stone-500">Policy: {call.policy.reason}</p>}
+        {call.verdict && <p className="text-[11px] text-stone-500">Policy: {call.verdict.reason}</p>}
       </div>
     </details>
   );

@@ -1,11 +1,6 @@
 'use client';
 
-type ResultBlock = { type: string; text?: string; source?: { type: string; media_type?: string; data?: string } };
-
-/** Strips the <tool_output …> wrapper the model sees; the card already names server and tool. */
-function unwrap(text: string): string {
-  return text.replace(/^<tool_output[^>]*>\n?/, '').replace(/\n?<\/tool_output>\s*$/, '');
-}
+import type { ResultView } from '@/lib/mcp/result-view';
 
 function pretty(text: string): string {
   try {
@@ -35,34 +30,33 @@ function Linkified({ text }: { text: string }) {
   );
 }
 
-/** A tool_result's content: text (pretty JSON when it is JSON), images as images, links as links. */
-export function ToolResultView({ result, isError }: { result: Record<string, unknown>; isError: boolean }) {
-  const content = result.content;
-  const blocks: ResultBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+function size(chars: number): string {
+  return chars < 1000 ? `${chars} characters` : `${(chars / 1000).toFixed(chars < 10_000 ? 1 : 0)}k characters`;
+}
+
+/** A tool's result as the server sent it (pretty JSON when it is JSON), images as images, Switchboard's notes apart. */
+export function ToolResultView({ result }: { result: ResultView }) {
+  const tone = result.isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800';
   return (
     <div className="space-y-2">
-      {blocks.map((b, i) =>
-        b.type === 'image' && b.source?.type === 'base64' ? (
+      {result.parts.map((p, i) =>
+        p.kind === 'image' ? (
           // eslint-disable-next-line @next/next/no-img-element -- a data: URL from the tool, not an optimisable asset
-          <img
-            key={i}
-            alt="Image returned by the tool"
-            src={`data:${b.source.media_type};base64,${b.source.data}`}
-            className="max-h-80 rounded border border-stone-200"
-          />
-        ) : b.type === 'text' ? (
-          <pre
-            key={i}
-            className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs
-              ${isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800'}`}
-          >
-            <Linkified text={pretty(unwrap(b.text ?? ''))} />
+          <img key={i} alt="Image returned by the tool" src={`data:${p.mediaType};base64,${p.data}`} className="max-h-80 rounded border" />
+        ) : p.kind === 'output' ? (
+          <pre key={i} className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs ${tone}`}>
+            <Linkified text={pretty(p.text)} />
           </pre>
         ) : (
-          <p key={i} className="text-xs italic text-stone-500">
-            [{b.type} content]
+          <p key={i} className={`whitespace-pre-wrap text-xs ${result.isError ? 'text-red-800' : 'italic text-stone-500'}`}>
+            {p.text}
           </p>
         ),
+      )}
+      {result.truncated && (
+        <p className="text-xs text-stone-500">
+          The whole result is {size(result.chars)}; the model saw the first part and can read the rest.
+        </p>
       )}
     </div>
   );

@@ -1,7 +1,17 @@
 import { and, asc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { toolCalls, type ToolCallStatus } from '../schema';
+import { toolCalls } from '../schema';
+import {
+  parseStored,
+  storedAnnotations,
+  storedDecision,
+  storedInputRequests,
+  storedInputResponses,
+  storedToolResult,
+  storedVerdict,
+} from '../stored-json';
+import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
 /**
  * Every column but `full_text`: a stored result can be megabytes, and only the paging tool
@@ -25,7 +35,10 @@ export type ToolCallPatch = Partial<
     | 'input'
     | 'argsHash'
     | 'decision'
+    | 'inputResponses'
     | 'result'
+    | 'resultChars'
+    | 'resultTruncated'
     | 'isError'
     | 'fullText'
     | 'attempts'
@@ -36,27 +49,41 @@ export type ToolCallPatch = Partial<
   >
 >;
 
-export const FINISHED_CALL_STATUSES: ToolCallStatus[] = ['denied', 'rejected', 'succeeded', 'errored', 'timed_out', 'unknown', 'cancelled'];
+/** Every JSON column of a call through its schema: a row from an older release loads in today's shape. */
+export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
+  const at = (column: string) => [`tool_calls.${column}`, raw.id] as const;
+  return {
+    ...raw,
+    verdict: parseStored(storedVerdict, raw.verdict, ...at('verdict')),
+    decision: parseStored(storedDecision, raw.decision, ...at('decision')),
+    annotations: parseStored(storedAnnotations, raw.annotations, ...at('annotations')),
+    result: parseStored(storedToolResult, raw.result, ...at('result')),
+    inputRequests: parseStored(storedInputRequests, raw.inputRequests, ...at('inputRequests')),
+    inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
+  };
+}
 
 export async function insertToolCalls(db: Db, rows: NewToolCall[]): Promise<ToolCallRow[]> {
   if (rows.length === 0) return [];
-  return db.insert(toolCalls).values(rows).returning(TOOL_CALL_COLUMNS);
+  return (await db.insert(toolCalls).values(rows).returning(TOOL_CALL_COLUMNS)).map(parseToolCallRow);
 }
 
 export async function listStepToolCalls(db: Db, runId: string, step: number): Promise<ToolCallRow[]> {
-  return db
+  const rows = await db
     .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step)))
     .orderBy(asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 export async function listConversationToolCalls(db: Db, conversationId: string): Promise<ToolCallRow[]> {
-  return db
+  const rows = await db
     .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(eq(toolCalls.conversationId, conversationId))
     .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 /** Ownership is part of the lookup: another user's call reads as not found. */
@@ -66,12 +93,12 @@ export async function getToolCallForUser(db: Db, userId: string, id: string): Pr
     .from(toolCalls)
     .where(and(eq(toolCalls.id, id), eq(toolCalls.userId, userId)))
     .limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 export async function getToolCall(db: Db, id: string): Promise<ToolCallRow | null> {
   const rows = await db.select(TOOL_CALL_COLUMNS).from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 /** Compare-and-swap on the call's version: two tabs deciding at once, one wins. */
@@ -81,7 +108,7 @@ export async function updateToolCallIfVersion(db: Db, id: string, version: numbe
     .set({ ...patch, version: version + 1 })
     .where(and(eq(toolCalls.id, id), eq(toolCalls.version, version)))
     .returning(TOOL_CALL_COLUMNS);
-  return rows[0] ?? null;
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 export async function countStepCallsWithStatus(db: Db, runId: string, step: number, status: ToolCallStatus): Promise<number> {
@@ -169,7 +196,7 @@ export async function updateToolCallIfLeased(
       ),
     )
     .returning(TOOL_CALL_COLUMNS);
-  return rows[0] ?? null;
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 /** Closes a call that never finished, whatever its version: the history is about to say so. */
@@ -177,5 +204,5 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
   await db
     .update(toolCalls)
     .set({ ...patch, version: sql`${toolCalls.version} + 1` })
-    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, FINISHED_CALL_STATUSES)));
+    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])));
 }

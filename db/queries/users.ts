@@ -56,6 +56,28 @@ export async function setUserPlan(db: Db, email: string, plan: string): Promise<
   return rows[0] ?? null;
 }
 
+/** Sets a new password hash (a password change or reset). */
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<boolean> {
+  const rows = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Swaps the hash only if it is still `oldHash`: a rehash must not undo a password changed meanwhile. */
+export async function replacePasswordHash(db: Db, userId: string, oldHash: string, newHash: string): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ passwordHash: newHash })
+    .where(and(eq(users.id, userId), eq(users.passwordHash, oldHash)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Deletes the user; everything they own goes with them (every owner reference cascades). */
+export async function deleteUser(db: Db, userId: string): Promise<boolean> {
+  const rows = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
+  return rows.length > 0;
+}
+
 export class OAuthEmailTaken extends Error {
   constructor() {
     super('An account with this email already exists. Sign in with your password.');

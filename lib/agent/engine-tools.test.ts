@@ -260,7 +260,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await expect(decideCall(env.deps, { ...d, input: { value: 42 } })).rejects.toMatchObject({ kind: 'invalid', field: 'input' });
       await expect(decideCall(env.deps, { ...d, decision: 'deny', input: { value: 'x' } })).rejects.toMatchObject({ kind: 'invalid' });
       const { toolCall } = await decideCall(env.deps, { ...d, input: { value: 'edited' } });
-      expect(toolCall.decision).toMatchObject({ edited: true, originalArgsHash: call!.argsHash });
+      expect(toolCall.decision).toMatchObject({ kind: 'allow_once', editedFrom: call!.argsHash });
       // A repeat of the same edited approval, bound to the original hash, is harmless.
       await expect(decideCall(env.deps, { ...d, input: { value: 'edited' } })).resolves.toBeTruthy();
       await env.deps.idle();
@@ -305,7 +305,10 @@ for (const { kind, available } of TEST_DATABASES) {
         leaseExpiresAt: new Date(Date.now() + 60_000),
       }))!;
       // ...while the decision commits.
-      await updateToolCallIfVersion(h.db, stale!.id, stale!.version, { status: 'approved', decision: { kind: 'allow_once' } });
+      await updateToolCallIfVersion(h.db, stale!.id, stale!.version, {
+        status: 'approved',
+        decision: { v: 1, kind: 'allow_once', by: 'test', at: new Date().toISOString() },
+      });
       const next = await runToolPhase(env.deps, env.deps.tools!, running, [stale!], new AbortController().signal);
       expect(next).not.toBeNull();
       expect((await getRun(h.db, runId))!.status).toBe('running');

@@ -4,15 +4,14 @@ import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
-import { readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
+import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
 import type { EngineDeps } from './deps';
-import { HOST_SERVER, READ_RESULT_TOOL, readStoredResult } from './read-result-tool';
+import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
-import { errorResult } from './tool-results';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
@@ -44,7 +43,7 @@ async function executeOne(
   if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
     await complete(deps, call, {
       status: 'unknown',
-      result: errorResult(
+      result: errorToolResult(
         call.toolUseId,
         `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`,
       ),
@@ -57,7 +56,7 @@ async function executeOne(
   if (!server) {
     await complete(deps, call, {
       status: 'errored',
-      result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
+      result: errorToolResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
       isError: true,
     });
     return;
@@ -91,32 +90,36 @@ async function executeOne(
 }
 
 async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
-  const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input as { callId: string; offset: number });
+  const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result: result as never, isError, startedAt: new Date() });
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
 }
 
 function resumeOf(call: ToolCallRow) {
-  const responses = (call.decision as { inputResponses?: Record<string, unknown> } | null)?.inputResponses;
+  const responses = call.inputResponses?.responses;
   return responses ? { inputResponses: responses, requestState: call.requestState ?? undefined } : undefined;
 }
 
 function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
   switch (outcome.kind) {
     case 'result':
-      return resultPatch(call, server, outcome.result, readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, call.id));
+      return resultPatch(call, server, outcome.result, readMoreNote(READ_RESULT_TOOL_NAME, call.id));
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
-      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: true };
+      return {
+        status: 'timed_out',
+        result: errorToolResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`),
+        isError: true,
+      };
     case 'cancelled':
       return {
         status: 'cancelled',
-        result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
+        result: errorToolResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
         isError: true,
       };
     case 'failed':
-      return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
+      return { status: 'errored', result: errorToolResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
   }
 }
 
@@ -138,15 +141,17 @@ function resultPatch(
   const block = withEditNote(mapped.block, call);
   return {
     status: isError ? 'errored' : 'succeeded',
-    result: block as unknown as Record<string, unknown>,
+    result: block,
     isError,
     fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
+    resultChars: mapped.totalChars,
+    resultTruncated: mapped.truncated,
   };
 }
 
 /** The model asked for other arguments than the ones that ran: it must be told which ran. */
 function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow): Anthropic.ToolResultBlockParam {
-  if (!(call.decision as { edited?: boolean } | null)?.edited) return block;
+  if (!call.decision?.editedFrom) return block;
   const note = {
     type: 'text' as const,
     text: `Note from Switchboard: the person edited the arguments before approving. The call ran with ${JSON.stringify(call.input)}.`,

@@ -2,6 +2,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createFixtureHandler, startFixtureServer, type FixtureHandler, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
 import { boundedFetch, MAX_RESPONSE_BYTES, ResponseTooLarge } from './bounded-fetch';
 import { createMcpGateway } from './gateway';
@@ -109,7 +110,7 @@ describe('the gateway bounds every server’s answer', () => {
   });
 
   it('turns a remote answer over the bound into a failed outcome that says it was too large', async () => {
-    const gateway = createMcpGateway({ maxResponseBytes: 64 * 1024 });
+    const gateway = createMcpGateway({ fetch: loopbackFetch, maxResponseBytes: 64 * 1024 });
     const t0 = Date.now();
     const outcome = await gateway.callTool(remote, 'huge', { chars: 200_000 }, options());
     expect(Date.now() - t0).toBeLessThan(3_000);
@@ -125,7 +126,7 @@ describe('the gateway bounds every server’s answer', () => {
   });
 
   it('counts a streaming (SSE) answer cumulatively: a flood of small progress messages is cut too', async () => {
-    const gateway = createMcpGateway({ maxResponseBytes: 2_048 });
+    const gateway = createMcpGateway({ fetch: loopbackFetch, maxResponseBytes: 2_048 });
     const t0 = Date.now();
     const outcome = await gateway.callTool(remote, 'slow', { ms: 4_000 }, options({ onProgress: () => {} }));
     expect(outcome.kind).toBe('failed');

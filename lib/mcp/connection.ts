@@ -29,7 +29,8 @@ export interface ConnectDeps {
   inProcess?: (server: McpServerConfig, caller: CallerIdentity) => FetchLike | undefined;
   /**
    * The fetch for remote servers. This is the seam for the URL guard (SSRF checks at connect
-   * time, redirects, size/time bounds): wrap it here, and every MCP request goes through it.
+   * time, redirects, size/time bounds): every MCP request to a remote server goes through it.
+   * Without one, remote servers are refused: nothing falls back to the global fetch.
    */
   fetch?: FetchLike;
   /** Bytes read of any one response, in-process or remote (default `MAX_RESPONSE_BYTES`, 8 MB). */
@@ -69,6 +70,13 @@ export function newClient(): Client {
     inputRequired: { autoFulfill: false },
     jsonSchemaValidator: guardedValidator,
   });
+}
+
+/** A remote server was asked for in a process that has no guarded fetch for remote servers. */
+export class RemoteServersDisabled extends Error {
+  constructor(serverName: string) {
+    super(`${serverName} is a remote server, and remote servers are not enabled here (no guarded connection is configured).`);
+  }
 }
 
 export function isBuiltin(server: McpServerConfig): boolean {
@@ -117,7 +125,8 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     }
   }
 
-  const fetchFn = bounded(withHeaders(opts.fetch ?? ((url, init) => fetch(url, init)), server.headers));
+  if (!opts.fetch) throw new RemoteServersDisabled(server.displayName);
+  const fetchFn = bounded(withHeaders(opts.fetch, server.headers));
   const url = new URL(server.url);
   const client = newClient();
   let firstError: unknown;

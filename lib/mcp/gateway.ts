@@ -1,5 +1,7 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 
+import { storedInputRequests } from '@/db/stored-json';
+
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
@@ -151,9 +153,16 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       settled = true;
 
       if (result.resultType === 'input_required') {
+        const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
+        if (!asked.success) {
+          return {
+            kind: 'failed',
+            message: `${server.displayName} asked for input in a form Switchboard cannot read ("${tool}" did not finish).`,
+          };
+        }
         return {
           kind: 'input_required',
-          inputRequests: (result.inputRequests ?? {}) as Record<string, unknown>,
+          inputRequests: asked.data,
           ...(typeof result.requestState === 'string' && { requestState: result.requestState }),
         };
       }

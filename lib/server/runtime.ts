@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { after } from 'next/server';
 
 import { getDbHandle, type DbHandle } from '@/db/index';
-import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import type { EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { errorSummary } from '@/lib/log-safe';
-import { createDefaultToolHost } from '@/lib/mcp/default-host';
-import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
+import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import { processSingleton } from '@/lib/process-singleton';
+
+import { buildEngineDeps } from './engine-deps';
 
 export interface Runtime {
   handle: DbHandle;
@@ -32,17 +32,9 @@ export function getRuntime(): Promise<Runtime> {
 async function build(): Promise<Runtime> {
   const secret = await getAuthSecret();
   const handle = await getDbHandle();
-  const bus = createEventBus(handle);
   const modelConfig = getModelConfig();
-  const engine: EngineDeps = {
-    db: handle.db,
-    events: bus,
-    model: { client: createModelClient(), model: modelConfig.model },
-    schedule: runAfterResponse,
-    tools: createDefaultToolHost(handle.db),
-    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
-  };
-  return { handle, bus, secret, modelConfig, engine };
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse });
+  return { handle, bus: engine.bus, secret, modelConfig, engine };
 }
 
 /**

@@ -4,7 +4,9 @@ import type { Db } from '@/db/connection';
 import { getUserPlan } from '@/db/queries/users';
 import { limitsFor } from '@/lib/limits';
 import { errorSummary } from '@/lib/log-safe';
+import { processSingleton } from '@/lib/process-singleton';
 
+import type { FetchLike } from '../connection';
 import type { McpServerConfig } from '../types';
 import { createNotesServerHandler } from './notes';
 import { createSandboxServerHandler } from './sandbox';
@@ -45,8 +47,9 @@ export function isBuiltinNamespace(namespace: string): namespace is BuiltinNames
   return namespace === 'notes' || namespace === 'sandbox';
 }
 
-// One handler per namespace for the process: the sandbox keeps its warm workers in it.
-const handlers = new Map<BuiltinNamespace, McpHttpHandler>();
+// One handler per namespace for the process (not per route bundle): the sandbox keeps its warm
+// workers and its per-user queues in it.
+const handlers = processSingleton('builtinHandlers', () => new Map<BuiltinNamespace, McpHttpHandler>());
 
 /** The cached handler of a first-party server; `getDb` is only used the first time. */
 export function builtinHandler(namespace: BuiltinNamespace, getDb: () => Promise<Db>): McpHttpHandler {
@@ -77,8 +80,6 @@ export async function closeBuiltinHandlers(): Promise<void> {
   handlers.clear();
   await Promise.all(all.map((h) => h.close()));
 }
-
-export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * A `fetch` for `StreamableHTTPClientTransport` that serves each request from `handler` with no
