@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openTestDb, TEST_DATABASES } from '../../test/db';
 import type { DbHandle } from '../connection';
+import { loadAccountData } from './account-export';
 import { createConversation } from './conversations';
 import { lockUserLimit } from './rate-limits';
 import { countActiveRunsForUser, insertRun, updateRunIfVersion } from './runs';
@@ -83,6 +84,15 @@ for (const { kind, available } of TEST_DATABASES) {
       // The paging tool still reads it, in the same conversation only.
       expect((await getStoredResult(h.db, ids.conversation.id, inserted.id))!.fullText).toBe(big);
       expect(await getStoredResult(h.db, (await userWithRun()).conversation.id, inserted.id)).toBeNull();
+    });
+
+    it('exports the size of a stored result, never its text (the texts add up to the whole quota)', async () => {
+      const ids = await userWithRun();
+      await callWithFullText(ids, 0, 'é'.repeat(500));
+      const data = await loadAccountData(h.db, ids.user.id);
+      expect(data!.toolCalls).toHaveLength(1);
+      expect(data!.toolCalls[0]).toMatchObject({ storedResultBytes: 1000 });
+      expect(JSON.stringify(data)).not.toContain('éé');
     });
 
     it('sums the bytes of stored result text per user (UTF-8 bytes, not characters)', async () => {
