@@ -91,6 +91,8 @@ export default defineConfig({
       AUTH_GITHUB_SECRET: '',
       AUTH_GOOGLE_ID: '',
       AUTH_GOOGLE_SECRET: '',
+      // The per-user limits at their defaults (lib/limits.ts): no spec sends faster than a person.
+      SWITCHBOARD_LIMITS: '',
     },
   },
 });

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { authAccounts, authSessions, conversations, messages, notes, toolCalls, users } from '../schema';
@@ -7,7 +7,7 @@ import { parseStored, storedDecision, storedMessageContent, storedToolResult, st
 /**
  * Everything a person's data export holds, read column by column: what is left out is left out
  * on purpose — the password hash, session ids, tokens and resume state of tool calls, argument
- * hashes, and server metadata that is not the person's.
+ * hashes, server metadata that is not the person's, and the stored full text of cut results.
  */
 export async function loadAccountData(db: Db, userId: string) {
   const [profile] = await db
@@ -75,7 +75,9 @@ export async function loadAccountData(db: Db, userId: string) {
         decision: toolCalls.decision,
         result: toolCalls.result,
         isError: toolCalls.isError,
-        fullResultText: toolCalls.fullText,
+        // Only the size of a cut result's stored full text (the part the model saw is in `result`): the
+        // texts add up to the stored-results quota, far too much for one JSON document in memory.
+        storedResultBytes: sql<number | null>`octet_length(${toolCalls.fullText})`,
         createdAt: toolCalls.createdAt,
         startedAt: toolCalls.startedAt,
         endedAt: toolCalls.endedAt,

@@ -52,6 +52,15 @@ export async function getActiveRun(db: Db, conversationId: string): Promise<RunR
   return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
+/** The user's turns in progress, in every conversation (what `activeRunsPerUser` counts). */
+export async function countActiveRunsForUser(db: Db, userId: string): Promise<number> {
+  const rows = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(and(eq(runs.userId, userId), inArray(runs.status, ACTIVE_RUN_STATUSES)));
+  return Number(rows[0]?.n ?? 0);
+}
+
 export async function getLatestRun(db: Db, conversationId: string): Promise<RunRow | null> {
   const rows = await db.select().from(runs).where(eq(runs.conversationId, conversationId)).orderBy(desc(runs.createdAt)).limit(1);
   return rows[0] ? parseRunRow(rows[0]) : null;

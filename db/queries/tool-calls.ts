@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { toolCalls } from '../schema';
@@ -13,11 +13,24 @@ import {
 } from '../stored-json';
 import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
-export type ToolCallRow = typeof toolCalls.$inferSelect;
+/**
+ * Every column but `full_text`: a stored result can be megabytes, and only the paging tool
+ * (`getStoredResult`) needs it. Every other read — the conversation view, a step, a decision,
+ * the row an update returns — names these columns, so it never loads one.
+ */
+const TOOL_CALL_COLUMNS = withoutFullText(getTableColumns(toolCalls));
+
+function withoutFullText<T extends { fullText: unknown }>(columns: T): Omit<T, 'fullText'> {
+  const rest: Partial<T> = { ...columns };
+  delete rest.fullText;
+  return rest as Omit<T, 'fullText'>;
+}
+
+export type ToolCallRow = Omit<typeof toolCalls.$inferSelect, 'fullText'>;
 export type NewToolCall = typeof toolCalls.$inferInsert;
 export type ToolCallPatch = Partial<
   Pick<
-    ToolCallRow,
+    typeof toolCalls.$inferSelect,
     | 'status'
     | 'input'
     | 'argsHash'
@@ -52,12 +65,12 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
 
 export async function insertToolCalls(db: Db, rows: NewToolCall[]): Promise<ToolCallRow[]> {
   if (rows.length === 0) return [];
-  return (await db.insert(toolCalls).values(rows).returning()).map(parseToolCallRow);
+  return (await db.insert(toolCalls).values(rows).returning(TOOL_CALL_COLUMNS)).map(parseToolCallRow);
 }
 
 export async function listStepToolCalls(db: Db, runId: string, step: number): Promise<ToolCallRow[]> {
   const rows = await db
-    .select()
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step)))
     .orderBy(asc(toolCalls.position));
@@ -66,7 +79,7 @@ export async function listStepToolCalls(db: Db, runId: string, step: number): Pr
 
 export async function listConversationToolCalls(db: Db, conversationId: string): Promise<ToolCallRow[]> {
   const rows = await db
-    .select()
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(eq(toolCalls.conversationId, conversationId))
     .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
@@ -76,7 +89,7 @@ export async function listConversationToolCalls(db: Db, conversationId: string):
 /** Ownership is part of the lookup: another user's call reads as not found. */
 export async function getToolCallForUser(db: Db, userId: string, id: string): Promise<ToolCallRow | null> {
   const rows = await db
-    .select()
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(and(eq(toolCalls.id, id), eq(toolCalls.userId, userId)))
     .limit(1);
@@ -84,7 +97,7 @@ export async function getToolCallForUser(db: Db, userId: string, id: string): Pr
 }
 
 export async function getToolCall(db: Db, id: string): Promise<ToolCallRow | null> {
-  const rows = await db.select().from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
+  const rows = await db.select(TOOL_CALL_COLUMNS).from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
@@ -94,7 +107,7 @@ export async function updateToolCallIfVersion(db: Db, id: string, version: numbe
     .update(toolCalls)
     .set({ ...patch, version: version + 1 })
     .where(and(eq(toolCalls.id, id), eq(toolCalls.version, version)))
-    .returning();
+    .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
@@ -140,6 +153,18 @@ export async function getStoredResult(
   return row?.fullText != null ? { fullText: row.fullText, serverName: row.serverName, tool: row.tool } : null;
 }
 
+/**
+ * Bytes of full result text a user keeps (what the stored-results quota counts). `octet_length`
+ * reads the stored size, not the text, so this stays cheap however large the results are.
+ */
+export async function storedResultBytes(db: Db, userId: string): Promise<number> {
+  const rows = await db
+    .select({ bytes: sql<string>`coalesce(sum(octet_length(${toolCalls.fullText})), 0)::bigint` })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.userId, userId), sql`${toolCalls.fullText} is not null`));
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 export async function hasStoredResults(db: Db, conversationId: string): Promise<boolean> {
   const rows = await db
     .select({ id: toolCalls.id })
@@ -170,7 +195,7 @@ export async function updateToolCallIfLeased(
         sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
       ),
     )
-    .returning();
+    .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 

@@ -41,6 +41,12 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | null> 
   return rows[0] ?? null;
 }
 
+/** The user's plan (what `limitsFor` takes); null when there is no such user. */
+export async function getUserPlan(db: Db, id: string): Promise<string | null> {
+  const rows = await db.select({ plan: users.plan }).from(users).where(eq(users.id, id)).limit(1);
+  return rows[0]?.plan ?? null;
+}
+
 export async function setUserPlan(db: Db, email: string, plan: string): Promise<UserRow | null> {
   const rows = await db
     .update(users)

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { listMessages } from '@/db/queries/messages';
 import { getRun, requestRunCancel, updateRunIfVersion } from '@/db/queries/runs';
-import { listConversationToolCalls, updateToolCallIfVersion } from '@/db/queries/tool-calls';
+import { getStoredResult, listConversationToolCalls, updateToolCallIfVersion } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
@@ -233,7 +233,8 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(page.is_error ?? false).toBe(false);
       expect(JSON.stringify(page.content)).toContain('<tool_output');
       const calls = await listConversationToolCalls(h.db, conversation.id);
-      expect(calls.find((c) => c.toolUseId === 'tu_h')!.fullText!.length).toBeGreaterThanOrEqual(100_000);
+      const stored = await getStoredResult(h.db, conversation.id, calls.find((c) => c.toolUseId === 'tu_h')!.id);
+      expect(stored!.fullText.length).toBeGreaterThanOrEqual(100_000);
       expect(calls.find((c) => c.toolUseId === 'tu_r')!.status).toBe('succeeded');
 
       // Another conversation cannot read it by id.

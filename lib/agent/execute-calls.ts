@@ -1,13 +1,15 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
-import type { CallOutcome, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
+import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
 
@@ -82,7 +84,9 @@ async function executeOne(
     });
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
-  await complete(deps, current, patchFor(current, server, outcome!));
+  const ran = outcome!;
+  const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
+  await complete(deps, current, patchFor(current, server, ran), overQuota);
 }
 
 async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
@@ -98,26 +102,8 @@ function resumeOf(call: ToolCallRow) {
 
 function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
   switch (outcome.kind) {
-    case 'result': {
-      const mapped = toToolResult({
-        toolUseId: call.toolUseId,
-        serverName: server.displayName,
-        tool: call.tool!,
-        outcome: outcome.result,
-        outputSchema: call.outputSchema ?? undefined,
-        truncationNote: readMoreNote(READ_RESULT_TOOL_NAME, call.id),
-      });
-      const isError = mapped.block.is_error === true;
-      const block = withEditNote(mapped.block, call);
-      return {
-        status: isError ? 'errored' : 'succeeded',
-        result: block,
-        isError,
-        fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
-        resultChars: mapped.totalChars,
-        resultTruncated: mapped.truncated,
-      };
-    }
+    case 'result':
+      return resultPatch(call, server, outcome.result, readMoreNote(READ_RESULT_TOOL_NAME, call.id));
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
@@ -137,6 +123,32 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
   }
 }
 
+function resultPatch(
+  call: ToolCallRow,
+  server: McpServerConfig,
+  result: McpCallResult,
+  truncationNote: (shown: number, total: number) => string,
+): ToolCallPatch {
+  const mapped = toToolResult({
+    toolUseId: call.toolUseId,
+    serverName: server.displayName,
+    tool: call.tool!,
+    outcome: result,
+    outputSchema: call.outputSchema ?? undefined,
+    truncationNote,
+  });
+  const isError = mapped.block.is_error === true;
+  const block = withEditNote(mapped.block, call);
+  return {
+    status: isError ? 'errored' : 'succeeded',
+    result: block,
+    isError,
+    fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
+    resultChars: mapped.totalChars,
+    resultTruncated: mapped.truncated,
+  };
+}
+
 /** The model asked for other arguments than the ones that ran: it must be told which ran. */
 function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow): Anthropic.ToolResultBlockParam {
   if (!call.decision?.editedFrom) return block;
@@ -148,13 +160,24 @@ function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow):
   return { ...block, content: [note, ...content] };
 }
 
-/** Stores a call's outcome, only while this instance still holds the run's lease. */
-async function complete(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<void> {
+/**
+ * Stores a call's outcome, only while this instance still holds the run's lease. A full result
+ * text is kept only within the user's stored-results quota; `overQuota` says what to store instead.
+ */
+async function complete(
+  deps: EngineDeps,
+  call: ToolCallRow,
+  patch: ToolCallPatch,
+  overQuota?: (quotaBytes: number) => ToolCallPatch,
+): Promise<void> {
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
-  const done = await updateToolCallIfLeased(deps.db, latest.id, latest.version, deps.instanceId, {
-    ...patch,
-    endedAt: patch.status === 'awaiting_input' ? null : new Date(),
-  });
+  const endedAt = patch.status === 'awaiting_input' ? null : new Date();
+  const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+  const { fullText } = patch;
+  const done =
+    fullText && overQuota
+      ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
+      : await write(deps.db, patch);
   if (!done) return;
   const type = done.status === 'awaiting_input' ? 'tool_call.input_requested' : 'tool_call.completed';
   await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });

@@ -12,7 +12,8 @@ const mapped = toToolResult({
   outcome: { content: [{ type: 'text', text: 'hit' }] },
 });
 
-const row: ToolCallRow = {
+// Rows are read without full_text now; this one carries it anyway, to show the view drops it.
+const row: ToolCallRow & { fullText: string } = {
   id: 'c0ffee00-0000-4000-8000-000000000001',
   runId: 'c0ffee00-0000-4000-8000-000000000002',
   conversationId: 'c0ffee00-0000-4000-8000-000000000003',

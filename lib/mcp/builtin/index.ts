@@ -1,6 +1,9 @@
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 
 import type { Db } from '@/db/connection';
+import { getUserPlan } from '@/db/queries/users';
+import { limitsFor } from '@/lib/limits';
+import { errorSummary } from '@/lib/log-safe';
 import { processSingleton } from '@/lib/process-singleton';
 
 import type { FetchLike } from '../connection';
@@ -10,7 +13,7 @@ import { createSandboxServerHandler } from './sandbox';
 
 export { builtinAuthInfo, callerFromAuthInfo } from './auth';
 export { createNotesServerHandler } from './notes';
-export { createSandboxServerHandler, type SandboxOptions } from './sandbox';
+export { createSandboxServerHandler, type SandboxOptions, type SandboxServerOptions } from './sandbox';
 
 /**
  * First-party servers. They run in-process but are reached through the same MCP client path as
@@ -52,10 +55,23 @@ const handlers = processSingleton('builtinHandlers', () => new Map<BuiltinNamesp
 export function builtinHandler(namespace: BuiltinNamespace, getDb: () => Promise<Db>): McpHttpHandler {
   let handler = handlers.get(namespace);
   if (!handler) {
-    handler = namespace === 'notes' ? createNotesServerHandler(getDb) : createSandboxServerHandler();
+    handler = namespace === 'notes' ? createNotesServerHandler(getDb) : createSandboxServerHandler({ userLimits: planLimits(getDb) });
     handlers.set(namespace, handler);
   }
   return handler;
+}
+
+/** Each person's sandbox share comes from their plan; if the plan cannot be read, the defaults apply. */
+function planLimits(getDb: () => Promise<Db>) {
+  return async (userId: string | null) => {
+    if (!userId) return limitsFor(undefined);
+    try {
+      return limitsFor(await getUserPlan(await getDb(), userId));
+    } catch (err) {
+      console.error('[sandbox] could not read the plan:', errorSummary(err));
+      return limitsFor(undefined);
+    }
+  };
 }
 
 /** Closes and forgets the cached handlers (process shutdown, tests); the next call builds anew. */

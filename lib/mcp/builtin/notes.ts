@@ -5,7 +5,7 @@ import type { Db } from '@/db/connection';
 import { createNote, deleteNote, getNote, searchNotes, updateNote, type NoteRow } from '@/db/queries/notes';
 import { errorSummary } from '@/lib/log-safe';
 
-import { callerFromAuthInfo, NO_USER_MESSAGE } from './auth';
+import { callerFromAuthInfo, logHandlerError, NO_USER_MESSAGE } from './auth';
 import { dataResult, errorResult, toolInput } from './tool-schema';
 
 /**
@@ -200,6 +200,6 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
 /** The notes server as a Web `Request → Response` handler; the factory runs once per request. */
 export function createNotesServerHandler(getDb: () => Promise<Db>): McpHttpHandler {
   return createMcpHandler(() => buildNotesServer(getDb), {
-    onerror: (err) => console.error('[notes] MCP handler error:', err.message),
+    onerror: logHandlerError('notes'),
   });
 }
