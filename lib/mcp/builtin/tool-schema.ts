@@ -56,7 +56,8 @@ export function dataResult<T extends Record<string, unknown>>(data: T): CallTool
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
 }
 
-/** A failed call the model can act on: what went wrong and what to do instead. */
-export function errorResult(message: string): CallToolResult {
+/** An MCP result marking the call failed (isError), with what went wrong and what to do instead. Not the
+ * Anthropic `tool_result` block: the host builds that from it (errorToolResult in lib/mcp/to-tool-result.ts). */
+export function mcpErrorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
