@@ -157,7 +157,7 @@ test('account writes need our Origin and a session; a dead reset link says so', 
   expect((await page.request.get('/api/conversations')).status()).toBe(200); // nothing above touched the account
 
   await page.goto(`/reset-password?token=${randomBytes(32).toString('base64url')}`);
-  await expect(page.locator('p[role="alert"]')).toHaveText(
+  await expect(page.getByRole('main').getByRole('alert')).toHaveText(
     'This reset link has expired or was already used. Ask the operator for a new one.',
   );
 });

@@ -1,6 +1,8 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 
+import { LogoMark } from '@/app/_components/logo';
+import { Notice } from '@/app/_components/ui';
 import { isResetLinkUsable } from '@/lib/account/password-reset';
 import { getRuntime } from '@/lib/server/runtime';
 
@@ -15,20 +17,20 @@ export default async function ResetPasswordPage({ searchParams }: { searchParams
   const rt = await getRuntime();
   const usable = typeof token === 'string' && token.length <= 200 && (await isResetLinkUsable(rt.handle.db, token));
   return (
-    <main className="flex min-h-full items-center justify-center px-4 py-12">
+    <main className="flex min-h-full flex-col items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
-        <h1 className="mb-8 text-center text-2xl font-semibold">Set a new password</h1>
-        <div className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm">
-          {usable ? (
-            <ResetForm token={token} />
-          ) : (
-            <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800">
-              This reset link has expired or was already used. Ask the operator for a new one.
-            </p>
-          )}
+        <div className="mb-8 flex flex-col items-center text-center">
+          <LogoMark className="mb-4 size-11 shadow-card [border-radius:22%]" />
+          <h1 className="text-2xl font-semibold tracking-tight">Set a new password</h1>
+          {usable && <p className="mt-1.5 text-[15px] text-muted">Choose the password you will sign in with from now on.</p>}
         </div>
-        <p className="mt-6 text-center text-sm text-stone-600">
-          <Link href="/sign-in" className="font-medium text-indigo-700 hover:underline">
+        {usable ? (
+          <ResetForm token={token} />
+        ) : (
+          <Notice tone="error">This reset link has expired or was already used. Ask the operator for a new one.</Notice>
+        )}
+        <p className="mt-6 text-center text-sm text-muted">
+          <Link href="/sign-in" className="rounded-sm font-medium text-accent-text underline-offset-2 hover:underline">
             Back to sign in
           </Link>
         </p>

@@ -4,13 +4,9 @@ import Link from 'next/link';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { Button, Card, Field, Input, Notice } from '@/app/_components/ui';
 
-const INPUT = [
-  'w-full rounded-lg border border-stone-300 px-3',
-  'py-2 text-[15px] outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-200',
-].join(' ');
-
-/** The new password, twice; on success every session of the account has ended. */
+/** The new password, twice, on a card; on success a notice in its place: every session of the account has ended. */
 export function ResetForm({ token }: { token: string }) {
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -35,60 +31,43 @@ export function ResetForm({ token }: { token: string }) {
 
   if (done) {
     return (
-      <p role="status" className="rounded-lg bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+      <Notice tone="success" role="status">
         Your password is set and every session was signed out.{' '}
-        <Link href="/sign-in" className="font-medium underline">
+        <Link href="/sign-in" className="rounded-sm font-medium underline underline-offset-2">
           Sign in
         </Link>{' '}
         with the new one.
-      </p>
+      </Notice>
     );
   }
   return (
-    <form onSubmit={submit} className="space-y-4">
-      <div>
-        <label htmlFor="reset-password" className="mb-1 block text-sm font-medium text-stone-700">
-          New password
-        </label>
-        <input
-          id="reset-password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          value={password}
-          onChange={(e) => setPassword(e.target.value)}
-          className={INPUT}
-        />
-        <p className="mt-1 text-xs text-stone-500">At least 8 characters.</p>
-      </div>
-      <div>
-        <label htmlFor="reset-repeat" className="mb-1 block text-sm font-medium text-stone-700">
-          New password again
-        </label>
-        <input
-          id="reset-repeat"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-          className={INPUT}
-        />
-      </div>
-      {error && (
-        <p role="alert" className="rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800">
-          {error}
-        </p>
-      )}
-      <button
-        type="submit"
-        disabled={busy}
-        className="w-full rounded-lg bg-indigo-600 px-3 py-2 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-60"
-      >
-        Set password
-      </button>
-    </form>
+    <Card className="p-6 max-sm:px-5">
+      <form onSubmit={submit} className="space-y-4">
+        <Field id="reset-password" label="New password" hint="At least 8 characters.">
+          <Input
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </Field>
+        <Field id="reset-repeat" label="New password again">
+          <Input
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            value={repeat}
+            onChange={(e) => setRepeat(e.target.value)}
+          />
+        </Field>
+        {error && <Notice tone="error">{error}</Notice>}
+        <Button type="submit" variant="primary" size="lg" fullWidth loading={busy} className="mt-2">
+          Set password
+        </Button>
+      </form>
+    </Card>
   );
 }

@@ -1,11 +1,13 @@
 'use client';
 
+import { Trash2, TriangleAlert } from 'lucide-react';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { Button, CardBody, CardFooter, Field, Input, Notice } from '@/app/_components/ui';
 
-import { Button, Notice, Section, TextField } from './ui';
+import { Section } from './ui';
 
 /** Delete the account: the person types their email to confirm. */
 export function DeleteSection({ email }: { email: string }) {
@@ -30,24 +32,37 @@ export function DeleteSection({ email }: { email: string }) {
   }
 
   return (
-    <Section id="delete-heading" title="Delete account">
-      <p className="mb-4 text-sm text-stone-600">
-        This deletes your account, every conversation with its messages and tool calls, your notes and your sessions. It cannot be undone;
-        download your data first if you want a copy.
-      </p>
-      <form onSubmit={submit} className="space-y-4">
-        <TextField
-          id="delete-confirm"
-          label={`Type ${email} to confirm`}
-          type="email"
-          autoComplete="off"
-          value={typed}
-          onChange={setTyped}
-        />
-        {error && <Notice kind="error">{error}</Notice>}
-        <Button kind="danger" disabled={busy || !matches}>
-          Delete my account
-        </Button>
+    <Section
+      id="delete-heading"
+      title="Delete account"
+      icon={TriangleAlert}
+      tone="danger"
+      description={
+        <>
+          This deletes your account, every conversation with its messages and tool calls, your notes and your sessions.{' '}
+          <strong className="font-semibold text-fg">It cannot be undone</strong>; download your data first if you want a copy.
+        </>
+      }
+    >
+      <form onSubmit={submit}>
+        <CardBody className="space-y-4 pb-4">
+          <Field
+            id="delete-confirm"
+            label={
+              <>
+                Type <strong className="font-semibold">{email}</strong> to confirm
+              </>
+            }
+          >
+            <Input type="email" autoComplete="off" required spellCheck={false} value={typed} onChange={(e) => setTyped(e.target.value)} />
+          </Field>
+          {error && <Notice tone="error">{error}</Notice>}
+        </CardBody>
+        <CardFooter className="border-danger-border">
+          <Button type="submit" variant="danger" icon={Trash2} loading={busy} disabled={!matches}>
+            Delete my account
+          </Button>
+        </CardFooter>
       </form>
     </Section>
   );

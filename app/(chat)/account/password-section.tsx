@@ -1,10 +1,12 @@
 'use client';
 
+import { KeyRound } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { Button, CardBody, CardFooter, Field, Input, Notice } from '@/app/_components/ui';
 
-import { Button, Notice, Section, TextField } from './ui';
+import { Section } from './ui';
 
 /** Change password: current + new (twice); every other session ends, this one stays. */
 export function PasswordSection() {
@@ -37,37 +39,46 @@ export function PasswordSection() {
   }
 
   return (
-    <Section id="password-heading" title="Password">
-      <form onSubmit={submit} className="space-y-4">
-        <TextField
-          id="current-password"
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          value={current}
-          onChange={setCurrent}
-        />
-        <TextField
-          id="new-password"
-          label="New password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          hint="At least 8 characters. Every other signed-in browser will be signed out."
-          value={next}
-          onChange={setNext}
-        />
-        <TextField
-          id="repeat-password"
-          label="New password again"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          value={repeat}
-          onChange={setRepeat}
-        />
-        {result && <Notice kind={result.kind}>{result.text}</Notice>}
-        <Button disabled={busy}>Change password</Button>
+    <Section id="password-heading" title="Password" icon={KeyRound}>
+      <form onSubmit={submit}>
+        <CardBody className="space-y-4 pb-4">
+          <Field id="current-password" label="Current password">
+            <Input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+          </Field>
+          <Field id="new-password" label="New password" hint="At least 8 characters. Every other signed-in browser will be signed out.">
+            <Input
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={8}
+              value={next}
+              onChange={(e) => setNext(e.target.value)}
+            />
+          </Field>
+          <Field id="repeat-password" label="New password again">
+            <Input
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={8}
+              value={repeat}
+              onChange={(e) => setRepeat(e.target.value)}
+            />
+          </Field>
+          {result &&
+            (result.kind === 'error' ? (
+              <Notice tone="error">{result.text}</Notice>
+            ) : (
+              <Notice tone="success" role="status">
+                {result.text}
+              </Notice>
+            ))}
+        </CardBody>
+        <CardFooter>
+          <Button type="submit" variant="primary" loading={busy}>
+            Change password
+          </Button>
+        </CardFooter>
       </form>
     </Section>
   );
