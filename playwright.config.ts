@@ -77,6 +77,8 @@ export default defineConfig({
       DEMO_MODEL_DELAY_MS: '40',
       NEXT_TELEMETRY_DISABLED: '1',
       NODE_ENV: 'production',
+      // Cheap password hashes: the suite signs in dozens of times (lib/auth/password.ts says why).
+      PASSWORD_HASH_COST: 'test',
       // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
       // created in the data folder, the request's own origin, no OAuth buttons.
       DATABASE_URL: '',
@@ -86,10 +88,13 @@ export default defineConfig({
       AUTH_SECRET: '',
       AUTH_URL: '',
       APP_URL: '',
+      TRUSTED_PROXIES: '',
       AUTH_GITHUB_ID: '',
       AUTH_GITHUB_SECRET: '',
       AUTH_GOOGLE_ID: '',
       AUTH_GOOGLE_SECRET: '',
+      // The per-user limits at their defaults (lib/limits.ts): no spec sends faster than a person.
+      SWITCHBOARD_LIMITS: '',
     },
   },
 });

@@ -1,12 +1,22 @@
 import { NextResponse, type NextRequest } from 'next/server';
 
+import { AppError, errorResponse } from '@/lib/http/errors';
+import { hostRefusal, requestedHost } from '@/lib/http/host';
+
 /**
+ * Every request (pages, API, Auth.js) first has its Host checked (lib/http/host.ts: the DNS
+ * rebinding defence). Then pages get their CSP.
+ *
  * A fresh nonce per page request and a CSP that only runs scripts carrying it (Next applies
  * the nonce to its own scripts when it finds it in the request's CSP header). An injected
  * `<script>` in anything a model or a tool wrote cannot run. `img-src` stays on our own origin:
  * a model-written image link must not carry data out.
  */
 export function proxy(request: NextRequest) {
+  const refusal = hostRefusal(requestedHost(request.headers));
+  if (refusal) return refuse(request, refusal);
+  if (!isPageRequest(request)) return NextResponse.next();
+
   const nonce = Buffer.from(crypto.randomUUID()).toString('base64');
   const isDev = process.env.NODE_ENV === 'development';
   const csp = [
@@ -32,14 +42,24 @@ export function proxy(request: NextRequest) {
   return response;
 }
 
+/** 403 in the API's error shape for the API, plain text for pages. */
+function refuse(request: NextRequest, message: string): Response {
+  const error = new AppError('forbidden', 'host', message);
+  if (request.nextUrl.pathname.startsWith('/api/')) return errorResponse(error);
+  return new Response(message, { status: error.status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+}
+
+// API responses are JSON or SSE, never rendered as documents, and prefetches are not
+// documents either: neither needs the page CSP (next.config.mjs gives them the other headers).
+function isPageRequest(request: NextRequest): boolean {
+  if (request.nextUrl.pathname.startsWith('/api/')) return false;
+  return !request.headers.has('next-router-prefetch') && request.headers.get('purpose') !== 'prefetch';
+}
+
+// Everything but static files, which hold no user data: a matcher condition (such as
+// "no prefetch header") would be a way around the Host check, since a page can set headers.
 export const config = {
-  matcher: [
-    {
-      source: '/((?!api|_next/static|_next/image|favicon.ico).*)',
-      missing: [
-        { type: 'header', key: 'next-router-prefetch' },
-        { type: 'header', key: 'purpose', value: 'prefetch' },
-      ],
-    },
-  ],
+  // The icons and the manifest in public/ are static files with nothing to protect (a phone
+  // fetches them without a session).
+  matcher: ['/((?!_next/static|_next/image|favicon.ico|icon.svg|icons/|apple-touch-icon|manifest.webmanifest).*)'],
 };

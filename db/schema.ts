@@ -1,6 +1,20 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+import type {
+  StoredAnnotations,
+  StoredDecision,
+  StoredInputRequests,
+  StoredInputResponses,
+  StoredMessageContent,
+  StoredNameMap,
+  StoredRunError,
+  StoredToolResult,
+  StoredUsage,
+  StoredVerdict,
+} from './stored-json';
+import { ACTIVE_RUN_STATUSES, RUN_STATUSES, TOOL_CALL_STATUSES, TRUST_LEVELS } from './vocabulary';
+
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 // Rows belong to a user or a conversation and go with it.
 const ownerRef = () =>
@@ -46,8 +60,35 @@ export const authSessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     endedAt: timestamp('ended_at', { withTimezone: true }),
     userAgent: text('user_agent'),
+    // Refreshed at most every few minutes while the session is used (the account page lists it).
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
   },
   (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+
+// Growing delays between password checks (lib/auth/throttle-policy.ts): per email and per known
+// device for sign-in, per user for the current-password check of a password change. Each
+// allowed check counts as a failure until the password proves right; `next_check_at` is when
+// the next check may start.
+export const passwordCheckThrottles = pgTable('password_check_throttles', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull(),
+  lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }).notNull(),
+});
+
+// One-time password reset links made by the operator (`npm run reset-password`). Only a hash of
+// the token is stored, so a copy of the database cannot be used to reset anyone's password.
+export const passwordResetTokens = pgTable(
+  'password_reset_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: ownerRef(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
 export const conversations = pgTable(
@@ -75,7 +116,7 @@ export const messages = pgTable(
     conversationId: conversationRef(),
     seq: integer('seq').notNull(),
     role: text('role', { enum: ['user', 'assistant'] }).notNull(),
-    content: jsonb('content').notNull(),
+    content: jsonb('content').notNull().$type<StoredMessageContent>(),
     runId: uuid('run_id'),
     // Why an assistant message ended (end_turn, max_tokens, cancelled, …); null for user messages.
     stopReason: text('stop_reason'),
@@ -83,9 +124,6 @@ export const messages = pgTable(
   },
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
 );
-
-export const RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input', 'completed', 'failed', 'cancelled'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
 // A run is one agent turn: a durable state machine that any instance can advance.
 // `version` is bumped by every state change (compare-and-swap); `lease_owner` and
@@ -100,7 +138,8 @@ export const runs = pgTable(
     sessionId: text('session_id'),
     status: text('status', { enum: RUN_STATUSES }).notNull().default('running'),
     stopReason: text('stop_reason'),
-    error: jsonb('error').$type<{ code: string; message: string }>(),
+    // JSON columns hold the shapes of ./stored-json.ts and are read through them (db/queries).
+    error: jsonb('error').$type<StoredRunError>(),
     model: text('model').notNull(),
     step: integer('step').notNull().default(0),
     maxSteps: integer('max_steps').notNull().default(20),
@@ -108,9 +147,9 @@ export const runs = pgTable(
     leaseOwner: text('lease_owner'),
     leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
     cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
-    usage: jsonb('usage').$type<{ inputTokens: number; outputTokens: number }>(),
+    usage: jsonb('usage').$type<StoredUsage>(),
     // Model-facing tool name → server id + tool name, as offered in the current step.
-    nameMap: jsonb('name_map').$type<Record<string, { serverId: string; tool: string }>>(),
+    nameMap: jsonb('name_map').$type<StoredNameMap>(),
     // Seq of this run's run.started event: a client joining mid-run replays from here.
     startSeq: bigint('start_seq', { mode: 'number' }),
     createdAt: createdAt(),
@@ -122,7 +161,7 @@ export const runs = pgTable(
     // At most one active run per conversation: a second start loses the insert and gets 409.
     uniqueIndex('runs_one_active_idx')
       .on(t.conversationId)
-      .where(sql`status in ('running', 'awaiting_approval', 'awaiting_input')`),
+      .where(sql.raw(`status in (${ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', ')})`)),
     index('runs_lease_idx').on(t.status, t.leaseExpiresAt),
   ],
 );
@@ -162,23 +201,6 @@ export const notes = pgTable(
   (t) => [index('notes_user_idx').on(t.userId, t.updatedAt)],
 );
 
-export const TOOL_CALL_STATUSES = [
-  'proposed',
-  'pending_approval',
-  'approved',
-  'denied',
-  'auto_approved',
-  'rejected',
-  'executing',
-  'awaiting_input',
-  'succeeded',
-  'errored',
-  'timed_out',
-  'unknown',
-  'cancelled',
-] as const;
-export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
-
 // One row per tool_use block the model produced: what was asked, what was decided, what came
 // back. It is both the run's working state and the audit log.
 export const toolCalls = pgTable(
@@ -202,30 +224,29 @@ export const toolCalls = pgTable(
     input: jsonb('input').notNull(),
     argsHash: text('args_hash').notNull(),
     status: text('status', { enum: TOOL_CALL_STATUSES }).notNull().default('proposed'),
-    // Why the policy decided what it did: { decision: auto|ask|reject, reason, grantId? }.
-    policy: jsonb('policy').$type<{
-      decision: 'auto' | 'ask' | 'reject';
-      reason: string;
-      grantId?: string | null;
-      warnings?: string[];
-      constraint?: Record<string, unknown> | null;
-    }>(),
+    // What the policy table said (auto, ask, reject) and why.
+    verdict: jsonb('verdict').$type<StoredVerdict>(),
     // The tool as it was when called: trust and hints decide retries, schemas validate edits
     // and results, and the audit log shows what the person approved.
-    trust: text('trust', { enum: ['trusted', 'untrusted'] }),
-    annotations: jsonb('annotations').$type<Record<string, unknown>>(),
+    trust: text('trust', { enum: TRUST_LEVELS }),
+    annotations: jsonb('annotations').$type<StoredAnnotations>(),
     inputSchema: jsonb('input_schema').$type<Record<string, unknown>>(),
     outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
-    // Who decided and how: { kind: allow_once|allow_session|deny|auto, by, reason?, edited? }.
-    decision: jsonb('decision').$type<Record<string, unknown>>(),
+    // What the person chose (null while nobody has, and for calls the verdict settled).
+    decision: jsonb('decision').$type<StoredDecision>(),
     // The tool_result block sent back to the model.
-    result: jsonb('result').$type<Record<string, unknown>>(),
+    result: jsonb('result').$type<StoredToolResult>(),
     isError: boolean('is_error'),
     // The whole result text when it exceeded the per-result budget (paged by a host tool).
     fullText: text('full_text'),
+    // Size of the whole result in characters, and whether the model got only part of it.
+    resultChars: integer('result_chars'),
+    resultTruncated: boolean('result_truncated'),
     attempts: integer('attempts').notNull().default(0),
     // Elicitation (input_required): what the server asked and the state to resume with.
-    inputRequests: jsonb('input_requests').$type<Record<string, unknown>>(),
+    inputRequests: jsonb('input_requests').$type<StoredInputRequests>(),
+    // The person's answers to them, sent back with the exact request state.
+    inputResponses: jsonb('input_responses').$type<StoredInputResponses>(),
     requestState: text('request_state'),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),

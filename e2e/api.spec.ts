@@ -53,7 +53,7 @@ test.describe('sign-in failures', () => {
     ] as const) {
       await submitSignIn(page, email, password);
       await expect(page).toHaveURL(expected);
-      const alert = page.locator('p[role="alert"]');
+      const alert = page.getByRole('main').getByRole('alert');
       await expect(alert).toHaveText('That email and password do not match an account.');
       shown.push((await alert.textContent()) ?? '');
     }
@@ -119,7 +119,7 @@ test.describe('sign-up validation', () => {
     await page.locator('#field-email').fill(user.email.toUpperCase());
     await page.locator('#field-password').fill(user.password);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect(page.locator('p[role="alert"]')).toHaveText('An account with this email already exists. Sign in instead.');
+    await expect(page.getByRole('main').getByRole('alert')).toHaveText('An account with this email already exists. Sign in instead.');
     await expect(page).toHaveURL((url) => url.pathname === '/sign-up');
   });
 });

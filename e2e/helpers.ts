@@ -44,7 +44,8 @@ export function jsonWrite(origin: string, extra: Record<string, string> = {}): R
   return { 'Content-Type': 'application/json', Origin: origin, ...extra };
 }
 
-// Sign-up is limited per client address (x-forwarded-for): each API sign-up claims its own.
+// Each API sign-up claims its own X-Forwarded-For. The e2e server trusts no proxy (TRUSTED_PROXIES
+// unset), so the app ignores it; it only matters if a run sets TRUSTED_PROXIES.
 let clientCounter = 0;
 export function fakeClientAddress(): string {
   clientCounter += 1;

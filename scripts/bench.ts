@@ -8,14 +8,17 @@ import { createConversation } from '../db/queries/conversations';
 import { appendEvent } from '../db/queries/events';
 import { getRun } from '../db/queries/runs';
 import { createUser } from '../db/queries/users';
-import { createEventBus } from '../lib/agent/bus';
-import type { EngineDeps } from '../lib/agent/deps';
+import { trackedSchedule, type EngineDeps } from '../lib/agent/deps';
 import { startRun } from '../lib/agent/engine';
 import { openEventStream } from '../lib/agent/sse';
-import { createDefaultToolHost } from '../lib/mcp/default-host';
 import { createModelClient } from '../lib/model/client';
+import { buildEngineDeps } from '../lib/server/engine-deps';
+import { createAppToolHost } from '../lib/server/tool-host';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
+// One user sends 3 × TURNS turns back to back: far past a person's messages per minute (lib/limits.ts).
+// An operator's own SWITCHBOARD_LIMITS still wins.
+process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1_000_000 });
 
 function stats(ms: number[]) {
   const sorted = [...ms].sort((a, b) => a - b);
@@ -50,27 +53,21 @@ async function timedTurns(deps: EngineDeps & { drain(): Promise<void> }, userId:
 
 const handle = await openDb();
 const rssStart = process.memoryUsage().rss;
-const bus = createEventBus(handle);
-const pending = new Set<Promise<void>>();
-const deps: EngineDeps & { drain(): Promise<void> } = {
-  db: handle.db,
-  events: bus,
-  model: { client: createModelClient({ DEMO_MODEL_DELAY_MS: '0' }), model: 'demo' },
-  schedule: (work) => {
-    const p = work();
-    pending.add(p);
-    void p.finally(() => pending.delete(p));
-  },
-  instanceId: `bench-${randomUUID().slice(0, 8)}`,
-  async drain() {
-    while (pending.size) await Promise.all([...pending]);
-  },
+const work = trackedSchedule();
+const deps = {
+  ...buildEngineDeps(handle, {
+    role: 'bench',
+    schedule: work.schedule,
+    tools: null,
+    model: { client: createModelClient({ DEMO_MODEL_DELAY_MS: '0' }), model: 'demo' },
+  }),
+  drain: work.idle,
 };
 const user = (await createUser(handle.db, { email: `bench-${randomUUID()}@example.test`, passwordHash: 'x' }))!;
 
 console.log(`Switchboard engine benchmark — ${handle.kind}, ${TURNS} turns each\n`);
 console.log(`text turn (demo model, no tools):      ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
-const withTools = { ...deps, tools: createDefaultToolHost(handle.db) };
+const withTools = { ...deps, tools: createAppToolHost(handle.db) };
 console.log(`text turn with 6 built-in tools listed: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
 console.log(
   `turn with one auto-approved tool call:  ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
@@ -94,7 +91,7 @@ console.log(
 );
 
 t0 = performance.now();
-const stream = await openEventStream({ db: handle.db, bus, conversationId: conversation.id, afterSeq: 0 });
+const stream = await openEventStream({ db: handle.db, bus: deps.bus, conversationId: conversation.id, afterSeq: 0 });
 const bytes = (await new Response(stream!).arrayBuffer()).byteLength;
 ms = performance.now() - t0;
 console.log(`SSE replay of ${EVENTS} events:              ${ms.toFixed(0)} ms (${(bytes / 1024).toFixed(0)} KB)`);

@@ -1,5 +1,5 @@
 // `npm run db:migrate`: applies pending migrations to the database the app would use.
-import { getDbHandle } from '../db/index';
+import { getDbHandle } from '../lib/server/database';
 
 const handle = await getDbHandle();
 console.log(`Migrations applied (${handle.kind}).`);

@@ -1,6 +1,6 @@
 // `npm run set-plan -- <email> <free|pro|enterprise>`: changes a user's plan.
-import { getDbHandle } from '../db/index';
 import { setUserPlan } from '../db/queries/users';
+import { getDbHandle } from '../lib/server/database';
 
 const [email, plan] = process.argv.slice(2);
 if (!email || !plan || !['free', 'pro', 'enterprise'].includes(plan)) {

@@ -5,40 +5,27 @@ import { createConversation } from '@/db/queries/conversations';
 import { appendEvent } from '@/db/queries/events';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
-import { createEventBus, type EventBus } from '@/lib/agent/bus';
-import type { EngineDeps } from '@/lib/agent/deps';
+import type { EventBus } from '@/lib/agent/bus';
+import { trackedSchedule, type EngineDeps } from '@/lib/agent/deps';
 import type { BusEvent } from '@/lib/agent/events';
 import { createModelClient } from '@/lib/model/client';
+import { buildEngineDeps } from '@/lib/server/engine-deps';
 
-/** Engine deps over a test database; background work is tracked so tests can await it. */
+/** Engine deps over a test database (no tools unless given); background work is tracked so tests can await it. */
 export function engineDeps(
   h: DbHandle,
   overrides: Partial<EngineDeps> & { client?: Anthropic; modelName?: string; bus?: EventBus } = {},
 ): EngineDeps & { bus: EventBus; idle(): Promise<void> } {
-  const bus = overrides.bus ?? createEventBus(h);
-  const pending = new Set<Promise<void>>();
-  const deps: EngineDeps = {
-    db: h.db,
-    events: bus,
-    model: {
-      client: overrides.client ?? createModelClient({ DEMO_MODEL_DELAY_MS: '0' }),
-      model: overrides.modelName ?? 'demo',
-    },
-    schedule: (work) => {
-      const p = work().catch((err) => console.error('background work failed', err));
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-    },
+  const { client, modelName, tools, ...rest } = overrides;
+  const work = trackedSchedule((err) => console.error('background work failed', err));
+  const deps = buildEngineDeps(h, {
+    schedule: work.schedule,
     instanceId: 'test-instance',
-    ...overrides,
-  };
-  return {
-    ...deps,
-    bus,
-    async idle() {
-      while (pending.size) await Promise.all([...pending]);
-    },
-  };
+    model: { client: client ?? createModelClient({ DEMO_MODEL_DELAY_MS: '0' }), model: modelName ?? 'demo' },
+    tools: tools ?? null,
+    ...rest,
+  });
+  return { ...deps, idle: work.idle };
 }
 
 export async function userAndConversation(h: DbHandle) {

@@ -3,6 +3,7 @@ import type { ToolHost } from '@/lib/agent/tool-host';
 import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig, Trust } from '@/lib/mcp/types';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
 import { engineDeps } from './engine-harness';
 import { startFixtureServer, type FixtureServer } from './fixtures/mcp-fixture-server';
@@ -30,7 +31,7 @@ export async function toolEngine(
   const model = await startScriptedModel(opts.script);
   const server = fixtureConfig(fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000);
   const tools: ToolHost = {
-    gateway: createMcpGateway({}),
+    gateway: createMcpGateway({ fetch: loopbackFetch }),
     serversFor: async () => [server],
     grants: staticGrants(opts.grants ?? { [`${FIXTURE_SERVER_ID}/*`]: {} }),
   };

@@ -1,15 +1,41 @@
 'use client';
 
-import { useState } from 'react';
+import { ShieldAlert, TriangleAlert } from 'lucide-react';
+import { useEffect, useRef, useState } from 'react';
+
+import type { DecisionKind } from '@/db/vocabulary';
 
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
+import { Button, Card, CardBody, CardFooter, CardHeader, CodeBlock, Field, Input, Notice, Textarea } from './ui';
 
-export type DecisionKind = 'allow_once' | 'allow_session' | 'deny';
+export type { DecisionKind };
+
+/** "Notes wants to run create with title “Groceries”, body “milk, eggs”": the arguments that matter, in words. */
+function inWords(call: ToolCallView): string {
+  const who = call.server ?? 'The model';
+  const what = call.tool ?? call.modelName;
+  const args = call.input && typeof call.input === 'object' && !Array.isArray(call.input) ? Object.entries(call.input) : [];
+  const shown = args
+    .filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v))
+    .slice(0, 3)
+    .map(([k, v]) => {
+      const text = String(v);
+      return `${k} “${text.length > 60 ? `${text.slice(0, 57)}…` : text}”`;
+    });
+  const rest = args.length - shown.length;
+  const tail = shown.length
+    ? ` with ${shown.join(', ')}${rest > 0 ? ` and ${rest} more` : ''}`
+    : args.length
+      ? ' with the arguments below'
+      : '';
+  return `${who} wants to run ${what}${tail}.`;
+}
 
 /**
- * A call waiting for the person: the exact arguments, the hints as plain badges, and the choices.
- * Everything is a button or a field, so it works from the keyboard.
+ * A call waiting for the person: what it will do in words, the exact arguments, the hints as
+ * badges, and the choices. Focus moves to the card when it appears (so a screen reader announces
+ * it), never to a button: Enter cannot approve anything by accident, least of all a destructive call.
  */
 export function ApprovalCard({
   call,
@@ -25,6 +51,11 @@ export function ApprovalCard({
   const [draft, setDraft] = useState(() => JSON.stringify(call.input, null, 2));
   const [draftError, setDraftError] = useState('');
   const [busy, setBusy] = useState(false);
+  const card = useRef<HTMLElement>(null);
+  useEffect(() => {
+    card.current?.focus({ preventScroll: false });
+  }, []);
+
   const decide = async (d: DecisionKind, r?: string, input?: Record<string, unknown>) => {
     setBusy(true);
     try {
@@ -45,130 +76,96 @@ export function ApprovalCard({
     setDraftError('');
     void decide('allow_once', undefined, parsed as Record<string, unknown>);
   };
-  const warnings = call.policy?.warnings ?? [];
+  const warnings = call.verdict?.warnings ?? [];
+  const destructive = call.hints.destructive;
   return (
-    <section
-      className="rounded-xl border-2 border-amber-300 bg-amber-50/60 px-4 py-3"
+    <Card
+      as="section"
+      ref={card}
+      tabIndex={-1}
+      tone={destructive ? 'danger' : 'warning'}
       aria-label={`Approve ${call.server ?? ''} ${call.tool ?? call.modelName}?`}
       data-testid="approval-card"
+      className="outline-none focus-visible:ring-2 focus-visible:ring-focus"
     >
-      <ToolCallHeader call={call} />
-      <p className="mt-1 text-sm text-stone-700">{call.policy?.reason}</p>
-      {warnings.map((w) => (
-        <p key={w} className="mt-1 text-sm font-medium text-amber-900">
-          ⚠ {w}
+      <CardHeader icon={destructive ? TriangleAlert : ShieldAlert} title={<ToolCallHeader call={call} />} />
+      <CardBody>
+        <p className="text-[15px] text-fg">{inWords(call)}</p>
+        {call.verdict && <p className="text-sm text-muted">{call.verdict.reason}</p>}
+        {warnings.map((w) => (
+          <Notice key={w} tone="warning">
+            {w}
+          </Notice>
+        ))}
+        <CodeBlock label="Exact arguments" wrap maxHeight="md" data-testid="approval-arguments">
+          {JSON.stringify(call.input, null, 2)}
+        </CodeBlock>
+        <p className="font-mono text-[11px] text-faint" title="SHA-256 of the arguments; your decision is bound to it">
+          args {call.argsHash.slice(0, 16)}…
         </p>
-      ))}
-      <p className="mb-1 mt-3 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Exact arguments</p>
-      <pre
-        className="max-h-72 overflow-auto whitespace-pre-wrap break-words rounded-md border border-stone-200 bg-white p-2 font-mono text-xs"
-        data-testid="approval-arguments"
-      >
-        {JSON.stringify(call.input, null, 2)}
-      </pre>
-      <p className="mt-1 font-mono text-[10px] text-stone-400" title="SHA-256 of the arguments; your decision is bound to it">
-        args {call.argsHash.slice(0, 16)}…
-      </p>
-      {mode === 'edit' ? (
-        <div className="mt-3 space-y-2">
-          <label className="block text-sm">
-            <span className="mb-1 block text-stone-700">Edit the arguments (JSON), then approve</span>
-            <textarea
-              autoFocus
-              value={draft}
-              rows={Math.min(14, draft.split('\n').length + 1)}
-              onChange={(e) => setDraft(e.target.value)}
-              className="w-full rounded-lg border border-stone-300 bg-white p-2 font-mono text-xs outline-none focus:border-indigo-500"
-            />
-          </label>
-          {draftError && (
-            <p className="text-sm text-red-800" role="alert">
-              {draftError}
-            </p>
-          )}
-          <div className="flex flex-wrap gap-2">
-            <button
-              disabled={busy}
-              onClick={approveEdited}
-              className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50"
-            >
-              Approve edited
-            </button>
-            <button
-              type="button"
-              onClick={() => setMode('choose')}
-              className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200"
-            >
-              Back
-            </button>
+        {mode === 'edit' && (
+          <div className="space-y-2">
+            <Field label="Edit the arguments (JSON), then approve" error={draftError || undefined}>
+              <Textarea
+                autoFocus
+                value={draft}
+                rows={Math.min(14, draft.split('\n').length + 1)}
+                onChange={(e) => setDraft(e.target.value)}
+                className="font-mono text-xs"
+              />
+            </Field>
           </div>
-        </div>
-      ) : mode === 'deny' ? (
-        <form
-          className="mt-3 flex flex-wrap items-end gap-2"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void decide('deny', reason.trim() || undefined);
-          }}
-        >
-          <label className="min-w-48 flex-1 text-sm">
-            <span className="mb-1 block text-stone-700">Reason for the model (optional)</span>
-            <input
-              autoFocus
-              value={reason}
-              maxLength={1000}
-              onChange={(e) => setReason(e.target.value)}
-              className="w-full rounded-lg border border-stone-300 bg-white px-2 py-1.5 text-sm outline-none focus:border-indigo-500"
-            />
-          </label>
-          <button
-            disabled={busy}
-            className="rounded-lg bg-red-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-red-800 disabled:opacity-50"
+        )}
+        {mode === 'deny' && (
+          <form
+            id={`deny-${call.id}`}
+            onSubmit={(e) => {
+              e.preventDefault();
+              void decide('deny', reason.trim() || undefined);
+            }}
           >
-            Deny
-          </button>
-          <button
-            type="button"
-            onClick={() => setMode('choose')}
-            className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200"
-          >
-            Back
-          </button>
-        </form>
-      ) : (
-        <div className="mt-3 flex flex-wrap gap-2">
-          <button
-            disabled={busy}
-            onClick={() => void decide('allow_once')}
-            className="rounded-lg bg-indigo-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-50"
-          >
-            Allow once
-          </button>
-          <button
-            disabled={busy}
-            onClick={() => setMode('edit')}
-            className={[
-              'rounded-lg border border-stone-300 bg-white px-3',
-              'py-1.5 text-sm font-semibold text-stone-800 hover:bg-stone-100 disabled:opacity-50',
-            ].join(' ')}
-          >
-            Edit…
-          </button>
-          <button
-            disabled={busy}
-            onClick={() => setMode('deny')}
-            className={[
-              'rounded-lg border border-red-300 bg-white px-3',
-              'py-1.5 text-sm font-semibold text-red-800 hover:bg-red-50 disabled:opacity-50',
-            ].join(' ')}
-          >
-            Deny…
-          </button>
-          <button onClick={onStop} className="rounded-lg px-3 py-1.5 text-sm text-stone-700 hover:bg-stone-200">
-            Stop
-          </button>
-        </div>
-      )}
-    </section>
+            <Field label="Reason for the model (optional)">
+              <Input autoFocus value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
+            </Field>
+          </form>
+        )}
+      </CardBody>
+      <CardFooter>
+        {mode === 'edit' ? (
+          <>
+            <Button variant="primary" size="sm" loading={busy} onClick={approveEdited}>
+              Approve edited
+            </Button>
+            <Button variant="ghost" size="sm" onClick={() => setMode('choose')}>
+              Back
+            </Button>
+          </>
+        ) : mode === 'deny' ? (
+          <>
+            <Button variant="danger" size="sm" type="submit" form={`deny-${call.id}`} loading={busy}>
+              Deny
+            </Button>
+            <Button variant="ghost" size="sm" onClick={() => setMode('choose')}>
+              Back
+            </Button>
+          </>
+        ) : (
+          <>
+            <Button variant={destructive ? 'danger' : 'primary'} size="sm" loading={busy} onClick={() => void decide('allow_once')}>
+              Allow once
+            </Button>
+            <Button size="sm" disabled={busy} onClick={() => setMode('edit')}>
+              Edit…
+            </Button>
+            <Button variant="danger-subtle" size="sm" disabled={busy} onClick={() => setMode('deny')}>
+              Deny…
+            </Button>
+            <Button variant="ghost" size="sm" className="ml-auto" onClick={onStop}>
+              Stop
+            </Button>
+          </>
+        )}
+      </CardFooter>
+    </Card>
   );
 }

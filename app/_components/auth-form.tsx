@@ -3,6 +3,8 @@
 import Link from 'next/link';
 import { useRef, useState } from 'react';
 
+import { LogoMark } from './logo';
+import { Button, Card, Field, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
 
 const SIGN_IN_ERRORS: Record<string, string> = {
@@ -49,37 +51,33 @@ export function AuthForm({
 
   const signIn = mode === 'sign-in';
   return (
-    <main className="flex min-h-full items-center justify-center px-4 py-12">
+    <main className="flex min-h-full flex-col items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
-        <div className="mb-8 text-center">
-          <div
-            className="mx-auto mb-3 flex h-10 w-10 items-center justify-center rounded-xl bg-indigo-600 text-lg font-bold text-white"
-            aria-hidden
-          >
-            S
-          </div>
-          <h1 className="text-2xl font-semibold">{signIn ? 'Sign in to Switchboard' : 'Create your account'}</h1>
-          <p className="mt-1 text-sm text-stone-600">Chat with Claude. You decide which tools run.</p>
+        <div className="mb-8 flex flex-col items-center text-center">
+          <LogoMark className="mb-4 size-11 shadow-card [border-radius:22%]" />
+          <h1 className="text-2xl font-semibold tracking-tight">{signIn ? 'Sign in to Switchboard' : 'Create your account'}</h1>
+          <p className="mt-1.5 text-[15px] text-muted">Chat with Claude. You decide which tools run.</p>
         </div>
-        <div className="rounded-2xl border border-stone-200 bg-white p-6 shadow-sm">
+        <Card className="p-6 max-sm:px-5">
           {error && (
-            <p role="alert" className="mb-4 rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800">
+            <Notice tone="error" className="mb-5">
               {error}
-            </p>
+            </Notice>
           )}
           {!signIn && (
             <form onSubmit={onSignUp} className="space-y-4">
-              <Field label="Name" name="name" autoComplete="name" required={false} />
-              <Field label="Email" name="email" type="email" autoComplete="email" />
-              <Field
-                label="Password"
-                name="password"
-                type="password"
-                autoComplete="new-password"
-                minLength={8}
-                hint="At least 8 characters."
-              />
-              <SubmitButton busy={busy || !csrfToken}>Create account</SubmitButton>
+              <Field label="Name" id="field-name">
+                <Input name="name" autoComplete="name" />
+              </Field>
+              <Field label="Email" id="field-email">
+                <Input name="email" type="email" autoComplete="email" required />
+              </Field>
+              <Field label="Password" id="field-password" hint="At least 8 characters.">
+                <Input name="password" type="password" autoComplete="new-password" minLength={8} required />
+              </Field>
+              <SubmitButton busy={busy} waiting={!csrfToken}>
+                Create account
+              </SubmitButton>
             </form>
           )}
           {/* Sign-in posts straight to Auth.js; sign-up reuses it, hidden, after creating the account. */}
@@ -94,9 +92,15 @@ export function AuthForm({
             <input type="hidden" name="callbackUrl" value="/" />
             {signIn ? (
               <>
-                <Field label="Email" name="email" type="email" autoComplete="email" />
-                <Field label="Password" name="password" type="password" autoComplete="current-password" />
-                <SubmitButton busy={busy || !csrfToken}>Sign in</SubmitButton>
+                <Field label="Email" id="field-email">
+                  <Input name="email" type="email" autoComplete="email" required />
+                </Field>
+                <Field label="Password" id="field-password">
+                  <Input name="password" type="password" autoComplete="current-password" required />
+                </Field>
+                <SubmitButton busy={busy} waiting={!csrfToken}>
+                  Sign in
+                </SubmitButton>
               </>
             ) : (
               <>
@@ -106,31 +110,31 @@ export function AuthForm({
             )}
           </form>
           {providers.length > 0 && (
-            <div className="mt-6 space-y-2 border-t border-stone-200 pt-6">
+            <div className="mt-6 space-y-2 border-t border-border pt-6">
               {providers.map((p) => (
                 <form key={p} method="post" action={`/api/auth/signin/${p}`}>
                   <input type="hidden" name="csrfToken" value={csrfToken} />
                   <input type="hidden" name="callbackUrl" value="/" />
-                  <button className="w-full rounded-lg border border-stone-300 px-3 py-2 text-sm font-medium hover:bg-stone-50">
+                  <Button type="submit" variant="secondary" fullWidth disabled={!csrfToken}>
                     Continue with {p === 'github' ? 'GitHub' : 'Google'}
-                  </button>
+                  </Button>
                 </form>
               ))}
             </div>
           )}
-        </div>
-        <p className="mt-6 text-center text-sm text-stone-600">
+        </Card>
+        <p className="mt-6 text-center text-sm text-muted">
           {signIn ? (
             <>
               New here?{' '}
-              <Link href="/sign-up" className="font-medium text-indigo-700 hover:underline">
+              <Link href="/sign-up" className={LINK}>
                 Create an account
               </Link>
             </>
           ) : (
             <>
               Already have an account?{' '}
-              <Link href="/sign-in" className="font-medium text-indigo-700 hover:underline">
+              <Link href="/sign-in" className={LINK}>
                 Sign in
               </Link>
             </>
@@ -141,46 +145,13 @@ export function AuthForm({
   );
 }
 
-function Field(props: {
-  label: string;
-  name: string;
-  type?: string;
-  autoComplete?: string;
-  required?: boolean;
-  minLength?: number;
-  hint?: string;
-}) {
-  const id = `field-${props.name}`;
-  return (
-    <div>
-      <label htmlFor={id} className="mb-1 block text-sm font-medium text-stone-700">
-        {props.label}
-      </label>
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        autoComplete={props.autoComplete}
-        required={props.required ?? true}
-        minLength={props.minLength}
-        className={[
-          'w-full rounded-lg border border-stone-300 px-3',
-          'py-2 text-[15px] outline-none focus:border-indigo-500 focus:ring-2 focus:ring-indigo-200',
-        ].join(' ')}
-      />
-      {props.hint && <p className="mt-1 text-xs text-stone-500">{props.hint}</p>}
-    </div>
-  );
-}
+const LINK = 'rounded-sm font-medium text-accent-text underline-offset-2 hover:underline';
 
-function SubmitButton({ busy, children }: { busy: boolean; children: React.ReactNode }) {
+/** Disabled until Auth.js's CSRF token has loaded (`waiting`); shows a spinner while the form goes off. */
+function SubmitButton({ busy, waiting, children }: { busy: boolean; waiting: boolean; children: React.ReactNode }) {
   return (
-    <button
-      type="submit"
-      disabled={busy}
-      className="w-full rounded-lg bg-indigo-600 px-3 py-2 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-60"
-    >
+    <Button type="submit" variant="primary" size="lg" fullWidth loading={busy} disabled={waiting} className="mt-2">
       {children}
-    </button>
+    </Button>
   );
 }

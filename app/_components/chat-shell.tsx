@@ -1,9 +1,14 @@
 'use client';
 
-import { useState } from 'react';
+import { Menu, SquarePen } from 'lucide-react';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+import { useCallback, useEffect, useRef, useState } from 'react';
 
+import { ComposerDraftProvider } from './composer-draft';
 import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
+import { cx, IconButton, iconButtonClasses } from './ui';
 
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
 export function ChatShell({
@@ -18,24 +23,80 @@ export function ChatShell({
   children: React.ReactNode;
 }) {
   const [open, setOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const pathname = usePathname();
+  const current = conversations.find((c) => pathname === `/c/${c.id}`);
+
+  // Closed from inside (Escape, the close button): the keyboard goes back to the menu button,
+  // once the page behind is no longer inert (after the render that closes the drawer).
+  const refocusOpener = useRef(false);
+  const close = useCallback(() => {
+    refocusOpener.current = true;
+    setOpen(false);
+  }, []);
+  useEffect(() => {
+    if (open || !refocusOpener.current) return;
+    refocusOpener.current = false;
+    opener.current?.focus();
+  }, [open]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close();
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open, close]);
+  // Grown past the drawer's breakpoint (a rotated tablet): the sidebar is simply there.
+  useEffect(() => {
+    const wide = window.matchMedia('(min-width: 48rem)');
+    const onChange = () => wide.matches && setOpen(false);
+    wide.addEventListener('change', onChange);
+    return () => wide.removeEventListener('change', onChange);
+  }, []);
+
   return (
-    <div className="flex h-dvh">
-      <Sidebar conversations={conversations} user={user} modelLabel={modelLabel} open={open} onNavigate={() => setOpen(false)} />
-      {open && <div className="fixed inset-0 z-20 bg-black/30 md:hidden" onClick={() => setOpen(false)} aria-hidden />}
-      <main className="flex min-w-0 flex-1 flex-col">
-        <div className="flex items-center gap-3 border-b border-stone-200 bg-white px-3 py-2 md:hidden">
-          <button
-            type="button"
-            onClick={() => setOpen(true)}
-            aria-label="Open conversations"
-            className="rounded-md px-2 py-1 text-lg leading-none text-stone-700 hover:bg-stone-100"
+    <ComposerDraftProvider>
+      <div className="flex h-dvh bg-canvas">
+        <Sidebar
+          conversations={conversations}
+          user={user}
+          modelLabel={modelLabel}
+          open={open}
+          onClose={close}
+          onNavigate={() => setOpen(false)}
+        />
+        <div
+          className={cx(
+            'fixed inset-0 z-20 bg-overlay transition-opacity duration-200 md:hidden',
+            open ? 'opacity-100' : 'pointer-events-none opacity-0',
+          )}
+          onClick={() => setOpen(false)}
+          aria-hidden
+        />
+        {/* While the drawer is open the page behind it is out of reach, for the keyboard too. */}
+        <main className="flex min-w-0 flex-1 flex-col" inert={open}>
+          <header
+            className={cx(
+              'flex shrink-0 items-center gap-1 border-b border-border bg-canvas px-1.5 py-1 md:hidden',
+              'pt-[max(env(safe-area-inset-top),0.25rem)]',
+            )}
           >
-            ☰
-          </button>
-          <span className="font-semibold">Switchboard</span>
-        </div>
-        <div className="min-h-0 flex-1">{children}</div>
-      </main>
-    </div>
+            <IconButton
+              ref={opener}
+              icon={Menu}
+              label="Open conversations"
+              size="md"
+              aria-expanded={open}
+              aria-controls="sidebar"
+              onClick={() => setOpen(true)}
+            />
+            <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">{current?.title ?? 'Switchboard'}</span>
+            <Link href="/" aria-label="New chat" title="New chat" className={iconButtonClasses({ size: 'md' })}>
+              <SquarePen className="size-5" aria-hidden />
+            </Link>
+          </header>
+          <div className="min-h-0 flex-1">{children}</div>
+        </main>
+      </div>
+    </ComposerDraftProvider>
   );
 }

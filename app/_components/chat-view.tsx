@@ -9,12 +9,16 @@ import { api, ApiError } from './api';
 import { ApprovalCard, type DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
+import { EmptyConversation } from './empty-conversation';
 import { InputCard, type InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { MessageItem, Note } from './message-item';
 import { ToolCallCard } from './tool-call-card';
 import type { ConversationView, MessageView, ToolCallView } from './types';
+import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
+
+export { EmptyConversation } from './empty-conversation';
 
 type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView } | { kind: 'sync'; view: ConversationView };
 
@@ -173,7 +177,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   return (
     <div className="flex h-full min-h-0 flex-col">
       <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
-        <div className="mx-auto w-full max-w-3xl space-y-6 px-4 py-6">
+        <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           {state.messages.map((m) => (
@@ -185,21 +189,20 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
             </div>
           ))}
           {pending.length > 1 && (
-            <div className="flex flex-wrap items-center gap-2 rounded-xl bg-amber-100 px-3 py-2 text-sm text-amber-950">
-              <span className="font-medium">{pending.length} calls need your decision.</span>
-              <button
-                className="rounded-lg bg-indigo-600 px-3 py-1 font-semibold text-white"
-                onClick={() => void Promise.all(pending.map((c) => decide(c, 'allow_once')))}
-              >
-                Allow all once
-              </button>
-              <button
-                className="rounded-lg border border-red-300 bg-white px-3 py-1 font-semibold text-red-800"
-                onClick={() => void Promise.all(pending.map((c) => decide(c, 'deny')))}
-              >
-                Deny all
-              </button>
-            </div>
+            <Notice
+              tone="warning"
+              title={`${pending.length} calls need your decision.`}
+              actions={
+                <>
+                  <Button variant="primary" size="sm" onClick={() => void Promise.all(pending.map((c) => decide(c, 'allow_once')))}>
+                    Allow all once
+                  </Button>
+                  <Button variant="danger-subtle" size="sm" onClick={() => void Promise.all(pending.map((c) => decide(c, 'deny')))}>
+                    Deny all
+                  </Button>
+                </>
+              }
+            />
           )}
           {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
           {state.lastRun?.stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
@@ -209,11 +212,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           <div ref={bottom} />
         </div>
       </div>
-      <div className="border-t border-stone-200 bg-stone-50/90 px-4 pb-3 pt-3">
+      <div className="bg-canvas px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-1 md:px-6">
         {notice && (
-          <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          <Notice tone="error" className="mx-auto mb-2 max-w-3xl">
             {notice}
-          </p>
+          </Notice>
         )}
         {closed?.reason === 'too_many_streams' && (
           <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
@@ -231,17 +234,13 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
 
 function Thinking() {
   return (
-    <div className="flex items-center gap-2 text-sm text-stone-500" role="status">
-      <span className="inline-block h-2 w-2 animate-pulse rounded-full bg-indigo-500" /> Thinking…
-    </div>
-  );
-}
-
-export function EmptyConversation({ modelLabel }: { modelLabel: string }) {
-  return (
-    <div className="py-16 text-center">
-      <h2 className="text-xl font-semibold text-stone-800">What can I help with?</h2>
-      <p className="mt-2 text-sm text-stone-500">Model: {modelLabel}</p>
+    <div className="flex items-center gap-2.5 text-sm text-muted" role="status">
+      <span className="flex gap-1" aria-hidden>
+        {[0, 150, 300].map((delay) => (
+          <span key={delay} className="size-1.5 animate-pulse rounded-full bg-accent" style={{ animationDelay: `${delay}ms` }} />
+        ))}
+      </span>
+      Thinking…
     </div>
   );
 }

@@ -1,6 +1,10 @@
 'use client';
 
+import { ArrowUp, Square } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
+
+import { useComposerDraft } from './composer-draft';
+import { cx, IconButton, Kbd } from './ui';
 
 export function Composer({
   busy,
@@ -18,6 +22,7 @@ export function Composer({
   const [text, setText] = useState('');
   const ref = useRef<HTMLTextAreaElement>(null);
   const blocked = busy || running;
+  const draft = useComposerDraft();
 
   useEffect(() => {
     const el = ref.current;
@@ -25,6 +30,21 @@ export function Composer({
     el.style.height = 'auto';
     if (text) el.style.height = `${Math.min(el.scrollHeight, 240)}px`;
   }, [text]);
+
+  // An example from the empty chat lands here, ready to edit or send.
+  useEffect(
+    () =>
+      draft?.register((value) => {
+        setText(value);
+        requestAnimationFrame(() => {
+          const el = ref.current;
+          if (!el) return;
+          el.focus();
+          el.setSelectionRange(value.length, value.length);
+        });
+      }),
+    [draft],
+  );
 
   async function send() {
     const value = text.trim();
@@ -41,10 +61,10 @@ export function Composer({
       }}
     >
       <div
-        className={[
-          'flex items-end gap-2 rounded-2xl border border-stone-300',
-          'bg-white p-2 shadow-sm focus-within:border-indigo-500 focus-within:ring-2 focus-within:ring-indigo-100',
-        ].join(' ')}
+        className={cx(
+          'flex items-end gap-2 rounded-composer border border-border-strong bg-surface p-2 pl-3 shadow-composer',
+          'transition-[border-color,box-shadow] focus-within:border-focus focus-within:ring-3 focus-within:ring-focus/20',
+        )}
       >
         <label htmlFor="composer" className="sr-only">
           Message
@@ -65,30 +85,39 @@ export function Composer({
             }
           }}
           placeholder={running ? 'Waiting for the answer…' : 'Message Switchboard'}
-          className={[
-            'max-h-60 min-h-10 flex-1 resize-none bg-transparent px-2',
-            'py-2 text-[15px] leading-6 outline-none disabled:cursor-not-allowed disabled:text-stone-400',
-          ].join(' ')}
+          className={cx(
+            // 16 px on phones: iOS zooms into smaller text on focus.
+            'max-h-60 min-h-10 flex-1 resize-none bg-transparent py-2 text-base leading-6 text-fg md:text-[15px]',
+            'placeholder:text-faint focus-visible:outline-none disabled:cursor-not-allowed disabled:text-faint',
+          )}
         />
         {running && onStop ? (
-          <button
-            type="button"
+          <IconButton
+            icon={Square}
+            label="Stop"
+            variant="secondary"
+            size="md"
+            round
             onClick={onStop}
-            className="rounded-xl bg-stone-800 px-4 py-2 text-sm font-semibold text-white hover:bg-stone-900"
-          >
-            Stop
-          </button>
+            className="[&_svg]:size-3.5 [&_svg]:fill-current"
+          />
         ) : (
-          <button
+          <IconButton
             type="submit"
+            icon={ArrowUp}
+            label="Send"
+            variant="primary"
+            size="md"
+            round
             disabled={blocked || !text.trim()}
-            className="rounded-xl bg-indigo-600 px-4 py-2 text-sm font-semibold text-white hover:bg-indigo-700 disabled:opacity-40"
-          >
-            Send
-          </button>
+            // Nothing to send: a quiet grey circle rather than a faded accent one.
+            className="disabled:bg-surface-hover disabled:text-faint disabled:opacity-100 disabled:shadow-none"
+          />
         )}
       </div>
-      <p className="mt-1.5 px-2 text-xs text-stone-500">Enter to send · Shift+Enter for a new line</p>
+      <p className="mt-2 hidden px-3 text-xs text-faint md:block">
+        <Kbd>Enter</Kbd> to send · <Kbd>Shift</Kbd> + <Kbd>Enter</Kbd> for a new line
+      </p>
     </form>
   );
 }

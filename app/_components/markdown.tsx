@@ -4,6 +4,25 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
 
+import { CodeBlock } from './ui';
+
+type HastNode = { type: string; value?: string; tagName?: string; properties?: { className?: unknown }; children?: HastNode[] };
+
+/** The text under a syntax-tree node: what a code block's copy button copies. */
+function textOf(node: HastNode | undefined): string {
+  if (!node) return '';
+  if (node.type === 'text') return node.value ?? '';
+  return (node.children ?? []).map(textOf).join('');
+}
+
+/** `language-ts` on the <code> inside a fenced block (the only class the sanitizer keeps). */
+function languageOf(code: HastNode | undefined): string | undefined {
+  const classes = code?.properties?.className;
+  const list = Array.isArray(classes) ? classes : [];
+  const match = list.map(String).find((c) => c.startsWith('language-'));
+  return match?.slice('language-'.length);
+}
+
 // Anything the model or a tool wrote is untrusted: raw HTML is never rendered (react-markdown's
 // default), what Markdown produces is sanitized, links open without a referrer, and images
 // become links (the CSP would block remote images anyway; a link does not leak on render).
@@ -17,6 +36,21 @@ const components: Components = {
     <a href={typeof src === 'string' ? src : undefined} target="_blank" rel="noopener noreferrer">
       [image{alt ? `: ${alt}` : ''}]
     </a>
+  ),
+  pre: ({ node, children }) => {
+    const code = (node as HastNode | undefined)?.children?.find((c) => c.tagName === 'code');
+    const text = textOf(code).replace(/\n$/, '');
+    return (
+      <CodeBlock label={languageOf(code) ?? 'code'} copyText={text}>
+        {children}
+      </CodeBlock>
+    );
+  },
+  // A wide table scrolls inside its own box; the page never scrolls sideways.
+  table: ({ children }) => (
+    <div className="overflow-x-auto rounded-control border border-border">
+      <table>{children}</table>
+    </div>
   ),
 };
 

@@ -1,7 +1,10 @@
 'use client';
 
+import { CircleStop, Info } from 'lucide-react';
+
 import { Markdown } from './markdown';
 import type { ContentBlock } from './types';
+import { CopyButton, cx, Notice } from './ui';
 
 /** One stored message. User turns that only carry tool results are shown by their tool card. */
 export function MessageItem({
@@ -16,22 +19,19 @@ export function MessageItem({
   renderToolCall?: (toolUseId: string) => React.ReactNode;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
+  const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
   if (role === 'user') {
-    const text = blocks
-      .filter((b) => b.type === 'text')
-      .map((b) => (b as { text: string }).text)
-      .join('\n');
+    const text = texts.join('\n');
     if (!text) return null;
     return (
       <div className="flex justify-end" data-testid="user-message">
-        <div className="max-w-[85%] whitespace-pre-wrap break-words rounded-2xl bg-indigo-600 px-4 py-2.5 text-[15px] leading-6 text-white">
-          {text}
-        </div>
+        <div className={USER_BUBBLE}>{text}</div>
       </div>
     );
   }
+  const answer = texts.join('\n\n').trim();
   return (
-    <div className="space-y-3" data-testid="assistant-message">
+    <div className="group/message space-y-4" data-testid="assistant-message">
       {blocks.map((b, i) =>
         b.type === 'text' ? (
           <Markdown key={i} text={(b as { text: string }).text} />
@@ -40,26 +40,44 @@ export function MessageItem({
         ) : null,
       )}
       {stopReason === 'max_tokens' && <Note>The answer reached the length limit and was cut short.</Note>}
-      {stopReason === 'cancelled' && <Note>Stopped.</Note>}
+      {stopReason === 'cancelled' && <Note icon="stopped">Stopped.</Note>}
       {stopReason === 'refusal' && <Note>The model declined to continue this answer.</Note>}
       {stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
+      {answer && (
+        // Quiet until the answer is hovered or focused on a desktop; always there on a phone.
+        <div className={ANSWER_ACTIONS}>
+          <CopyButton text={answer} label="Copy answer" />
+        </div>
+      )}
     </div>
   );
 }
 
+const USER_BUBBLE = cx(
+  'max-w-[85%] whitespace-pre-wrap break-words rounded-bubble rounded-br-md bg-bubble px-4 py-2.5',
+  'text-base leading-7 text-fg md:max-w-[75%]',
+);
+const ANSWER_ACTIONS = cx(
+  '-ml-2 -mt-2 flex md:opacity-0 md:transition-opacity',
+  'md:group-focus-within/message:opacity-100 md:group-hover/message:opacity-100',
+);
+
 function ToolUseNote({ name }: { name: string }) {
   return (
-    <div className="rounded-lg border border-stone-200 bg-stone-100 px-3 py-2 font-mono text-xs text-stone-700">Tool call: {name}</div>
+    <div className="inline-flex rounded-control border border-border bg-surface-sunken px-3 py-1.5 font-mono text-xs text-muted">
+      Tool call: {name}
+    </div>
   );
 }
 
-export function Note({ children, tone = 'muted' }: { children: React.ReactNode; tone?: 'muted' | 'error' }) {
+/** A line about the turn itself (stopped, cut short), or an error in it. */
+export function Note({ children, tone = 'muted', icon }: { children: React.ReactNode; tone?: 'muted' | 'error'; icon?: 'stopped' }) {
+  if (tone === 'error') return <Notice tone="error">{children}</Notice>;
+  const Icon = icon === 'stopped' ? CircleStop : Info;
   return (
-    <p
-      className={tone === 'error' ? 'rounded-lg bg-red-50 px-3 py-2 text-sm text-red-800' : 'text-xs italic text-stone-500'}
-      role={tone === 'error' ? 'alert' : undefined}
-    >
-      {children}
+    <p className="flex items-center gap-1.5 text-[13px] text-faint">
+      <Icon className="size-3.5 shrink-0" aria-hidden />
+      <span>{children}</span>
     </p>
   );
 }

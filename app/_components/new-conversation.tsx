@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { api, ApiError } from './api';
 import { EmptyConversation } from './chat-view';
 import { Composer } from './composer';
+import { Notice } from './ui';
 
 /** The empty chat: the first message creates the conversation, then opens it mid-answer. */
 export function NewConversation({ modelLabel }: { modelLabel: string }) {
@@ -36,14 +37,16 @@ export function NewConversation({ modelLabel }: { modelLabel: string }) {
   return (
     <div className="flex h-full flex-col">
       <h1 className="sr-only">New conversation</h1>
-      <div className="flex flex-1 items-center justify-center px-4">
-        <EmptyConversation modelLabel={modelLabel} />
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        <div className="flex min-h-full items-center justify-center px-4 md:px-6">
+          <EmptyConversation modelLabel={modelLabel} />
+        </div>
       </div>
-      <div className="px-4 pb-6">
+      <div className="bg-canvas px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-1 md:px-6">
         {error && (
-          <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
+          <Notice tone="error" className="mx-auto mb-2 max-w-3xl">
             {error}
-          </p>
+          </Notice>
         )}
         <Composer busy={busy} running={false} onSend={send} autoFocus />
       </div>

@@ -1,11 +1,15 @@
 'use client';
 
+import { LogOut, Pencil, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 
 import { api, ApiError } from './api';
+import { Logo } from './logo';
+import { ThemeToggle } from './theme/theme-toggle';
 import type { ConversationSummary } from './types';
+import { Button, buttonClasses, ConfirmDialog, cx, Field, IconButton, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
 
 export function Sidebar({
@@ -13,92 +17,163 @@ export function Sidebar({
   user,
   modelLabel,
   open,
+  onClose,
   onNavigate,
 }: {
   conversations: ConversationSummary[];
   user: { email: string; name: string | null };
   modelLabel: string;
+  /** The drawer is open (small screens; on wide ones the sidebar always shows). */
   open: boolean;
+  onClose: () => void;
   onNavigate: () => void;
 }) {
   const pathname = usePathname();
+  const router = useRouter();
   const csrfToken = useCsrfToken();
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const [deleting, setDeleting] = useState<ConversationSummary | null>(null);
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState('');
+
+  // The drawer took the screen: the keyboard starts inside it.
+  useEffect(() => {
+    if (open) closeButton.current?.focus();
+  }, [open]);
+
+  async function remove(conversation: ConversationSummary) {
+    setDeleteBusy(true);
+    setDeleteError('');
+    try {
+      await api(`/api/conversations/${conversation.id}`, { method: 'DELETE' });
+      setDeleting(null);
+      if (pathname === `/c/${conversation.id}`) router.push('/');
+      router.refresh();
+    } catch (err) {
+      setDeleteError(err instanceof ApiError ? err.message : 'Could not delete.');
+    } finally {
+      setDeleteBusy(false);
+    }
+  }
+
   return (
     <aside
-      className={`${open ? 'flex' : 'hidden'} fixed inset-y-0 left-0 z-30 w-72 flex-col border-r border-stone-200 bg-white
-        md:static md:flex`}
+      id="sidebar"
       aria-label="Conversations"
+      className={cx(
+        'fixed inset-y-0 left-0 z-30 flex w-72 max-w-[85vw] flex-col border-r border-border bg-surface-sunken',
+        'duration-200 ease-out md:static md:visible md:translate-x-0 md:transition-none',
+        // Visible at once when opening (so focus can move in), hidden only once it has slid out.
+        open
+          ? 'visible translate-x-0 shadow-raised transition-[translate] md:shadow-none'
+          : 'invisible -translate-x-full transition-[translate,visibility]',
+      )}
     >
-      <div className="flex items-center justify-between px-4 py-3">
-        <Link href="/" className="flex items-center gap-2 font-semibold" onClick={onNavigate}>
-          <span className="flex h-7 w-7 items-center justify-center rounded-lg bg-indigo-600 text-sm font-bold text-white" aria-hidden>
-            S
-          </span>
-          Switchboard
+      <div className="flex items-center justify-between gap-2 px-3 pb-2 pt-[max(env(safe-area-inset-top),0.75rem)]">
+        <Link href="/" onClick={onNavigate} className="rounded-control px-1.5 py-1">
+          <Logo />
+        </Link>
+        <IconButton ref={closeButton} icon={X} label="Close conversations" onClick={onClose} className="md:hidden" />
+      </div>
+      <div className="px-3 pt-1">
+        <Link href="/" onClick={onNavigate} className={cx(buttonClasses({ variant: 'secondary' }), 'w-full justify-start')}>
+          <SquarePen className="size-4" aria-hidden />
+          New chat
         </Link>
       </div>
-      <div className="px-3">
-        <Link
-          href="/"
-          onClick={onNavigate}
-          className={[
-            'flex w-full items-center justify-center gap-1 rounded-lg',
-            'border border-stone-300 px-3 py-2 text-sm font-medium hover:bg-stone-50',
-          ].join(' ')}
-        >
-          <span aria-hidden>+</span> New conversation
-        </Link>
-      </div>
-      <nav className="mt-3 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+      <nav className="mt-4 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+        <h2 className="px-3 pb-1.5 text-xs font-medium text-faint">Recent</h2>
         {conversations.length === 0 ? (
-          <p className="px-3 py-2 text-sm text-stone-500">No conversations yet.</p>
+          <p className="px-3 py-2 text-sm text-muted">No conversations yet.</p>
         ) : (
-          <ul className="space-y-0.5">
+          <ul className="space-y-px">
             {conversations.map((c) => (
-              <ConversationLink key={c.id} conversation={c} active={pathname === `/c/${c.id}`} onNavigate={onNavigate} />
+              <ConversationItem
+                key={c.id}
+                conversation={c}
+                active={pathname === `/c/${c.id}`}
+                onNavigate={onNavigate}
+                onDelete={() => {
+                  setDeleteError('');
+                  setDeleting(c);
+                }}
+              />
             ))}
           </ul>
         )}
       </nav>
-      <div className="border-t border-stone-200 px-4 py-3 text-sm">
-        <p className="truncate font-medium" title={user.email}>
-          {user.name || user.email}
-        </p>
-        <p className="mt-0.5 text-xs text-stone-500" data-testid="model-label">
-          {modelLabel}
-        </p>
-        <form method="post" action="/api/auth/signout" className="mt-2">
-          <input type="hidden" name="csrfToken" value={csrfToken} />
-          <input type="hidden" name="callbackUrl" value="/sign-in" />
-          <button type="submit" disabled={!csrfToken} className="text-sm text-stone-600 underline-offset-2 hover:underline">
-            Sign out
-          </button>
-        </form>
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => setDeleting(null)}
+        title={`Delete “${deleting?.title ?? ''}”?`}
+        description="Its messages are deleted for good. The activity log keeps the record of its tool calls."
+        confirmLabel="Delete"
+        tone="danger"
+        busy={deleteBusy}
+        onConfirm={() => deleting && void remove(deleting)}
+      >
+        {deleteError && <Notice tone="error">{deleteError}</Notice>}
+      </ConfirmDialog>
+      <div className="border-t border-border px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-3">
+        <Link
+          href="/account"
+          onClick={onNavigate}
+          className="flex items-center gap-3 rounded-control px-1 py-1 hover:bg-surface-hover"
+          aria-label={`Account: ${user.name || user.email}`}
+        >
+          <span
+            className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-soft text-sm font-semibold text-accent-text"
+            aria-hidden
+          >
+            {(user.name || user.email).trim().charAt(0).toUpperCase()}
+          </span>
+          <div className="min-w-0 flex-1">
+            <p className="truncate text-sm font-medium" title={user.email}>
+              {user.name || user.email}
+            </p>
+            <p className="truncate text-xs text-faint" data-testid="model-label">
+              {modelLabel}
+            </p>
+          </div>
+          <UserCog aria-hidden className="size-4 shrink-0 text-faint" />
+        </Link>
+        <div className="mt-3 flex items-center justify-between gap-2">
+          <ThemeToggle />
+          <form method="post" action="/api/auth/signout">
+            <input type="hidden" name="csrfToken" value={csrfToken} />
+            <input type="hidden" name="callbackUrl" value="/sign-in" />
+            <Button type="submit" variant="ghost" size="sm" icon={LogOut} disabled={!csrfToken}>
+              Sign out
+            </Button>
+          </form>
+        </div>
       </div>
     </aside>
   );
 }
 
-function ConversationLink({
+function ConversationItem({
   conversation,
   active,
   onNavigate,
+  onDelete,
 }: {
   conversation: ConversationSummary;
   active: boolean;
   onNavigate: () => void;
+  onDelete: () => void;
 }) {
   const router = useRouter();
-  const [mode, setMode] = useState<'view' | 'rename' | 'confirm-delete'>('view');
+  const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(conversation.title);
   const [error, setError] = useState('');
 
   async function rename() {
     const next = title.trim();
-    if (!next || next === conversation.title) return setMode('view');
+    if (!next || next === conversation.title) return setRenaming(false);
     try {
       await api(`/api/conversations/${conversation.id}`, { method: 'PATCH', body: { title: next } });
-      setMode('view');
+      setRenaming(false);
       setError('');
       router.refresh();
     } catch (err) {
@@ -106,103 +181,60 @@ function ConversationLink({
     }
   }
 
-  async function remove() {
-    try {
-      await api(`/api/conversations/${conversation.id}`, { method: 'DELETE' });
-      if (active) router.push('/');
-      router.refresh();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Could not delete.');
-      setMode('view');
-    }
-  }
-
-  if (mode === 'rename') {
+  if (renaming) {
     return (
-      <li className="px-1 py-1">
+      <li className="px-1 py-0.5">
         <form
           onSubmit={(e) => {
             e.preventDefault();
             void rename();
           }}
         >
-          <label className="sr-only" htmlFor={`rename-${conversation.id}`}>
-            New title
-          </label>
-          <input
-            id={`rename-${conversation.id}`}
-            autoFocus
-            value={title}
-            maxLength={200}
-            onChange={(e) => setTitle(e.target.value)}
-            onBlur={() => void rename()}
-            onKeyDown={(e) => e.key === 'Escape' && (setTitle(conversation.title), setMode('view'))}
-            className="w-full rounded-md border border-indigo-400 px-2 py-1.5 text-sm outline-none ring-2 ring-indigo-100"
-          />
+          <Field label="New title" hideLabel id={`rename-${conversation.id}`} error={error || undefined}>
+            <Input
+              autoFocus
+              value={title}
+              maxLength={200}
+              onChange={(e) => setTitle(e.target.value)}
+              onBlur={() => void rename()}
+              onKeyDown={(e) => e.key === 'Escape' && (setTitle(conversation.title), setRenaming(false))}
+              className="h-9 px-2.5"
+            />
+          </Field>
         </form>
-        {error && <p className="px-1 pt-1 text-xs text-red-700">{error}</p>}
       </li>
     );
   }
 
   return (
-    <li className={`group rounded-lg ${active ? 'bg-indigo-50' : 'hover:bg-stone-100'}`}>
-      {mode === 'confirm-delete' ? (
-        <div className="flex items-center justify-between gap-2 px-3 py-2 text-sm">
-          <span className="truncate text-stone-700">Delete “{conversation.title}”?</span>
-          <span className="flex shrink-0 gap-2">
-            <button className="font-medium text-red-700 hover:underline" onClick={() => void remove()}>
-              Delete
-            </button>
-            <button className="text-stone-600 hover:underline" onClick={() => setMode('view')}>
-              Cancel
-            </button>
-          </span>
-        </div>
-      ) : (
-        <div className="flex items-center">
-          <Link
-            href={`/c/${conversation.id}`}
-            onClick={onNavigate}
-            aria-current={active ? 'page' : undefined}
-            className={`min-w-0 flex-1 truncate px-3 py-2 text-sm ${active ? 'font-medium text-indigo-900' : 'text-stone-700'}`}
-          >
-            {conversation.title}
-          </Link>
-          <span
-            className={[
-              'flex shrink-0 gap-0.5 pr-1',
-              'opacity-100 md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100',
-            ].join(' ')}
-          >
-            <IconButton label={`Rename “${conversation.title}”`} onClick={() => setMode('rename')}>
-              <svg viewBox="0 0 20 20" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
-                <path d="M13.5 3.5l3 3L7 16H4v-3z" strokeLinejoin="round" />
-              </svg>
-            </IconButton>
-            <IconButton label={`Delete “${conversation.title}”`} onClick={() => setMode('confirm-delete')}>
-              <svg viewBox="0 0 20 20" className="h-3.5 w-3.5" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
-                <path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" strokeLinejoin="round" strokeLinecap="round" />
-              </svg>
-            </IconButton>
-          </span>
-        </div>
+    <li
+      className={cx(
+        'group relative flex items-center rounded-control',
+        active ? 'bg-surface-hover' : 'hover:bg-surface-hover md:focus-within:bg-surface-hover',
       )}
-      {error && <p className="px-3 pb-1 text-xs text-red-700">{error}</p>}
-    </li>
-  );
-}
-
-function IconButton({ label, onClick, children }: { label: string; onClick: () => void; children: React.ReactNode }) {
-  return (
-    <button
-      type="button"
-      aria-label={label}
-      title={label}
-      onClick={onClick}
-      className="rounded-md px-1.5 py-1 text-xs text-stone-500 hover:bg-stone-200 hover:text-stone-800"
     >
-      {children}
-    </button>
+      <Link
+        href={`/c/${conversation.id}`}
+        onClick={onNavigate}
+        aria-current={active ? 'page' : undefined}
+        className={cx(
+          'min-w-0 flex-1 truncate rounded-control py-2 pl-3 pr-2 text-sm max-md:py-2.5',
+          active ? 'font-medium text-fg' : 'text-muted group-hover:text-fg',
+        )}
+      >
+        {conversation.title}
+      </Link>
+      {/* On a desktop the actions appear over the end of the title on hover or focus; on a phone they always show. */}
+      <span
+        className={cx(
+          'flex shrink-0 items-center pr-1',
+          'md:absolute md:inset-y-0 md:right-0 md:rounded-r-control md:bg-linear-to-l md:from-surface-hover md:from-70% md:pl-6',
+          'md:opacity-0 md:group-focus-within:opacity-100 md:group-hover:opacity-100',
+        )}
+      >
+        <IconButton icon={Pencil} label={`Rename “${conversation.title}”`} onClick={() => setRenaming(true)} />
+        <IconButton icon={Trash2} label={`Delete “${conversation.title}”`} onClick={onDelete} />
+      </span>
+    </li>
   );
 }

@@ -1,60 +1,73 @@
 'use client';
 
+import { Globe, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
 import { useEffect, useState } from 'react';
+
+import { FAILED_CALL_STATUSES, isOneOf, type ToolCallStatus } from '@/db/vocabulary';
 
 import { ToolResultView } from './tool-result-view';
 import type { ToolCallView } from './types';
+import { Badge, Card, CodeBlock, Disclosure, type BadgeTone } from './ui';
 
-const STATUS: Record<string, { label: string; tone: string }> = {
-  proposed: { label: 'Proposed', tone: 'bg-stone-100 text-stone-700' },
-  pending_approval: { label: 'Needs your approval', tone: 'bg-amber-100 text-amber-900' },
-  approved: { label: 'Approved', tone: 'bg-indigo-100 text-indigo-800' },
-  auto_approved: { label: 'Allowed automatically', tone: 'bg-indigo-100 text-indigo-800' },
-  denied: { label: 'Denied', tone: 'bg-red-100 text-red-800' },
-  rejected: { label: 'Not run', tone: 'bg-red-100 text-red-800' },
-  executing: { label: 'Running', tone: 'bg-sky-100 text-sky-800' },
-  awaiting_input: { label: 'Waiting for your input', tone: 'bg-amber-100 text-amber-900' },
-  succeeded: { label: 'Done', tone: 'bg-emerald-100 text-emerald-800' },
-  errored: { label: 'Failed', tone: 'bg-red-100 text-red-800' },
-  timed_out: { label: 'Timed out', tone: 'bg-red-100 text-red-800' },
-  unknown: { label: 'Outcome unknown', tone: 'bg-red-100 text-red-800' },
-  cancelled: { label: 'Cancelled', tone: 'bg-stone-200 text-stone-700' },
+// Keyed by the status union: a new status does not compile until it has its words and tone here.
+export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTone }> = {
+  proposed: { label: 'Proposed', tone: 'neutral' },
+  pending_approval: { label: 'Needs your approval', tone: 'warning' },
+  approved: { label: 'Approved', tone: 'accent' },
+  auto_approved: { label: 'Allowed automatically', tone: 'accent' },
+  denied: { label: 'Denied', tone: 'danger' },
+  rejected: { label: 'Not run', tone: 'danger' },
+  executing: { label: 'Running', tone: 'info' },
+  awaiting_input: { label: 'Waiting for your input', tone: 'warning' },
+  succeeded: { label: 'Done', tone: 'success' },
+  errored: { label: 'Failed', tone: 'danger' },
+  timed_out: { label: 'Timed out', tone: 'danger' },
+  unknown: { label: 'Outcome unknown', tone: 'danger' },
+  cancelled: { label: 'Cancelled', tone: 'neutral' },
 };
 
+/** What the server says about the tool, as outline badges (properties, not states). */
 export function AnnotationBadges({ call }: { call: ToolCallView }) {
-  const a = call.annotations as { readOnlyHint?: boolean; destructiveHint?: boolean; openWorldHint?: boolean };
-  const badges: { text: string; tone: string; title: string }[] = [];
-  if (a.readOnlyHint && !a.destructiveHint) {
-    badges.push({
-      text: call.trust === 'trusted' ? 'read-only' : 'claims read-only',
-      tone: 'border-stone-300 text-stone-700',
-      title:
-        call.trust === 'trusted'
-          ? 'The server says this tool only reads.'
-          : 'An untrusted server says this tool only reads; Switchboard does not rely on it.',
-    });
-  }
-  if (a.destructiveHint)
-    badges.push({
-      text: 'destructive',
-      tone: 'border-red-300 bg-red-50 text-red-800',
-      title: 'The server says this tool can delete or overwrite.',
-    });
-  if (a.openWorldHint)
-    badges.push({
-      text: 'reaches outside systems',
-      tone: 'border-amber-300 bg-amber-50 text-amber-900',
-      title: 'The tool talks to systems beyond this server.',
-    });
-  if (call.trust === 'untrusted')
-    badges.push({ text: 'untrusted server', tone: 'border-amber-300 text-amber-900', title: 'You marked this server as untrusted.' });
+  const h = call.hints;
+  const trusted = call.trust === 'trusted';
   return (
     <>
-      {badges.map((b) => (
-        <span key={b.text} title={b.title} className={`rounded-full border px-2 py-0.5 text-[11px] font-medium ${b.tone}`}>
-          {b.text}
-        </span>
-      ))}
+      {!h.annotated && call.server && (
+        <Badge
+          appearance="outline"
+          icon={ShieldQuestion}
+          title="The server says nothing about what this tool does (read-only, destructive…), so Switchboard asks before it runs."
+        >
+          not annotated
+        </Badge>
+      )}
+      {h.readOnly && !h.destructive && (
+        <Badge
+          appearance="outline"
+          title={
+            trusted
+              ? 'The server says this tool only reads.'
+              : 'An untrusted server says this tool only reads; Switchboard does not rely on it.'
+          }
+        >
+          {trusted ? 'read-only' : 'claims read-only'}
+        </Badge>
+      )}
+      {h.destructive && (
+        <Badge appearance="outline" tone="danger" icon={TriangleAlert} title="The server says this tool can delete or overwrite.">
+          destructive
+        </Badge>
+      )}
+      {h.openWorld && (
+        <Badge appearance="outline" tone="warning" icon={Globe} title="The tool talks to systems beyond this server.">
+          reaches outside systems
+        </Badge>
+      )}
+      {call.trust === 'untrusted' && (
+        <Badge appearance="outline" tone="warning" title="You marked this server as untrusted.">
+          untrusted server
+        </Badge>
+      )}
     </>
   );
 }
@@ -70,34 +83,32 @@ function Duration({ call }: { call: ToolCallView }) {
   if (!call.startedAt) return null;
   const end = call.endedAt ? Date.parse(call.endedAt) : now;
   const ms = Math.max(0, end - Date.parse(call.startedAt));
-  return <span className="tabular-nums text-xs text-stone-500">{ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>;
+  return <span className="text-xs tabular-nums text-faint">{ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>;
 }
 
+/** Which tool, what state, what the server says about it, how long it took. */
 export function ToolCallHeader({ call }: { call: ToolCallView }) {
-  const status = STATUS[call.status] ?? { label: call.status, tone: 'bg-stone-100' };
+  const status = STATUS_BADGE[call.status];
   return (
-    <div className="flex flex-wrap items-center gap-2">
-      <span className="font-mono text-[13px] font-semibold text-stone-800">
+    <span className="flex flex-wrap items-center gap-2">
+      <code className="break-all font-mono text-[13px] font-semibold text-fg">
         {call.server ? `${call.server} · ${call.tool}` : call.modelName}
-      </span>
-      <span className={`rounded-full px-2 py-0.5 text-[11px] font-semibold ${status.tone}`} data-testid="tool-call-status">
+      </code>
+      <Badge tone={status.tone} data-testid="tool-call-status">
         {status.label}
-      </span>
+      </Badge>
       <AnnotationBadges call={call} />
-      {(call.decision as { edited?: boolean } | null)?.edited && (
-        <span
-          className="rounded-full border border-indigo-300 px-2 py-0.5 text-[11px] font-medium text-indigo-800"
-          title="You changed the arguments before approving"
-        >
+      {call.decision?.edited && (
+        <Badge appearance="outline" tone="accent" icon={PencilLine} title="You changed the arguments before approving">
           edited
-        </span>
+        </Badge>
       )}
       <Duration call={call} />
-    </div>
+    </span>
   );
 }
 
-/** A tool call inline in the answer, where the model made it: collapsible arguments and result. */
+/** A tool call inline in the answer, where the model made it: folded, with its arguments and result one click away. */
 export function ToolCallCard({
   call,
   progress,
@@ -105,42 +116,32 @@ export function ToolCallCard({
   call: ToolCallView;
   progress?: { progress: number; total?: number; message?: string };
 }) {
-  const failed = call.isError || ['denied', 'rejected', 'errored', 'timed_out', 'unknown'].includes(call.status);
+  const failed = call.result?.isError === true || isOneOf(FAILED_CALL_STATUSES, call.status);
+  const why = call.status === 'rejected' || call.status === 'denied' ? (call.decision?.reason ?? call.verdict?.reason) : null;
   return (
-    <details
-      className={`group rounded-xl border bg-white px-3 py-2 ${failed ? 'border-red-200' : 'border-stone-200'}`}
-      data-testid="tool-call"
-      data-status={call.status}
-    >
-      <summary className="cursor-pointer list-none marker:hidden">
-        <ToolCallHeader call={call} />
-        {call.status === 'executing' && progress && (
-          <p className="mt-1 text-xs text-sky-800" role="status">
-            {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
-            {progress.message ? ` — ${progress.message}` : ''}
-          </p>
-        )}
-        {call.status === 'rejected' || call.status === 'denied' ? (
-          <p className="mt-1 text-xs text-red-800">
-            {String((call.decision as { reason?: string } | null)?.reason ?? call.policy?.reason ?? '')}
-          </p>
-        ) : null}
-      </summary>
-      <div className="mt-2 space-y-2 border-t border-stone-100 pt-2">
-        <div>
-          <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Arguments</p>
-          <pre className="max-h-60 overflow-auto whitespace-pre-wrap break-words rounded-md bg-stone-50 p-2 font-mono text-xs">
-            {JSON.stringify(call.input, null, 2)}
-          </pre>
-        </div>
-        {call.result && (
-          <div>
-            <p className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-stone-500">Result</p>
-            <ToolResultView result={call.result} isError={failed} />
-          </div>
-        )}
-        {call.policy && <p className="text-[11px] text-stone-500">Policy: {call.policy.reason}</p>}
-      </div>
-    </details>
+    <Card tone={failed ? 'danger' : 'default'} data-testid="tool-call" data-status={call.status}>
+      <Disclosure
+        className="px-4 py-3"
+        summary={
+          <>
+            <ToolCallHeader call={call} />
+            {call.status === 'executing' && progress && (
+              <p className="mt-1 text-xs text-info-text" role="status">
+                {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
+                {progress.message ? ` — ${progress.message}` : ''}
+              </p>
+            )}
+            {why && <p className="mt-1 text-xs text-danger-text">{why}</p>}
+          </>
+        }
+        contentClassName="space-y-3 border-t border-border pt-3"
+      >
+        <CodeBlock label="Arguments" wrap maxHeight="sm">
+          {JSON.stringify(call.input, null, 2)}
+        </CodeBlock>
+        {call.result && <ToolResultView result={call.result} />}
+        {call.verdict && <p className="text-xs text-faint">Policy: {call.verdict.reason}</p>}
+      </Disclosure>
+    </Card>
   );
 }

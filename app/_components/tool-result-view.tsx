@@ -1,11 +1,10 @@
 'use client';
 
-type ResultBlock = { type: string; text?: string; source?: { type: string; media_type?: string; data?: string } };
+import { useState } from 'react';
 
-/** Strips the <tool_output …> wrapper the model sees; the card already names server and tool. */
-function unwrap(text: string): string {
-  return text.replace(/^<tool_output[^>]*>\n?/, '').replace(/\n?<\/tool_output>\s*$/, '');
-}
+import type { ResultView } from '@/lib/mcp/result-view';
+
+import { CodeBlock, Dialog } from './ui';
 
 function pretty(text: string): string {
   try {
@@ -24,7 +23,7 @@ function Linkified({ text }: { text: string }) {
     <>
       {parts.map((part, i) =>
         i % 2 === 1 ? (
-          <a key={i} href={part} target="_blank" rel="noopener noreferrer" className="text-indigo-700 underline">
+          <a key={i} href={part} target="_blank" rel="noopener noreferrer" className="text-accent-text underline underline-offset-2">
             {part}
           </a>
         ) : (
@@ -35,35 +34,52 @@ function Linkified({ text }: { text: string }) {
   );
 }
 
-/** A tool_result's content: text (pretty JSON when it is JSON), images as images, links as links. */
-export function ToolResultView({ result, isError }: { result: Record<string, unknown>; isError: boolean }) {
-  const content = result.content;
-  const blocks: ResultBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content : [];
+function size(chars: number): string {
+  return chars < 1000 ? `${chars} characters` : `${(chars / 1000).toFixed(chars < 10_000 ? 1 : 0)}k characters`;
+}
+
+/**
+ * A tool's result as the server sent it (pretty JSON when it is JSON), its images as images, and
+ * what Switchboard added (a cut, an error sentence, a note) apart from it.
+ */
+export function ToolResultView({ result }: { result: ResultView }) {
+  const tone = result.isError ? 'danger' : 'default';
+  const label = result.isError ? 'Error' : 'Result';
   return (
     <div className="space-y-2">
-      {blocks.map((b, i) =>
-        b.type === 'image' && b.source?.type === 'base64' ? (
-          // eslint-disable-next-line @next/next/no-img-element -- a data: URL from the tool, not an optimisable asset
-          <img
-            key={i}
-            alt="Image returned by the tool"
-            src={`data:${b.source.media_type};base64,${b.source.data}`}
-            className="max-h-80 rounded border border-stone-200"
-          />
-        ) : b.type === 'text' ? (
-          <pre
-            key={i}
-            className={`max-h-80 overflow-auto whitespace-pre-wrap break-words rounded-md p-2 font-mono text-xs
-              ${isError ? 'bg-red-50 text-red-900' : 'bg-stone-50 text-stone-800'}`}
-          >
-            <Linkified text={pretty(unwrap(b.text ?? ''))} />
-          </pre>
+      {result.parts.map((p, i) =>
+        p.kind === 'image' ? (
+          <ResultImage key={i} src={`data:${p.mediaType};base64,${p.data}`} />
+        ) : p.kind === 'output' ? (
+          <CodeBlock key={i} label={i === 0 ? label : undefined} tone={tone} wrap maxHeight="md">
+            <Linkified text={pretty(p.text)} />
+          </CodeBlock>
         ) : (
-          <p key={i} className="text-xs italic text-stone-500">
-            [{b.type} content]
+          <p key={i} className={`whitespace-pre-wrap text-xs ${result.isError ? 'text-danger-text' : 'italic text-muted'}`}>
+            {p.text}
           </p>
         ),
       )}
+      {result.truncated && (
+        <p className="text-xs text-muted">The whole result is {size(result.chars)}; the model saw the first part and can read the rest.</p>
+      )}
     </div>
+  );
+}
+
+/** An image from a tool: a thumbnail that opens full size in a dialog (a data: URL cannot open in a tab). */
+function ResultImage({ src }: { src: string }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)} className="block rounded-control" title="Enlarge the image">
+        {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL from the tool, not an optimisable asset */}
+        <img alt="Image returned by the tool" src={src} className="max-h-60 rounded-control border border-border" />
+      </button>
+      <Dialog open={open} onClose={() => setOpen(false)} title="Image returned by the tool" className="max-w-[min(96vw,64rem)]">
+        {/* eslint-disable-next-line @next/next/no-img-element -- as above */}
+        <img alt="Image returned by the tool, full size" src={src} className="max-h-[75vh] w-auto max-w-full" />
+      </Dialog>
+    </>
   );
 }

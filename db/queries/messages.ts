@@ -2,9 +2,15 @@ import { asc, desc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { messages } from '../schema';
+import { parseStored, storedMessageContent, type StoredMessageContent } from '../stored-json';
 import { rowsOf } from './rate-limits';
 
 export type MessageRow = typeof messages.$inferSelect;
+
+/** The content through its schema: an array of content blocks, as the next request sends it. */
+function parseMessageRow(raw: MessageRow): MessageRow {
+  return { ...raw, content: parseStored(storedMessageContent, raw.content, 'messages.content', raw.id) ?? [] };
+}
 
 /**
  * Appends a message with the next seq of its conversation. The seq comes from the conversation
@@ -16,7 +22,7 @@ export async function appendMessage(
     id?: string;
     conversationId: string;
     role: 'user' | 'assistant';
-    content: unknown;
+    content: StoredMessageContent;
     runId?: string | null;
     stopReason?: string | null;
   },
@@ -34,14 +40,15 @@ export async function appendMessage(
   const id = rowsOf<{ id: string }>(result)[0]?.id;
   if (!id) throw new Error(`conversation ${input.conversationId} does not exist`);
   const rows = await db.select().from(messages).where(eq(messages.id, id));
-  return rows[0]!;
+  return parseMessageRow(rows[0]!);
 }
 
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
-  return db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.seq));
+  const rows = await db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.seq));
+  return rows.map(parseMessageRow);
 }
 
 export async function getLastMessage(db: Db, conversationId: string): Promise<MessageRow | null> {
   const rows = await db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(desc(messages.seq)).limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseMessageRow(rows[0]) : null;
 }

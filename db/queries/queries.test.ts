@@ -109,7 +109,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await listEventsAfter(h.db, c.id, 17)).map((e) => e.seq)).toEqual([18, 19, 20]);
       expect((await listEventsAfter(h.db, other.id, 0)).map((e) => e.seq)).toEqual([1]);
 
-      const content = [{ type: 'text', text: 'hello' }];
+      const content = [{ type: 'text' as const, text: 'hello' }];
       await appendMessage(h.db, { conversationId: c.id, role: 'user', content });
       await appendMessage(h.db, { conversationId: c.id, role: 'assistant', content, stopReason: 'end_turn' });
       const msgs = await listMessages(h.db, c.id);

@@ -23,6 +23,14 @@ export async function undoRateLimitHit(db: Db, key: string): Promise<void> {
   await db.execute(sql`update rate_limits set count = greatest(count - 1, 0) where key = ${key}`);
 }
 
+/**
+ * Serializes checks of one user's limit until the transaction ends: count, then insert, with no
+ * second request of the same user in between (on any instance). Must run inside a transaction.
+ */
+export async function lockUserLimit(tx: Db, userId: string, limit: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`limit:${limit}:${userId}`}))`);
+}
+
 /** node-postgres returns `{ rows }`, PGlite returns `{ rows }` too, but typed differently. */
 export function rowsOf<T>(result: unknown): T[] {
   return ((result as { rows?: T[] }).rows ?? []) as T[];

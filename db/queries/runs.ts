@@ -1,14 +1,25 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { runs, type RunStatus } from '../schema';
+import { runs } from '../schema';
+import { parseStored, storedNameMap, storedRunError, storedUsage } from '../stored-json';
+import { ACTIVE_RUN_STATUSES } from '../vocabulary';
 
 export type RunRow = typeof runs.$inferSelect;
 export type RunPatch = Partial<
   Pick<RunRow, 'status' | 'stopReason' | 'error' | 'step' | 'usage' | 'nameMap' | 'startSeq' | 'leaseOwner' | 'leaseExpiresAt' | 'endedAt'>
 >;
 
-export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'awaiting_approval', 'awaiting_input'];
+/** Every JSON column of a run through its schema (db/stored-json.ts). */
+export function parseRunRow(raw: RunRow): RunRow {
+  const at = (column: string) => [`runs.${column}`, raw.id] as const;
+  return {
+    ...raw,
+    error: parseStored(storedRunError, raw.error, ...at('error')),
+    usage: parseStored(storedUsage, raw.usage, ...at('usage')),
+    nameMap: parseStored(storedNameMap, raw.nameMap, ...at('nameMap')),
+  };
+}
 
 /** Inserts a run; null when the conversation already has an active one (a unique index says so). */
 export async function insertRun(
@@ -24,26 +35,35 @@ export async function insertRun(
   },
 ): Promise<RunRow | null> {
   const rows = await db.insert(runs).values(input).onConflictDoNothing().returning();
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 export async function getRun(db: Db, id: string): Promise<RunRow | null> {
   const rows = await db.select().from(runs).where(eq(runs.id, id)).limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 export async function getActiveRun(db: Db, conversationId: string): Promise<RunRow | null> {
   const rows = await db
     .select()
     .from(runs)
-    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, ACTIVE_RUN_STATUSES)))
+    .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
+}
+
+/** The user's turns in progress, in every conversation (what `activeRunsPerUser` counts). */
+export async function countActiveRunsForUser(db: Db, userId: string): Promise<number> {
+  const rows = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(runs)
+    .where(and(eq(runs.userId, userId), inArray(runs.status, ACTIVE_RUN_STATUSES)));
+  return Number(rows[0]?.n ?? 0);
 }
 
 export async function getLatestRun(db: Db, conversationId: string): Promise<RunRow | null> {
   const rows = await db.select().from(runs).where(eq(runs.conversationId, conversationId)).orderBy(desc(runs.createdAt)).limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 /**
@@ -56,7 +76,7 @@ export async function updateRunIfVersion(db: Db, id: string, version: number, pa
     .set({ ...patch, version: version + 1, updatedAt: new Date() })
     .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
     .returning();
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 /**
@@ -84,16 +104,17 @@ export async function claimLapsedRun(db: Db, id: string, owner: string, until: D
     .set({ leaseOwner: owner, leaseExpiresAt: until, version: sql`${runs.version} + 1`, updatedAt: now })
     .where(and(eq(runs.id, id), eq(runs.status, 'running'), or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now))))
     .returning();
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 /** Running runs whose lease lapsed: what the sweep takes over. */
 export async function listLapsedRuns(db: Db, now = new Date(), limit = 50): Promise<RunRow[]> {
-  return db
+  const rows = await db
     .select()
     .from(runs)
     .where(and(eq(runs.status, 'running'), or(isNull(runs.leaseExpiresAt), lt(runs.leaseExpiresAt, now))))
     .limit(limit);
+  return rows.map(parseRunRow);
 }
 
 /** Stop: recorded on the row so that whichever instance runs it sees it. */
@@ -101,13 +122,13 @@ export async function requestRunCancel(db: Db, id: string, now = new Date()): Pr
   const rows = await db
     .update(runs)
     .set({ cancelRequestedAt: now })
-    .where(and(eq(runs.id, id), inArray(runs.status, ACTIVE_RUN_STATUSES)))
+    .where(and(eq(runs.id, id), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
     .returning();
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
 /** Reads a run and locks its row until the transaction ends: deciders and the pausing driver take turns. */
 export async function lockRun(tx: Db, id: string): Promise<RunRow | null> {
   const rows = await tx.select().from(runs).where(eq(runs.id, id)).for('update');
-  return rows[0] ?? null;
+  return rows[0] ? parseRunRow(rows[0]) : null;
 }

@@ -1,18 +1,44 @@
-import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { toolCalls, type ToolCallStatus } from '../schema';
+import { toolCalls } from '../schema';
+import {
+  parseStored,
+  storedAnnotations,
+  storedDecision,
+  storedInputRequests,
+  storedInputResponses,
+  storedToolResult,
+  storedVerdict,
+} from '../stored-json';
+import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
-export type ToolCallRow = typeof toolCalls.$inferSelect;
+/**
+ * Every column but `full_text`: a stored result can be megabytes, and only the paging tool
+ * (`getStoredResult`) needs it. Every other read — the conversation view, a step, a decision,
+ * the row an update returns — names these columns, so it never loads one.
+ */
+const TOOL_CALL_COLUMNS = withoutFullText(getTableColumns(toolCalls));
+
+function withoutFullText<T extends { fullText: unknown }>(columns: T): Omit<T, 'fullText'> {
+  const rest: Partial<T> = { ...columns };
+  delete rest.fullText;
+  return rest as Omit<T, 'fullText'>;
+}
+
+export type ToolCallRow = Omit<typeof toolCalls.$inferSelect, 'fullText'>;
 export type NewToolCall = typeof toolCalls.$inferInsert;
 export type ToolCallPatch = Partial<
   Pick<
-    ToolCallRow,
+    typeof toolCalls.$inferSelect,
     | 'status'
     | 'input'
     | 'argsHash'
     | 'decision'
+    | 'inputResponses'
     | 'result'
+    | 'resultChars'
+    | 'resultTruncated'
     | 'isError'
     | 'fullText'
     | 'attempts'
@@ -23,42 +49,56 @@ export type ToolCallPatch = Partial<
   >
 >;
 
-export const FINISHED_CALL_STATUSES: ToolCallStatus[] = ['denied', 'rejected', 'succeeded', 'errored', 'timed_out', 'unknown', 'cancelled'];
+/** Every JSON column of a call through its schema: a row from an older release loads in today's shape. */
+export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
+  const at = (column: string) => [`tool_calls.${column}`, raw.id] as const;
+  return {
+    ...raw,
+    verdict: parseStored(storedVerdict, raw.verdict, ...at('verdict')),
+    decision: parseStored(storedDecision, raw.decision, ...at('decision')),
+    annotations: parseStored(storedAnnotations, raw.annotations, ...at('annotations')),
+    result: parseStored(storedToolResult, raw.result, ...at('result')),
+    inputRequests: parseStored(storedInputRequests, raw.inputRequests, ...at('inputRequests')),
+    inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
+  };
+}
 
 export async function insertToolCalls(db: Db, rows: NewToolCall[]): Promise<ToolCallRow[]> {
   if (rows.length === 0) return [];
-  return db.insert(toolCalls).values(rows).returning();
+  return (await db.insert(toolCalls).values(rows).returning(TOOL_CALL_COLUMNS)).map(parseToolCallRow);
 }
 
 export async function listStepToolCalls(db: Db, runId: string, step: number): Promise<ToolCallRow[]> {
-  return db
-    .select()
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step)))
     .orderBy(asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 export async function listConversationToolCalls(db: Db, conversationId: string): Promise<ToolCallRow[]> {
-  return db
-    .select()
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(eq(toolCalls.conversationId, conversationId))
     .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 /** Ownership is part of the lookup: another user's call reads as not found. */
 export async function getToolCallForUser(db: Db, userId: string, id: string): Promise<ToolCallRow | null> {
   const rows = await db
-    .select()
+    .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
     .where(and(eq(toolCalls.id, id), eq(toolCalls.userId, userId)))
     .limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 export async function getToolCall(db: Db, id: string): Promise<ToolCallRow | null> {
-  const rows = await db.select().from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
-  return rows[0] ?? null;
+  const rows = await db.select(TOOL_CALL_COLUMNS).from(toolCalls).where(eq(toolCalls.id, id)).limit(1);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 /** Compare-and-swap on the call's version: two tabs deciding at once, one wins. */
@@ -67,8 +107,8 @@ export async function updateToolCallIfVersion(db: Db, id: string, version: numbe
     .update(toolCalls)
     .set({ ...patch, version: version + 1 })
     .where(and(eq(toolCalls.id, id), eq(toolCalls.version, version)))
-    .returning();
-  return rows[0] ?? null;
+    .returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 export async function countStepCallsWithStatus(db: Db, runId: string, step: number, status: ToolCallStatus): Promise<number> {
@@ -113,6 +153,18 @@ export async function getStoredResult(
   return row?.fullText != null ? { fullText: row.fullText, serverName: row.serverName, tool: row.tool } : null;
 }
 
+/**
+ * Bytes of full result text a user keeps (what the stored-results quota counts). `octet_length`
+ * reads the stored size, not the text, so this stays cheap however large the results are.
+ */
+export async function storedResultBytes(db: Db, userId: string): Promise<number> {
+  const rows = await db
+    .select({ bytes: sql<string>`coalesce(sum(octet_length(${toolCalls.fullText})), 0)::bigint` })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.userId, userId), sql`${toolCalls.fullText} is not null`));
+  return Number(rows[0]?.bytes ?? 0);
+}
+
 export async function hasStoredResults(db: Db, conversationId: string): Promise<boolean> {
   const rows = await db
     .select({ id: toolCalls.id })
@@ -143,8 +195,8 @@ export async function updateToolCallIfLeased(
         sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
       ),
     )
-    .returning();
-  return rows[0] ?? null;
+    .returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 /** Closes a call that never finished, whatever its version: the history is about to say so. */
@@ -152,5 +204,5 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
   await db
     .update(toolCalls)
     .set({ ...patch, version: sql`${toolCalls.version} + 1` })
-    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, FINISHED_CALL_STATUSES)));
+    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])));
 }

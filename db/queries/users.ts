@@ -41,6 +41,12 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | null> 
   return rows[0] ?? null;
 }
 
+/** The user's plan (what `limitsFor` takes); null when there is no such user. */
+export async function getUserPlan(db: Db, id: string): Promise<string | null> {
+  const rows = await db.select({ plan: users.plan }).from(users).where(eq(users.id, id)).limit(1);
+  return rows[0]?.plan ?? null;
+}
+
 export async function setUserPlan(db: Db, email: string, plan: string): Promise<UserRow | null> {
   const rows = await db
     .update(users)
@@ -48,6 +54,28 @@ export async function setUserPlan(db: Db, email: string, plan: string): Promise<
     .where(eq(users.email, normalizeEmail(email)))
     .returning();
   return rows[0] ?? null;
+}
+
+/** Sets a new password hash (a password change or reset). */
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<boolean> {
+  const rows = await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Swaps the hash only if it is still `oldHash`: a rehash must not undo a password changed meanwhile. */
+export async function replacePasswordHash(db: Db, userId: string, oldHash: string, newHash: string): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ passwordHash: newHash })
+    .where(and(eq(users.id, userId), eq(users.passwordHash, oldHash)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Deletes the user; everything they own goes with them (every owner reference cascades). */
+export async function deleteUser(db: Db, userId: string): Promise<boolean> {
+  const rows = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
+  return rows.length > 0;
 }
 
 export class OAuthEmailTaken extends Error {

@@ -1,20 +1,13 @@
 import { getToolCall, getToolCallForUser, updateToolCallIfVersion, type ToolCallRow } from '@/db/queries/tool-calls';
+import type { InputResponse, StoredInputRequests } from '@/db/stored-json';
+import { inputProblem } from '@/lib/mcp/schema-guard';
 
 import { argsHash } from './args-hash';
 import { DecisionError, resumeIfSettled } from './decide';
 import type { EngineDeps } from './deps';
 import { toToolCallView } from './tool-call-view';
-import { validateToolInput } from './validate-input';
 
-export interface InputResponse {
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, unknown>;
-}
-
-interface ElicitRequest {
-  method?: string;
-  params?: { mode?: 'form' | 'url'; message?: string; requestedSchema?: Record<string, unknown>; url?: string };
-}
+export type { InputResponse };
 
 /**
  * A person's answer to a server's elicitation (`input_required`). The answers are checked
@@ -29,14 +22,14 @@ export async function answerInput(
   if (!call) throw new DecisionError('not_found', `No tool call with id "${a.toolCallId}".`);
   for (let attempt = 0; attempt < 3; attempt++) {
     if (call.status !== 'awaiting_input') {
-      const previous = (call.decision as { inputResponses?: unknown } | null)?.inputResponses;
+      const previous = call.inputResponses?.responses;
       if (previous && argsHash(previous) === argsHash(a.responses)) return { toolCall: call, resumed: false };
       throw new DecisionError('conflict', `This call is not waiting for input (${call.status}).`);
     }
-    checkResponses((call.inputRequests ?? {}) as Record<string, ElicitRequest>, a.responses);
+    checkResponses(call.inputRequests ?? {}, a.responses);
     const answered = await updateToolCallIfVersion(deps.db, call.id, call.version, {
       status: 'approved',
-      decision: { ...(call.decision ?? {}), inputResponses: a.responses, answeredBy: a.userId, answeredAt: new Date().toISOString() },
+      inputResponses: { v: 1, responses: a.responses, by: a.userId, at: new Date().toISOString() },
     });
     if (!answered) {
       call = (await getToolCall(deps.db, call.id))!;
@@ -48,7 +41,7 @@ export async function answerInput(
   throw new DecisionError('conflict', 'This call is being answered elsewhere. Reload and try again.');
 }
 
-function checkResponses(requests: Record<string, ElicitRequest>, responses: Record<string, InputResponse>): void {
+function checkResponses(requests: StoredInputRequests, responses: Record<string, InputResponse>): void {
   const asked = Object.keys(requests).sort();
   const given = Object.keys(responses).sort();
   const missing = asked.filter((k) => !given.includes(k));
@@ -65,7 +58,7 @@ function checkResponses(requests: Record<string, ElicitRequest>, responses: Reco
     const r = responses[key]!;
     const schema = requests[key]!.params?.requestedSchema;
     if (r.action === 'accept' && schema && requests[key]!.params?.mode !== 'url') {
-      const problem = validateToolInput(schema, r.content ?? {});
+      const problem = inputProblem(schema, r.content ?? {});
       if (problem) throw new DecisionError('invalid', `responses.${key}.content: ${problem}`, `responses.${key}.content`);
     }
   }

@@ -61,9 +61,10 @@ for (const { kind, available } of TEST_DATABASES) {
       const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
       const { sql } = await import('drizzle-orm');
       // Cut every LISTEN connection to this database, as a server restart or a proxy would.
-      // (One template: a sql`` joined to a string with + becomes "[object Object]".)
-      await h.db.execute(sql`select pg_terminate_backend(pid) from pg_stat_activity
-        where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`);
+      await h.db.execute(
+        sql`select pg_terminate_backend(pid) from pg_stat_activity
+            where datname = current_database() and query like 'LISTEN%' and pid <> pg_backend_pid()`,
+      );
       const sender = createEventBus(h);
       const start = Date.now();
       while (seen.length === 0 && Date.now() - start < 8000) {

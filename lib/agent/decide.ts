@@ -6,16 +6,15 @@ import {
   updateToolCallIfVersion,
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
+import type { DecisionKind } from '@/db/vocabulary';
+import { inputProblem } from '@/lib/mcp/schema-guard';
+import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
 import { leaseUntil, type EngineDeps } from './deps';
 import { driveRun } from './drive-run';
 import { finish } from './finish';
 import { toToolCallView } from './tool-call-view';
-import { errorResult } from './tool-results';
-import { validateToolInput } from './validate-input';
-
-export type DecisionKind = 'allow_once' | 'allow_session' | 'deny';
 
 export class DecisionError extends Error {
   constructor(
@@ -46,16 +45,16 @@ export interface DecisionInput {
 export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
   let call = await getToolCallForUser(deps.db, d.userId, d.toolCallId);
   if (!call) throw new DecisionError('not_found', `No tool call with id "${d.toolCallId}".`);
-  const originalHash = (call.decision as { originalArgsHash?: string } | null)?.originalArgsHash ?? call.argsHash;
+  const originalHash = call.decision?.editedFrom ?? call.argsHash;
   if (d.argsHash !== originalHash && d.argsHash !== call.argsHash) {
     throw new DecisionError('conflict', 'The arguments you decided on are not the ones of this call. Reload and decide again.', 'argsHash');
   }
   const edited = d.input !== undefined && argsHash(d.input) !== call.argsHash;
   if (edited && d.decision === 'deny') throw new DecisionError('invalid', 'input: only an approval can carry edited arguments.', 'input');
   if (edited) {
-    const invalid = validateToolInput(call.inputSchema, d.input);
+    const invalid = inputProblem(call.inputSchema, d.input);
     if (invalid) throw new DecisionError('invalid', `input: ${invalid}`, 'input');
-    if (call.policy?.constraint && validateToolInput(call.policy.constraint, d.input)) {
+    if (inputProblem(call.verdict?.constraint, d.input)) {
       throw new DecisionError('invalid', 'input: the edited arguments are outside what your grant allows for this tool.', 'input');
     }
   }
@@ -67,19 +66,20 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       status: approve ? 'approved' : 'denied',
       ...(edited ? { input: d.input, argsHash: argsHash(d.input) } : {}),
       decision: {
+        v: 1,
         kind: d.decision,
         by: d.userId,
         at: new Date().toISOString(),
         ...(d.reason ? { reason: d.reason } : {}),
-        ...(edited ? { edited: true, originalArgsHash: call.argsHash } : {}),
+        ...(edited ? { editedFrom: call.argsHash } : {}),
       },
       ...(approve
         ? {}
         : {
-            result: errorResult(
+            result: errorToolResult(
               call.toolUseId,
               `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`,
-            ) as never,
+            ),
             isError: true,
             endedAt: new Date(),
           }),
@@ -95,8 +95,8 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
 }
 
 function repeatOrConflict(call: ToolCallRow, d: DecisionInput): ToolCallRow {
-  const previous = (call.decision as { kind?: string } | null)?.kind;
-  const sameSide = (previous === 'deny') === (d.decision === 'deny') && previous !== undefined && previous !== 'auto';
+  const previous = call.decision?.kind;
+  const sameSide = previous !== undefined && (previous === 'deny') === (d.decision === 'deny');
   const sameInput = d.input === undefined || argsHash(d.input) === call.argsHash;
   if (sameSide && sameInput) return call;
   throw new DecisionError('conflict', `This call was already decided (${call.status}).`);

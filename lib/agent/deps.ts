@@ -37,3 +37,21 @@ export const DEFAULT_SYSTEM_PROMPT =
 export function leaseUntil(deps: EngineDeps, now = Date.now()): Date {
   return new Date(now + (deps.leaseMs ?? DEFAULT_LEASE_MS));
 }
+
+/**
+ * A `schedule` for scripts, benchmarks and tests: work starts at once and is tracked, so the
+ * caller can wait until everything scheduled (and what that scheduled in turn) has settled.
+ */
+export function trackedSchedule(onError: (err: unknown) => void = () => {}): { schedule: EngineDeps['schedule']; idle(): Promise<void> } {
+  const pending = new Set<Promise<void>>();
+  return {
+    schedule(work) {
+      const p = work().catch(onError);
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    },
+    async idle() {
+      while (pending.size) await Promise.all([...pending]);
+    },
+  };
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { listMessages } from '@/db/queries/messages';
 import { getRun, requestRunCancel, updateRunIfVersion } from '@/db/queries/runs';
-import { listConversationToolCalls, updateToolCallIfVersion } from '@/db/queries/tool-calls';
+import { getStoredResult, listConversationToolCalls, updateToolCallIfVersion } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
@@ -233,7 +233,8 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(page.is_error ?? false).toBe(false);
       expect(JSON.stringify(page.content)).toContain('<tool_output');
       const calls = await listConversationToolCalls(h.db, conversation.id);
-      expect(calls.find((c) => c.toolUseId === 'tu_h')!.fullText!.length).toBeGreaterThanOrEqual(100_000);
+      const stored = await getStoredResult(h.db, conversation.id, calls.find((c) => c.toolUseId === 'tu_h')!.id);
+      expect(stored!.fullText.length).toBeGreaterThanOrEqual(100_000);
       expect(calls.find((c) => c.toolUseId === 'tu_r')!.status).toBe('succeeded');
 
       // Another conversation cannot read it by id.
@@ -259,7 +260,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await expect(decideCall(env.deps, { ...d, input: { value: 42 } })).rejects.toMatchObject({ kind: 'invalid', field: 'input' });
       await expect(decideCall(env.deps, { ...d, decision: 'deny', input: { value: 'x' } })).rejects.toMatchObject({ kind: 'invalid' });
       const { toolCall } = await decideCall(env.deps, { ...d, input: { value: 'edited' } });
-      expect(toolCall.decision).toMatchObject({ edited: true, originalArgsHash: call!.argsHash });
+      expect(toolCall.decision).toMatchObject({ kind: 'allow_once', editedFrom: call!.argsHash });
       // A repeat of the same edited approval, bound to the original hash, is harmless.
       await expect(decideCall(env.deps, { ...d, input: { value: 'edited' } })).resolves.toBeTruthy();
       await env.deps.idle();
@@ -304,7 +305,10 @@ for (const { kind, available } of TEST_DATABASES) {
         leaseExpiresAt: new Date(Date.now() + 60_000),
       }))!;
       // ...while the decision commits.
-      await updateToolCallIfVersion(h.db, stale!.id, stale!.version, { status: 'approved', decision: { kind: 'allow_once' } });
+      await updateToolCallIfVersion(h.db, stale!.id, stale!.version, {
+        status: 'approved',
+        decision: { v: 1, kind: 'allow_once', by: 'test', at: new Date().toISOString() },
+      });
       const next = await runToolPhase(env.deps, env.deps.tools!, running, [stale!], new AbortController().signal);
       expect(next).not.toBeNull();
       expect((await getRun(h.db, runId))!.status).toBe('running');

@@ -10,6 +10,7 @@ import { leaseUntil, type EngineDeps } from './deps';
 import { abortLocalRun, driveRun } from './drive-run';
 import type { BusEvent } from './events';
 import { finish } from './finish';
+import { admitRun, lockRunAdmission } from './run-limits';
 
 export class RunConflict extends Error {
   constructor() {
@@ -18,9 +19,9 @@ export class RunConflict extends Error {
 }
 
 /**
- * Starts a turn: stores the user's message and a new run (one active run per conversation),
- * then drives it after the response. Returns the run and the seq just before its first event,
- * from which a client replays the turn.
+ * Starts a turn: stores the user's message and a new run (one active run per conversation, and
+ * within the user's quotas, else `LimitExceeded`), then drives it after the response. Returns
+ * the run and the seq just before its first event, from which a client replays the turn.
  */
 export async function startRun(
   deps: EngineDeps,
@@ -28,6 +29,7 @@ export async function startRun(
 ): Promise<{ run: RunRow; afterSeq: number }> {
   let started: BusEvent | undefined;
   const run = await deps.db.transaction(async (tx) => {
+    await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
       conversationId: input.conversationId,
       userId: input.userId,
@@ -38,6 +40,7 @@ export async function startRun(
       leaseExpiresAt: leaseUntil(deps),
     });
     if (!inserted) throw new RunConflict();
+    await admitRun(tx, input.userId);
     await appendMessage(tx, {
       conversationId: input.conversationId,
       role: 'user',

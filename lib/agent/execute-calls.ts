@@ -1,16 +1,17 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
-import { readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
-import type { CallOutcome, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
+import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
 import type { EngineDeps } from './deps';
-import { HOST_SERVER, READ_RESULT_TOOL, readStoredResult } from './read-result-tool';
+import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
+import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
-import { errorResult } from './tool-results';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
@@ -42,7 +43,7 @@ async function executeOne(
   if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
     await complete(deps, call, {
       status: 'unknown',
-      result: errorResult(
+      result: errorToolResult(
         call.toolUseId,
         `The outcome of ${call.modelName} is unknown: Switchboard was interrupted while it ran. Verify its effect before retrying.`,
       ),
@@ -55,7 +56,7 @@ async function executeOne(
   if (!server) {
     await complete(deps, call, {
       status: 'errored',
-      result: errorResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
+      result: errorToolResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
       isError: true,
     });
     return;
@@ -83,59 +84,74 @@ async function executeOne(
     });
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
-  await complete(deps, current, patchFor(current, server, outcome!));
+  const ran = outcome!;
+  const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
+  await complete(deps, current, patchFor(current, server, ran), overQuota);
 }
 
 async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
-  const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input as { callId: string; offset: number });
+  const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result: result as never, isError, startedAt: new Date() });
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
 }
 
 function resumeOf(call: ToolCallRow) {
-  const responses = (call.decision as { inputResponses?: Record<string, unknown> } | null)?.inputResponses;
+  const responses = call.inputResponses?.responses;
   return responses ? { inputResponses: responses, requestState: call.requestState ?? undefined } : undefined;
 }
 
 function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
   switch (outcome.kind) {
-    case 'result': {
-      const mapped = toToolResult({
-        toolUseId: call.toolUseId,
-        serverName: server.displayName,
-        tool: call.tool!,
-        outcome: outcome.result,
-        outputSchema: call.outputSchema ?? undefined,
-        truncationNote: readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, call.id),
-      });
-      const isError = mapped.block.is_error === true;
-      const block = withEditNote(mapped.block, call);
-      return {
-        status: isError ? 'errored' : 'succeeded',
-        result: block as unknown as Record<string, unknown>,
-        isError,
-        fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
-      };
-    }
+    case 'result':
+      return resultPatch(call, server, outcome.result, readMoreNote(READ_RESULT_TOOL_NAME, call.id));
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
     case 'timeout':
-      return { status: 'timed_out', result: errorResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`), isError: true };
+      return {
+        status: 'timed_out',
+        result: errorToolResult(call.toolUseId, `${call.modelName} timed out: ${outcome.message}`),
+        isError: true,
+      };
     case 'cancelled':
       return {
         status: 'cancelled',
-        result: errorResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
+        result: errorToolResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
         isError: true,
       };
     case 'failed':
-      return { status: 'errored', result: errorResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
+      return { status: 'errored', result: errorToolResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
   }
 }
 
-/** Stores a call's outcome, only while this instance still holds the run's lease. */
+function resultPatch(
+  call: ToolCallRow,
+  server: McpServerConfig,
+  result: McpCallResult,
+  truncationNote: (shown: number, total: number) => string,
+): ToolCallPatch {
+  const mapped = toToolResult({
+    toolUseId: call.toolUseId,
+    serverName: server.displayName,
+    tool: call.tool!,
+    outcome: result,
+    outputSchema: call.outputSchema ?? undefined,
+    truncationNote,
+  });
+  const isError = mapped.block.is_error === true;
+  const block = withEditNote(mapped.block, call);
+  return {
+    status: isError ? 'errored' : 'succeeded',
+    result: block,
+    isError,
+    fullText: mapped.truncated ? (mapped.fullText ?? null) : null,
+    resultChars: mapped.totalChars,
+    resultTruncated: mapped.truncated,
+  };
+}
+
 /** The model asked for other arguments than the ones that ran: it must be told which ran. */
 function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow): Anthropic.ToolResultBlockParam {
-  if (!(call.decision as { edited?: boolean } | null)?.edited) return block;
+  if (!call.decision?.editedFrom) return block;
   const note = {
     type: 'text' as const,
     text: `Note from Switchboard: the person edited the arguments before approving. The call ran with ${JSON.stringify(call.input)}.`,
@@ -144,12 +160,24 @@ function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow):
   return { ...block, content: [note, ...content] };
 }
 
-async function complete(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<void> {
+/**
+ * Stores a call's outcome, only while this instance still holds the run's lease. A full result
+ * text is kept only within the user's stored-results quota; `overQuota` says what to store instead.
+ */
+async function complete(
+  deps: EngineDeps,
+  call: ToolCallRow,
+  patch: ToolCallPatch,
+  overQuota?: (quotaBytes: number) => ToolCallPatch,
+): Promise<void> {
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
-  const done = await updateToolCallIfLeased(deps.db, latest.id, latest.version, deps.instanceId, {
-    ...patch,
-    endedAt: patch.status === 'awaiting_input' ? null : new Date(),
-  });
+  const endedAt = patch.status === 'awaiting_input' ? null : new Date();
+  const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+  const { fullText } = patch;
+  const done =
+    fullText && overQuota
+      ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
+      : await write(deps.db, patch);
   if (!done) return;
   const type = done.status === 'awaiting_input' ? 'tool_call.input_requested' : 'tool_call.completed';
   await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });

@@ -28,8 +28,8 @@ import { cancelRun, resumeLapsedRuns, startRun } from './engine';
 
 /**
  * Faults: a process killed mid-tool, MCP servers that are down or misbehave, a model that breaks
- * or refuses. Every test ends by asserting the invariant (DESIGN.md §3): the stored conversation
- * is a valid Messages API history and the run ended.
+ * or refuses. Every test ends by asserting the invariant (docs/ARCHITECTURE.md, "One turn"): the
+ * stored conversation is a valid Messages API history and the run ended.
  */
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;

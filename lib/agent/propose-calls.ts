@@ -1,12 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { NewToolCall } from '@/db/queries/tool-calls';
-import { decideToolCall, type PolicyResult } from '@/lib/consent/policy';
+import type { StoredVerdict } from '@/db/stored-json';
+import { verdictFor } from '@/lib/consent/policy';
+import { inputProblem } from '@/lib/mcp/schema-guard';
+import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
 import type { ToolOffer } from './tool-host';
-import { errorResult } from './tool-results';
-import { validateToolInput } from './validate-input';
 
 /**
  * Turns the tool_use blocks of one assistant message into tool call rows: routed by the name
@@ -37,8 +38,8 @@ export function proposeCalls(
       return {
         ...base,
         status: 'rejected',
-        policy: { decision: 'reject', reason: 'No tool by this name was offered.' },
-        result: errorResult(use.id, `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`),
+        verdict: rejection('No tool by this name was offered.'),
+        result: errorToolResult(use.id, `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`),
         isError: true,
       };
     }
@@ -54,18 +55,18 @@ export function proposeCalls(
       outputSchema: tool.outputSchema ?? null,
     } satisfies NewToolCall;
 
-    const invalid = validateToolInput(tool.inputSchema, input);
+    const invalid = inputProblem(tool.inputSchema, input);
     if (invalid) {
       return {
         ...described,
         status: 'rejected',
-        policy: { decision: 'reject', reason: 'The input does not match the tool schema.' },
-        result: errorResult(use.id, `Invalid input for ${use.name}: ${invalid} Fix the input and call the tool again.`),
+        verdict: rejection('The input does not match the tool schema.'),
+        result: errorToolResult(use.id, `Invalid input for ${use.name}: ${invalid} Fix the input and call the tool again.`),
         isError: true,
       };
     }
-    const constraintUnmet = grant.constraint ? validateToolInput(grant.constraint, input) !== null : false;
-    const policy: PolicyResult = decideToolCall({
+    const constraintUnmet = inputProblem(grant.constraint, input) !== null;
+    const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
@@ -73,24 +74,20 @@ export function proposeCalls(
       runTainted: ctx.tainted,
     });
     // The grant's constraint travels with the call: an edited input must meet it too.
-    const stored = {
-      decision: policy.decision,
-      reason: policy.reason,
-      grantId: grant.grantId,
-      warnings: policy.warnings,
-      constraint: grant.constraint,
-    };
-    if (policy.decision === 'reject') {
+    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint };
+    if (judged.verdict === 'reject') {
       return {
         ...described,
         status: 'rejected',
-        policy: stored,
-        result: errorResult(use.id, `${use.name} was not run: ${policy.reason}`),
+        verdict,
+        result: errorToolResult(use.id, `${use.name} was not run: ${judged.reason}`),
         isError: true,
       };
     }
-    if (policy.decision === 'auto')
-      return { ...described, status: 'auto_approved', policy: stored, decision: { kind: 'auto', at: new Date().toISOString() } };
-    return { ...described, status: 'pending_approval', policy: stored };
+    return { ...described, status: judged.verdict === 'auto' ? 'auto_approved' : 'pending_approval', verdict };
   });
+}
+
+function rejection(reason: string): StoredVerdict {
+  return { v: 1, verdict: 'reject', reason, warnings: [], grantId: null, constraint: null };
 }

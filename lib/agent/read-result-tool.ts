@@ -1,12 +1,11 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
 import { getStoredResult } from '@/db/queries/tool-calls';
-import { escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
+import { joinToolName, RESERVED_NAMESPACE } from '@/lib/mcp/naming';
+import { errorToolResult, escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
-
-import { RESERVED_NAMESPACE } from './tool-host';
-import { errorResult } from './tool-results';
 
 /**
  * A read-only tool of the host itself: pages through a tool result that was too large to send
@@ -52,23 +51,33 @@ export const READ_RESULT_TOOL: CatalogTool = {
   fingerprint: 'host/read_result/v1',
 };
 
+/** The name the model calls it by. */
+export const READ_RESULT_TOOL_NAME = joinToolName(HOST_SERVER.namespace, READ_RESULT_TOOL.name);
+
+// The input was validated against READ_RESULT_TOOL.inputSchema when the call was proposed.
+const readResultInput = z.object({ callId: z.string(), offset: z.number().int().min(0) });
+
 export async function readStoredResult(
   db: Db,
   conversationId: string,
   toolUseId: string,
-  input: { callId: string; offset: number },
+  rawInput: unknown,
 ): Promise<Anthropic.ToolResultBlockParam> {
+  const parsed = readResultInput.safeParse(rawInput);
+  if (!parsed.success) return errorToolResult(toolUseId, 'Pass the callId and offset from a truncation marker.');
+  const input = parsed.data;
   const stored = await getStoredResult(db, conversationId, input.callId);
   if (!stored)
-    return errorResult(
+    return errorToolResult(
       toolUseId,
       `No stored result with callId "${input.callId}" in this conversation. Use the callId from a truncation marker.`,
     );
   const total = stored.fullText.length;
-  if (input.offset >= total) return errorResult(toolUseId, `offset ${input.offset} is past the end: the result has ${total} characters.`);
+  if (input.offset >= total)
+    return errorToolResult(toolUseId, `offset ${input.offset} is past the end: the result has ${total} characters.`);
   const end = Math.min(total, input.offset + RESULT_BUDGET_CHARS);
   const page = stored.fullText.slice(input.offset, end);
   const parts = [fenceOpen(stored.serverName ?? 'tool', stored.tool ?? 'result'), escapeToolOutput(page), FENCE_CLOSE];
-  if (end < total) parts.push(readMoreNote(`${HOST_SERVER.namespace}__${READ_RESULT_TOOL.name}`, input.callId)(end, total));
+  if (end < total) parts.push(readMoreNote(READ_RESULT_TOOL_NAME, input.callId)(end, total));
   return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: parts.join('\n') }] };
 }

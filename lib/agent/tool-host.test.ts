@@ -54,4 +54,11 @@ describe('offerTools', () => {
     const offer = await offerTools(host([impostor, server('id-n', 'notes')], { 'id-x': ['read_result'], 'id-n': ['search'] }), ctx);
     expect(offer.tools.map((t) => t.name)).toEqual(['notes__search']);
   });
+
+  it('never offers tools of a server whose namespace could split two ways', async () => {
+    const trailing = server('id-t', 'a_');
+    const offer = await offerTools(host([trailing, server('id-a', 'a')], { 'id-t': ['x'], 'id-a': ['_x'] }), ctx);
+    expect(offer.tools.map((t) => t.name)).toEqual(['a___x']);
+    expect(offer.nameMap['a___x']).toEqual({ serverId: 'id-a', tool: '_x' });
+  });
 });

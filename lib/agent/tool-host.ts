@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { GrantSource, RunGrantContext, ToolGrant } from '@/lib/consent/grant-source';
-import { buildToolNames } from '@/lib/mcp/naming';
+import { buildToolNames, joinToolName, namespaceProblem } from '@/lib/mcp/naming';
 import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
 
 /** Where tools come from: the user's servers, how to reach them, and what the person granted. */
@@ -10,8 +10,6 @@ export interface ToolHost {
   serversFor(userId: string): Promise<McpServerConfig[]>;
   grants: GrantSource;
 }
-
-export const RESERVED_NAMESPACE = 'switchboard';
 
 export interface OfferedTool {
   modelName: string;
@@ -34,9 +32,9 @@ export interface ToolOffer {
  * cached prompt prefix, so it must not shuffle between turns).
  */
 export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<ToolOffer> {
-  // `switchboard` is the host's own namespace: no server may offer tools under it.
+  // A namespace that could shadow the host's tools or split two ways is never offered.
   const servers = [...(await host.serversFor(ctx.userId))]
-    .filter((s) => s.namespace !== RESERVED_NAMESPACE)
+    .filter((s) => namespaceProblem(s.namespace) === null)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(
     servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })),
@@ -74,7 +72,7 @@ function describeForModel(tool: CatalogTool): string {
 
 /** Adds a host tool to an offer, after the servers' tools, keeping the cache breakpoint last. */
 export function withHostTool(offer: ToolOffer, tool: CatalogTool, server: McpServerConfig): ToolOffer {
-  const modelName = `${tool.namespace}__${tool.name}`;
+  const modelName = joinToolName(tool.namespace, tool.name);
   if (offer.routes.has(modelName)) return offer;
   const tools: Anthropic.Tool[] = offer.tools.map((t) => {
     const copy = { ...t };

@@ -3,25 +3,20 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Db } from '@/db/connection';
 import { appendMessage, getLastMessage } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
-import {
-  closeUnfinishedCall,
-  countStepCallsWithStatus,
-  FINISHED_CALL_STATUSES,
-  listStepToolCalls,
-  type ToolCallRow,
-} from '@/db/queries/tool-calls';
+import { closeUnfinishedCall, countStepCallsWithStatus, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
+import { FINISHED_CALL_STATUSES, isOneOf } from '@/db/vocabulary';
+import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import type { EngineDeps } from './deps';
 import { executeCalls } from './execute-calls';
 import { transitionRun } from './run-state';
 import type { ToolHost } from './tool-host';
-import { errorResult } from './tool-results';
 
 /** The step's calls while its results are still owed: the last message is this run's tool_use turn. */
 export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] | null> {
   const last = await getLastMessage(db, run.conversationId);
   if (!last || last.role !== 'assistant' || last.runId !== run.id) return null;
-  if (!Array.isArray(last.content) || !(last.content as { type: string }[]).some((b) => b.type === 'tool_use')) return null;
+  if (!last.content.some((b) => b.type === 'tool_use')) return null;
   return listStepToolCalls(db, run.id, run.step);
 }
 
@@ -102,10 +97,10 @@ async function pause(
 export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], unfinishedReason: string): Promise<void> {
   const blocks: Anthropic.ToolResultBlockParam[] = [];
   for (const call of calls) {
-    let result = call.result as Anthropic.ToolResultBlockParam | null;
-    if (!result || !FINISHED_CALL_STATUSES.includes(call.status)) {
-      result = errorResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
-      await closeUnfinishedCall(tx, call.id, { status: 'cancelled', result: result as never, isError: true, endedAt: new Date() });
+    let result = call.result;
+    if (!result || !isOneOf(FINISHED_CALL_STATUSES, call.status)) {
+      result = errorToolResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
+      await closeUnfinishedCall(tx, call.id, { status: 'cancelled', result, isError: true, endedAt: new Date() });
     }
     blocks.push(result);
   }

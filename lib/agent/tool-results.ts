@@ -1,9 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-/** An error tool_result with a sentence the model can act on. */
-export function errorResult(toolUseId: string, message: string): Anthropic.ToolResultBlockParam & Record<string, unknown> {
-  return { type: 'tool_result', tool_use_id: toolUseId, is_error: true, content: [{ type: 'text', text: message }] };
-}
+import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 /**
  * Without a tool host (no tools configured), a model that names a tool anyway gets an error
@@ -13,7 +10,7 @@ export function unavailableToolResults(content: Anthropic.ContentBlockParam[]): 
   return content
     .filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use')
     .map((b) =>
-      errorResult(
+      errorToolResult(
         b.id,
         `The tool "${b.name}" is not available in this conversation. Answer without it, or tell the person which tool you would need.`,
       ),

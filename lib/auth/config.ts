@@ -8,9 +8,8 @@ import Google from '@auth/core/providers/google';
 import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { upsertOAuthUser } from '@/db/queries/users';
-import { clientKey } from '@/lib/http/origin';
 
-import { verifyCredentials } from './credentials';
+import { verifyCredentials, type SignInContext } from './credentials';
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
 
@@ -26,17 +25,27 @@ export function oauthProviders(env = process.env): ('github' | 'google')[] {
   return out;
 }
 
+/** What one request to /api/auth brings (read by handler.ts) and what it leaves behind. */
+export interface AuthRequestContext {
+  signIn: SignInContext;
+  userAgent: string | null;
+  /** On https: Auth.js must set the `__Secure-` cookie, the only one read there (secure-cookies.ts). */
+  secure: boolean;
+  /** Set when a password sign-in created a session: the handler then remembers this browser. */
+  signedInWithPassword?: string;
+}
+
 /**
- * Auth.js configuration: email + password always, GitHub / Google when configured. Sessions are
- * JWTs that carry only a session id (`sid`) and the user id (`uid`); the session row in Postgres
- * is what makes a session live, so signing out ends it everywhere.
+ * Auth.js configuration for one request: email + password always, GitHub / Google when
+ * configured. Sessions are JWTs that carry only a session id (`sid`) and the user id (`uid`);
+ * the session row in Postgres is what makes a session live, so signing out ends it everywhere.
  */
-export function buildAuthConfig(db: Db, secret: string, env = process.env): AuthConfig {
+export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext, env = process.env): AuthConfig {
   const providers: AuthConfig['providers'] = [
     Credentials({
       credentials: { email: { type: 'email' }, password: { type: 'password' } },
-      async authorize(credentials, request) {
-        const result = await verifyCredentials(db, credentials, clientKey(request));
+      async authorize(credentials) {
+        const result = await verifyCredentials(db, credentials, ctx.signIn);
         if (result.ok) return { id: result.user.id, email: result.user.email, name: result.user.name };
         if (result.reason === 'rate_limited') throw new RateLimitedSignIn();
         return null;
@@ -51,6 +60,7 @@ export function buildAuthConfig(db: Db, secret: string, env = process.env): Auth
     secret,
     basePath: '/api/auth',
     trustHost: true,
+    useSecureCookies: ctx.secure,
     providers,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: '/sign-in', error: '/sign-in' },
@@ -72,7 +82,9 @@ export function buildAuthConfig(db: Db, secret: string, env = process.env): Auth
           ).id;
         }
         const sid = randomBytes(24).toString('base64url');
-        await createAuthSession(db, { id: sid, userId, expiresAt: new Date(Date.now() + SESSION_MAX_AGE_S * 1000) });
+        const expiresAt = new Date(Date.now() + SESSION_MAX_AGE_S * 1000);
+        await createAuthSession(db, { id: sid, userId, expiresAt, userAgent: ctx.userAgent });
+        if (account?.type === 'credentials') ctx.signedInWithPassword = userId;
         return { sub: userId, uid: userId, sid };
       },
       redirect({ url, baseUrl }) {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-import { dataDir } from '@/db/index';
+import { ensurePrivateDir } from '@/db/private-files';
+import { dataDir } from '@/lib/data-dir';
 import { processSingleton } from '@/lib/process-singleton';
 
 type Env = Record<string, string | undefined>;
@@ -40,7 +41,7 @@ export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<stri
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  await mkdir(dir, { recursive: true });
+  await ensurePrivateDir(dir);
   const secret = randomBytes(32).toString('base64url');
   // `wx`: if another start raced us, keep the file that won.
   await writeFile(file, secret, { mode: 0o600, flag: 'wx' }).catch(async (err) => {

@@ -5,11 +5,9 @@ import { hitRateLimit } from '@/db/queries/rate-limits';
 import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import { AppError } from '@/lib/http/errors';
 
+import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
 import { hashPassword } from './password';
-
-export const SIGN_UP_WINDOW_MS = 60 * 60 * 1000;
-export const SIGN_UP_LIMIT_PER_CLIENT = 20;
-export const SIGN_UP_LIMIT_PER_EMAIL = 5;
+import { newPasswordSchema } from './password-rules';
 
 export const signUpSchema = z
   .object({
@@ -18,7 +16,7 @@ export const signUpSchema = z
       .trim()
       .max(254, 'must be at most 254 characters')
       .pipe(z.email({ error: 'must be an email address like name@example.com' })),
-    password: z.string({ error: 'must be a string' }).min(8, 'must be at least 8 characters').max(1024, 'must be at most 1024 characters'),
+    password: newPasswordSchema,
     name: z.string({ error: 'must be a string' }).trim().max(100, 'must be at most 100 characters').optional(),
   })
   .strict();
@@ -33,13 +31,42 @@ export function defaultPlan(env = process.env): string {
   return plan;
 }
 
-export async function signUp(db: Db, input: SignUpInput, client: string): Promise<UserRow> {
-  const [byClient, byEmail] = await Promise.all([
-    hitRateLimit(db, `signup:client:${client}`, SIGN_UP_WINDOW_MS),
-    hitRateLimit(db, `signup:email:${normalizeEmail(input.email)}`, SIGN_UP_WINDOW_MS),
-  ]);
-  if (byClient > SIGN_UP_LIMIT_PER_CLIENT || byEmail > SIGN_UP_LIMIT_PER_EMAIL) {
-    throw new AppError('rate_limited', 'signup', 'Too many sign-ups from this address. Try again in an hour.');
+export interface SignUpContext {
+  /** The client's address when TRUSTED_PROXIES makes it trustworthy, else null. */
+  client: string | null;
+  limits?: AuthLimits;
+  now?: Date;
+}
+
+/**
+ * Creates an account. Every attempt is counted first — across all clients per minute, per email
+ * per hour, and per client when its address can be trusted — so the 409 that tells a taken email
+ * (people need to know) answers only within those limits and cannot be used to list accounts.
+ */
+export async function signUp(db: Db, input: SignUpInput, ctx: SignUpContext): Promise<UserRow> {
+  const limits = ctx.limits ?? authLimits();
+  const counters = [
+    { key: 'signup:global', windowMs: GLOBAL_WINDOW_MS, limit: limits.signUpsPerMinute, message: 'Too many sign-ups right now.' },
+    {
+      key: `signup:email:${normalizeEmail(input.email)}`,
+      windowMs: SIGN_UP_WINDOW_MS,
+      limit: limits.signUpsPerEmail,
+      message: 'Too many sign-up attempts for this email.',
+    },
+  ];
+  if (ctx.client) {
+    counters.push({
+      key: `signup:client:${ctx.client}`,
+      windowMs: SIGN_UP_WINDOW_MS,
+      limit: limits.signUpsPerClient,
+      message: 'Too many sign-ups from this address.',
+    });
+  }
+  const counts = await Promise.all(counters.map((c) => hitRateLimit(db, c.key, c.windowMs, ctx.now)));
+  const over = counters.find((c, i) => counts[i]! > c.limit);
+  if (over) {
+    const wait = over.windowMs === GLOBAL_WINDOW_MS ? 'a minute' : 'an hour';
+    throw new AppError('rate_limited', 'signup', `${over.message} Try again in ${wait}.`);
   }
   const user = await createUser(db, {
     email: input.email,

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 import { createConversation, deleteConversation, getConversation, listConversations, renameConversation } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
@@ -12,20 +10,12 @@ import type { Runtime } from '@/lib/server/runtime';
 import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
-/** The body limit of the messages route: a little over the text limit, for JSON escaping. */
-export const MAX_MESSAGE_BODY_BYTES = 4 * MAX_MESSAGE_CHARS + 1024;
-
-const title = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-
-export const createConversationSchema = z.object({ title: title.optional(), model: z.string().max(200).optional() }).strict();
-export const renameSchema = z.object({ title }).strict();
-export const messageSchema = z.object({ text: z.string({ error: 'must be a string' }) }).strict();
 
 export async function listForUser(rt: Runtime, userId: string): Promise<ConversationSummary[]> {
   return (await listConversations(rt.handle.db, userId)).map(toSummary);
 }
 
-export async function create(rt: Runtime, userId: string, input: z.infer<typeof createConversationSchema>) {
+export async function create(rt: Runtime, userId: string, input: { title?: string; model?: string }) {
   if (input.model && input.model !== rt.modelConfig.model) {
     throw new AppError(
       'bad_request',

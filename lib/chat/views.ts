@@ -1,6 +1,7 @@
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
+import type { StoredMessageContent } from '@/db/stored-json';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
 
 export interface ConversationSummary {
@@ -24,7 +25,7 @@ export interface MessageView {
   id: string;
   seq: number;
   role: 'user' | 'assistant';
-  content: unknown;
+  content: StoredMessageContent;
   runId: string | null;
   stopReason: string | null;
   createdAt: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { decideToolCall, isTrustedRepeatable, type PolicyInput } from './policy';
+import { isTrustedRepeatable, verdictFor, type PolicyInput } from './policy';
 
 const base: PolicyInput = {
   tool: { trust: 'trusted', annotations: {} },
@@ -12,14 +12,14 @@ const base: PolicyInput = {
 const decide = (
   over: Partial<PolicyInput> & { annotations?: PolicyInput['tool']['annotations']; trust?: 'trusted' | 'untrusted'; autoApprove?: boolean },
 ) =>
-  decideToolCall({
+  verdictFor({
     ...base,
     ...over,
     tool: { trust: over.trust ?? 'trusted', annotations: over.annotations ?? {} },
     grant: over.grant ?? { state: 'active', autoApprove: over.autoApprove ?? false },
-  }).decision;
+  }).verdict;
 
-describe('decideToolCall', () => {
+describe('verdictFor', () => {
   it('rejects what is not granted, expired, suspended, over plan or outside the constraint', () => {
     for (const state of ['missing', 'expired', 'suspended'] as const) {
       expect(decide({ grant: { state, autoApprove: true }, annotations: { readOnlyHint: true } })).toBe('reject');
@@ -54,9 +54,9 @@ describe('decideToolCall', () => {
     expect(decide({ annotations: { idempotentHint: true } })).toBe('ask');
   });
 
-  it('warns when a tool reaches outside systems, whatever the decision', () => {
-    const r = decideToolCall({ ...base, tool: { trust: 'trusted', annotations: { readOnlyHint: true, openWorldHint: true } } });
-    expect(r.decision).toBe('auto');
+  it('warns when a tool reaches outside systems, whatever the verdict', () => {
+    const r = verdictFor({ ...base, tool: { trust: 'trusted', annotations: { readOnlyHint: true, openWorldHint: true } } });
+    expect(r.verdict).toBe('auto');
     expect(r.warnings).toEqual(['This tool reaches outside systems.']);
   });
 });

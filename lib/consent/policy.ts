@@ -1,7 +1,9 @@
-import type { ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { Trust, Verdict } from '@/db/vocabulary';
+import type { ToolAnnotations } from '@/lib/mcp/types';
 
 /**
- * The one decision table for one tool call (DESIGN.md section 4). Annotations are hints a server
+ * The one decision table for one tool call (docs/ARCHITECTURE.md, "Consent"). It gives a
+ * verdict — auto, ask or reject; only a person makes a decision. Annotations are hints a server
  * could lie about: a hint asking for MORE caution (destructive, open world) is honored from any
  * server; a hint asking for LESS (read-only, idempotent) only from a trusted one.
  */
@@ -19,10 +21,8 @@ export interface PolicyInput {
   runTainted: boolean;
 }
 
-export type Decision = 'auto' | 'ask' | 'reject';
-
-export interface PolicyResult {
-  decision: Decision;
+export interface PolicyVerdict {
+  verdict: Verdict;
   /** Why, in words shown on the card and stored in the audit log. */
   reason: string;
   /** Shown on the approval card (e.g. the tool reaches outside systems). */
@@ -42,9 +42,9 @@ export function isTrustedRepeatable(tool: PolicyInput['tool']): boolean {
   );
 }
 
-export function decideToolCall(input: PolicyInput): PolicyResult {
+export function verdictFor(input: PolicyInput): PolicyVerdict {
   const warnings = input.tool.annotations.openWorldHint === true ? ['This tool reaches outside systems.'] : [];
-  const result = (decision: Decision, reason: string): PolicyResult => ({ decision, reason, warnings });
+  const result = (verdict: Verdict, reason: string): PolicyVerdict => ({ verdict, reason, warnings });
 
   if (input.grant.state === 'missing') return result('reject', 'This tool is not switched on for this conversation.');
   if (input.grant.state === 'expired') return result('reject', 'The grant for this tool has expired.');

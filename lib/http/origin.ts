@@ -5,7 +5,8 @@ import { AppError } from './errors';
  * else what the request itself says.
  */
 export function appOrigin(req: Request): string {
-  const configured = process.env.APP_URL ?? process.env.AUTH_URL;
+  // Blank counts as unset (the e2e config blanks both).
+  const configured = process.env.APP_URL || process.env.AUTH_URL;
   if (configured) return new URL(configured).origin;
   const host = req.headers.get('host');
   const url = new URL(req.url);
@@ -24,7 +25,36 @@ export function assertSameOrigin(req: Request): void {
   }
 }
 
-export function clientKey(req: Request): string {
-  const forwarded = req.headers.get('x-forwarded-for');
-  return forwarded?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'unknown';
+type Env = Record<string, string | undefined>;
+
+/**
+ * How many proxies of ours stand in front of the app and append to X-Forwarded-For
+ * (`TRUSTED_PROXIES`, default 0).
+ */
+export function trustedProxyHops(env: Env = process.env): number {
+  const raw = env.TRUSTED_PROXIES;
+  if (!raw) return 0;
+  const hops = Number(raw);
+  if (!Number.isInteger(hops) || hops < 0 || hops > 10) {
+    throw new Error(`TRUSTED_PROXIES must be the number of proxies in front of the app, 0 to 10 (got "${raw}").`);
+  }
+  return hops;
+}
+
+/**
+ * The client's address for per-client rate limits, or null when it cannot be known. Entries of
+ * X-Forwarded-For are whatever the client sent (`next start` passes a client's own header
+ * through unchanged), except those our own proxies appended at the right end: with
+ * TRUSTED_PROXIES = n, the n-th entry from the right was written by our outermost proxy and is
+ * the address it saw. Without proxies (or with fewer entries than hops) nothing in the request
+ * can be trusted, and only the global limits apply.
+ */
+export function clientKey(req: Request, env: Env = process.env): string | null {
+  const hops = trustedProxyHops(env);
+  if (hops === 0) return null;
+  const entries = (req.headers.get('x-forwarded-for') ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  return entries.length >= hops ? entries[entries.length - hops]! : null;
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { loopbackFetch } from '@/test/loopback-fetch';
 import { fixtureConfig } from '@/test/tool-harness';
 
 import { withCatalogCache } from './catalog-cache';
@@ -21,7 +22,7 @@ for (const { kind, available } of TEST_DATABASES) {
     it('keeps a legacy server list for the default TTL, per user, and lists again after it or on refresh', async () => {
       const fixture = await startFixtureServer({ legacyOnly: true });
       let clock = new Date('2026-11-01T00:00:00Z');
-      const gw = withCatalogCache(createMcpGateway({}), h.db, { legacyTtlMs: 60_000, now: () => clock });
+      const gw = withCatalogCache(createMcpGateway({ fetch: loopbackFetch }), h.db, { legacyTtlMs: 60_000, now: () => clock });
       const server = fixtureConfig(fixture.url);
       const alice = { userId: '00000000-0000-4000-8000-00000000000a' };
       const first = await gw.listTools(server, alice);
@@ -50,7 +51,7 @@ for (const { kind, available } of TEST_DATABASES) {
 
     it('does not keep a modern server list that says ttlMs 0, nor a failed listing', async () => {
       const fixture = await startFixtureServer();
-      const gw = withCatalogCache(createMcpGateway({}), h.db);
+      const gw = withCatalogCache(createMcpGateway({ fetch: loopbackFetch }), h.db);
       const server = { ...fixtureConfig(fixture.url), id: 'modern-fixture' };
       const caller = { userId: '00000000-0000-4000-8000-00000000000c' };
       await gw.listTools(server, caller);

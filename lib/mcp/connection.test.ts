@@ -4,8 +4,9 @@ import { SdkErrorCode, SdkHttpError, type FetchLike } from '@modelcontextprotoco
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createFixtureHandler, startFixtureServer, type FixtureHandler, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
-import { closeQuietly, connect, shouldTrySse } from './connection';
+import { closeQuietly, connect, RemoteServersDisabled, shouldTrySse } from './connection';
 import { createMcpGateway } from './gateway';
 import type { CallerIdentity, McpServerConfig } from './types';
 
@@ -74,6 +75,20 @@ describe('remote servers', () => {
   });
   afterAll(() => fx.close());
 
+  it('fail closed: without a guarded fetch a remote server is refused and never contacted', async () => {
+    const server: McpServerConfig = { id: 'r', namespace: 'r', displayName: 'Remote', url: fx.url, trust: 'trusted', timeoutMs: 5_000 };
+    const before = fx.requests.length;
+    await expect(connect(server, caller, {})).rejects.toThrow(RemoteServersDisabled);
+    const gateway = createMcpGateway({});
+    const catalog = await gateway.listTools(server, caller);
+    expect(catalog.error).toBe(
+      'Could not list its tools: Remote is a remote server, and remote servers are not enabled here (no guarded connection is configured).',
+    );
+    const outcome = await gateway.callTool(server, 'text', {}, { caller, signal: new AbortController().signal, timeoutMs: 1_000 });
+    expect(outcome).toMatchObject({ kind: 'failed', message: expect.stringContaining('remote servers are not enabled here') });
+    expect(fx.requests.length).toBe(before);
+  });
+
   it('sends every request through the injected fetch (the URL guard seam), with the configured headers', async () => {
     const seen: string[] = [];
     const guarded: FetchLike = (url, init) => {
@@ -133,7 +148,7 @@ describe('a URL where nothing speaks MCP', () => {
       timeoutMs: 3_000,
     };
     try {
-      const catalog = await createMcpGateway().listTools(server, caller);
+      const catalog = await createMcpGateway({ fetch: loopbackFetch }).listTools(server, caller);
       expect(catalog.error).toBe(`Nope (http://127.0.0.1:${port}) answered HTTP 404 when asked to list its tools: Cannot POST /nope.`);
       // The discovery probe, the legacy initialize it falls back to, then the HTTP+SSE stream.
       expect(methods).toEqual(['POST', 'POST', 'GET']);

@@ -10,6 +10,7 @@ import {
   type PriorDiscovery,
 } from '@modelcontextprotocol/client';
 
+import { boundedFetch, type ResponseTooLarge } from './bounded-fetch';
 import { checkToolSchema, validationProblem } from './schema-guard';
 import type { CallerIdentity, McpServerConfig } from './types';
 
@@ -28,12 +29,17 @@ export interface ConnectDeps {
   inProcess?: (server: McpServerConfig, caller: CallerIdentity) => FetchLike | undefined;
   /**
    * The fetch for remote servers. This is the seam for the URL guard (SSRF checks at connect
-   * time, redirects, size/time bounds): wrap it here, and every MCP request goes through it.
+   * time, redirects, size/time bounds): every MCP request to a remote server goes through it.
+   * Without one, remote servers are refused: nothing falls back to the global fetch.
    */
   fetch?: FetchLike;
+  /** Bytes read of any one response, in-process or remote (default `MAX_RESPONSE_BYTES`, 8 MB). */
+  maxResponseBytes?: number;
 }
 
 export interface ConnectOptions extends ConnectDeps {
+  /** Told when a response of this connection went over `maxResponseBytes` (its body then errors). */
+  onResponseTooLarge?: (error: ResponseTooLarge) => void;
   signal?: AbortSignal;
   timeoutMs?: number;
   /** A cached era verdict (e.g. to resume an elicitation without a discovery round trip). */
@@ -66,6 +72,13 @@ export function newClient(): Client {
   });
 }
 
+/** A remote server was asked for in a process that has no guarded fetch for remote servers. */
+export class RemoteServersDisabled extends Error {
+  constructor(serverName: string) {
+    super(`${serverName} is a remote server, and remote servers are not enabled here (no guarded connection is configured).`);
+  }
+}
+
 export function isBuiltin(server: McpServerConfig): boolean {
   return server.builtin === true || server.url.startsWith('builtin://');
 }
@@ -93,13 +106,15 @@ export function shouldTrySse(error: unknown): boolean {
 
 export async function connect(server: McpServerConfig, caller: CallerIdentity, opts: ConnectOptions = {}): Promise<Client> {
   const requestOptions = { signal: opts.signal, timeout: opts.timeoutMs };
+  // Every server's answers are bounded, the built-in in-process ones included.
+  const bounded = (base: FetchLike) => boundedFetch(base, { maxBytes: opts.maxResponseBytes, onExceeded: opts.onResponseTooLarge });
 
   if (isBuiltin(server)) {
     const local = opts.inProcess?.(server, caller);
     if (!local) throw new Error(`The built-in server ${server.displayName} is not available in this process.`);
     const client = newClient();
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: local }), {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: bounded(local) }), {
         ...requestOptions,
         prior: opts.prior,
       });
@@ -110,7 +125,8 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     }
   }
 
-  const fetchFn = withHeaders(opts.fetch ?? ((url, init) => fetch(url, init)), server.headers);
+  if (!opts.fetch) throw new RemoteServersDisabled(server.displayName);
+  const fetchFn = bounded(withHeaders(opts.fetch, server.headers));
   const url = new URL(server.url);
   const client = newClient();
   let firstError: unknown;

@@ -1,5 +1,7 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
+import { RemoteServersDisabled } from './connection';
+
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
  * tells a person (and the model) what happened. Server-supplied text is quoted, shortened, and
@@ -60,6 +62,7 @@ export function isTimeout(error: unknown): boolean {
  * @param action what we were doing, for example `call "search"` or `list its tools`
  */
 export function describeFailure(serverName: string, url: string, action: string, error: unknown): string {
+  if (error instanceof RemoteServersDisabled) return `Could not ${action}: ${error.message}`;
   const who = `${serverName} (${originOf(url)})`;
   const network = error instanceof SdkHttpError || error instanceof ProtocolError ? undefined : networkReason(error);
   if (network) return `Could not reach ${who} to ${action}: ${network}.`;

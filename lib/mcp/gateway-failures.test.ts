@@ -2,13 +2,14 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { startFixtureServer, type FixtureOptions, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
 import { createMcpGateway } from './gateway';
 import type { CallOptions, McpServerConfig } from './types';
 
 /** Servers that break: every failure comes back as data with a sentence naming the server. */
 
-const gateway = createMcpGateway();
+const gateway = createMcpGateway({ fetch: loopbackFetch });
 const caller = { userId: 'user-1' };
 const running: FixtureServer[] = [];
 afterEach(async () => {

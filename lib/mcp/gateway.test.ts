@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { TINY_PNG_BASE64 } from '@/test/fixtures/fixture-tools';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
 import { createMcpGateway } from './gateway';
 import { toToolResult } from './to-tool-result';
@@ -11,7 +12,7 @@ import type { CallOptions, CallOutcome, McpServerConfig, ProgressUpdate } from '
 /** The gateway against a real fixture server over HTTP on 127.0.0.1. */
 
 let fx: FixtureServer;
-const gateway = createMcpGateway();
+const gateway = createMcpGateway({ fetch: loopbackFetch });
 const caller = { userId: 'user-1', conversationId: 'conv-1' };
 let server: McpServerConfig;
 

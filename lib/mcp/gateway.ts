@@ -1,5 +1,8 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 
+import { storedInputRequests } from '@/db/stored-json';
+
+import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
 import { describeFailure, isTimeout, quote } from './failures';
@@ -56,8 +59,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
 
   async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
     let client: Client | undefined;
+    const size = watchSize();
     try {
-      client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs });
+      client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs, ...size.connectOptions });
       const era = client.getProtocolEra();
       if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), era };
       const raw: RawTool[] = [];
@@ -69,6 +73,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       for (let page = 0; ; page++) {
         const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, toolsPageSchema, {
           timeout: server.timeoutMs,
+          signal: size.connectOptions.signal,
         });
         if (page === 0) {
           if (typeof result.ttlMs === 'number') ttlMs = result.ttlMs;
@@ -87,9 +92,11 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
       return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
-      const message = isTimeout(error)
-        ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
-        : describeFailure(server.displayName, server.url, 'list its tools', error);
+      const message = size.tooLarge
+        ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
+        : isTimeout(error)
+          ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
+          : describeFailure(server.displayName, server.url, 'list its tools', error);
       return { server, tools: [], skipped: [], truncated: false, error: message };
     } finally {
       if (client) await closeQuietly(client);
@@ -104,11 +111,12 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     // The overall cap covers connecting, too, and silent stretches between progress messages.
     const overall = new AbortController();
     const capTimer = opts.maxTotalTimeoutMs ? setTimeout(() => overall.abort(), opts.maxTotalTimeoutMs) : undefined;
-    const signal = AbortSignal.any([opts.signal, overall.signal]);
+    const size = watchSize();
+    const signal = AbortSignal.any([opts.signal, overall.signal, size.connectOptions.signal]);
     let client: Client | undefined;
     let streamTimer: ReturnType<typeof setTimeout> | undefined;
     try {
-      client = await connect(server, opts.caller, { ...deps, signal, timeoutMs: opts.timeoutMs });
+      client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal });
       let lastTransportError: unknown;
       client.onerror = (error) => (lastTransportError = error);
 
@@ -145,15 +153,29 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       settled = true;
 
       if (result.resultType === 'input_required') {
+        const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
+        if (!asked.success) {
+          return {
+            kind: 'failed',
+            message: `${server.displayName} asked for input in a form Switchboard cannot read ("${tool}" did not finish).`,
+          };
+        }
         return {
           kind: 'input_required',
-          inputRequests: (result.inputRequests ?? {}) as Record<string, unknown>,
+          inputRequests: asked.data,
           ...(typeof result.requestState === 'string' && { requestState: result.requestState }),
         };
       }
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
+      if (size.tooLarge) {
+        const why = tooLargeReason(size.tooLarge);
+        return {
+          kind: 'failed',
+          message: `${server.displayName}'s answer to "${tool}" was too large: ${why} The tool may or may not have run.`,
+        };
+      }
       const sdkTotal = isTimeout(error) && (error as { data?: { maxTotalTimeout?: unknown } }).data?.maxTotalTimeout !== undefined;
       if (overall.signal.aborted || sdkTotal) {
         return {
@@ -189,6 +211,29 @@ class StreamEnded extends Error {
   constructor(readonly transportError: unknown) {
     super('the response stream ended without an answer');
   }
+}
+
+/**
+ * Notices a response over the size bound and aborts what is waiting for it at once: the SDK
+ * reports a broken body in its own words, or only as an ended stream, or not at all.
+ */
+function watchSize() {
+  const oversized = new AbortController();
+  const watch = {
+    tooLarge: undefined as ResponseTooLarge | undefined,
+    connectOptions: {
+      signal: oversized.signal,
+      onResponseTooLarge: (error: ResponseTooLarge) => {
+        watch.tooLarge ??= error;
+        oversized.abort(error);
+      },
+    },
+  };
+  return watch;
+}
+
+function tooLargeReason(error: ResponseTooLarge): string {
+  return `it went over the limit of ${formatBytes(error.limitBytes)} for one response, so Switchboard stopped reading it.`;
 }
 
 function seconds(ms: number): string {

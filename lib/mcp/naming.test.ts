@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { buildToolNames, candidateName } from './naming';
+import { buildToolNames, candidateName, namespaceProblem } from './naming';
 
 const LEGAL = /^[a-zA-Z0-9_-]{1,64}$/;
 const t = (serverId: string, namespace: string, name: string) => ({ serverId, namespace, name });
@@ -80,5 +80,23 @@ describe('buildToolNames', () => {
 
   it('refuses to name a tool that was not in the list', () => {
     expect(() => buildToolNames([]).modelNameOf('s1', 'nope')).toThrow(/not in the list/);
+  });
+});
+
+describe('namespaceProblem', () => {
+  it('naming: a namespace ending with "_" is refused, so <namespace>__<tool> always splits one way', () => {
+    // `a` + `_x` and `a_` + `x` would both want `a___x`; only the first can exist.
+    expect(namespaceProblem('a_')).toMatch(/no "_" at the start or end/);
+    expect(namespaceProblem('a')).toBeNull();
+    expect(candidateName('a', '_x', 's1')).toBe('a___x');
+  });
+
+  it('accepts lower-case letters, digits, "-" and single "_" inside; refuses the rest with the rule in words', () => {
+    for (const ok of ['notes', 'my-server', 'gh_issues', 'a1_b2-c3']) expect(namespaceProblem(ok)).toBeNull();
+    for (const bad of ['', '_a', 'a__b', 'Notes', 'a.b', 'a b', 'x'.repeat(33)]) expect(namespaceProblem(bad)).not.toBeNull();
+  });
+
+  it('reserves the host namespace', () => {
+    expect(namespaceProblem('switchboard')).toMatch(/reserved/);
   });
 });

@@ -9,6 +9,39 @@ import { createHash } from 'node:crypto';
  */
 
 export const MODEL_NAME_MAX = 64;
+/** Between namespace and tool name. */
+export const NAME_SEPARATOR = '__';
+
+/**
+ * A server's namespace: lower-case letters, digits and `-`, with single `_` inside. It never
+ * contains `__` and never starts or ends with `_`, so `<namespace>__<tool>` splits one way only:
+ * otherwise namespace `a` with tool `_x` and namespace `a_` with tool `x` would both want `a___x`,
+ * and which one kept it would depend on server ids (adding a server could move a name the model
+ * and the person already know).
+ */
+export const NAMESPACE_PATTERN = /^[a-z0-9-]+(?:_[a-z0-9-]+)*$/;
+export const NAMESPACE_MAX = 32;
+/** The host's own tools (e.g. paging a large result) live here: no server may use it. */
+export const RESERVED_NAMESPACE = 'switchboard';
+
+/** Why a namespace cannot be used, in words; null when it can. */
+export function namespaceProblem(namespace: string): string | null {
+  if (!namespace) return 'must not be empty';
+  if (namespace.length > NAMESPACE_MAX) return `must be at most ${NAMESPACE_MAX} characters (got ${namespace.length})`;
+  if (!NAMESPACE_PATTERN.test(namespace)) {
+    return (
+      `"${namespace}" is not allowed: use lower-case letters, digits and "-", with single "_" between them ` +
+      '(no "__", and no "_" at the start or end)'
+    );
+  }
+  if (namespace === RESERVED_NAMESPACE) return `"${namespace}" is reserved for Switchboard's own tools`;
+  return null;
+}
+
+/** The plain model-facing name of a tool: `<namespace>__<tool>`. */
+export function joinToolName(namespace: string, tool: string): string {
+  return `${namespace}${NAME_SEPARATOR}${tool}`;
+}
 const LEGAL = /^[a-zA-Z0-9_-]{1,64}$/;
 const HASH_LEN = 8;
 
@@ -35,7 +68,7 @@ function shortHash(...parts: string[]): string {
 
 /** The preferred name of one tool, computed from that tool alone. */
 export function candidateName(namespace: string, tool: string, serverId: string): string {
-  const raw = `${namespace}__${tool}`;
+  const raw = joinToolName(namespace, tool);
   if (LEGAL.test(raw)) return raw;
   return withSuffix(raw.replace(/[^a-zA-Z0-9_-]/g, '_'), shortHash(serverId, tool));
 }
@@ -68,8 +101,8 @@ export function buildToolNames(tools: NamedTool[]): ToolNames {
   for (const [name, members] of [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // The tool whose literal name this is keeps it; otherwise the lowest (server id, tool).
     const sorted = [...members].sort((a, b) => {
-      const exactA = `${a.namespace}__${a.name}` === name ? 0 : 1;
-      const exactB = `${b.namespace}__${b.name}` === name ? 0 : 1;
+      const exactA = joinToolName(a.namespace, a.name) === name ? 0 : 1;
+      const exactB = joinToolName(b.namespace, b.name) === name ? 0 : 1;
       return exactA - exactB || (key(a.serverId, a.name) < key(b.serverId, b.name) ? -1 : 1);
     });
     assign(name, sorted[0]!);

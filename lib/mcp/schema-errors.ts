@@ -22,8 +22,10 @@ export function pointerToPath(pointer: string): string {
     }, '');
 }
 
+/** A received value, short enough to quote back in an error (a long string is described, not echoed). */
 export function preview(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'string' && value.length > MAX_VALUE) return `a string of ${value.length} characters`;
   let text: string;
   try {
     text = JSON.stringify(value) ?? String(value);

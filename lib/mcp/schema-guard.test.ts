@@ -151,10 +151,10 @@ describe('describeValidationError', () => {
     );
   });
 
-  it('gives limits, array indices, and truncates long values', () => {
+  it('gives limits and array indices, and describes a long string instead of echoing it', () => {
     expect(problem(schema, { items: [{ qty: 1 }, { qty: 11 }] })).toBe('Field "items[1].qty" must be <= 10; received 11.');
     expect(problem(schema, { user: { name: 'x'.repeat(500) } })).toMatch(
-      /^Field "user.name" must be at most 5 characters long; received "x{79}…\.$/,
+      /^Field "user.name" must be at most 5 characters long; received a string of \d+ characters\.$/,
     );
     expect(problem({ type: 'object' }, 'text')).toBe('The input must be of type object; received "text".');
   });

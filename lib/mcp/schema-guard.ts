@@ -133,10 +133,19 @@ function compile(schema: Record<string, unknown>): SchemaCheck {
   }
 }
 
-/** The ajv-free shortcut: null when valid, else one sentence about the first problem. */
+/** Validates a value against a checked schema: null when valid, else one sentence about the first problem. */
 export function validationProblem(check: SchemaCheck, input: unknown): string | null {
   if (!check.ok) return `The schema cannot be used: ${check.reason}.`;
   return check.validate(input) ? null : describeValidationError(check.validate.errors ?? [], input);
+}
+
+/**
+ * Validates a value against a schema from a server or a person (a tool's input schema, a grant's
+ * constraint, an elicitation form): null when valid or when there is no schema, else one
+ * sentence naming the field, the value received and what is allowed.
+ */
+export function inputProblem(schema: Record<string, unknown> | null | undefined, input: unknown): string | null {
+  return schema ? validationProblem(checkToolSchema(schema), input) : null;
 }
 
 export { describeValidationError };

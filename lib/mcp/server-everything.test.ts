@@ -2,6 +2,7 @@ import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontext
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startServerEverything, type EverythingMode, type EverythingServer } from '@/test/fixtures/server-everything';
+import { loopbackFetch } from '@/test/loopback-fetch';
 
 import { closeQuietly, connect } from './connection';
 import { createMcpGateway } from './gateway';
@@ -10,7 +11,7 @@ import type { McpServerConfig } from './types';
 /** The published reference server (SDK v1, legacy era) over both of its HTTP transports. */
 
 const caller = { userId: 'user-1' };
-const gateway = createMcpGateway();
+const gateway = createMcpGateway({ fetch: loopbackFetch });
 
 describe.each<[EverythingMode, typeof StreamableHTTPClientTransport | typeof SSEClientTransport]>([
   ['streamableHttp', StreamableHTTPClientTransport],
@@ -32,7 +33,7 @@ describe.each<[EverythingMode, typeof StreamableHTTPClientTransport | typeof SSE
   afterAll(() => everything?.close());
 
   it('connects with the right transport on the legacy era', async () => {
-    const client = await connect(server, caller);
+    const client = await connect(server, caller, { fetch: loopbackFetch });
     try {
       expect(client.transport).toBeInstanceOf(Transport);
       expect(client.getProtocolEra()).toBe('legacy');

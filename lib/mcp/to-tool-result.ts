@@ -32,6 +32,8 @@ export interface ToToolResultOutput {
   block: Anthropic.ToolResultBlockParam;
   /** The whole result as text (images as placeholders), capped at the hard cap. */
   fullText?: string;
+  /** Characters of the whole result, before any cut. */
+  totalChars: number;
   truncated: boolean;
 }
 
@@ -141,6 +143,7 @@ export function toToolResult(input: ToToolResultInput): ToToolResultOutput {
   return {
     block: { type: 'tool_result', tool_use_id: input.toolUseId, content: blocks, ...(isError && { is_error: true }) },
     fullText,
+    totalChars: total,
     truncated,
   };
 }

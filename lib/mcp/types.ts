@@ -3,7 +3,10 @@
  * identify servers everywhere (scopes, name maps, audit).
  */
 
-export type Trust = 'trusted' | 'untrusted';
+import type { StoredInputRequests } from '@/db/stored-json';
+import type { Trust } from '@/db/vocabulary';
+
+export type { Trust };
 
 export interface McpServerConfig {
   /** Stable id: a UUID for user-added servers, `builtin-<namespace>` for first-party ones. */
@@ -82,7 +85,7 @@ export interface McpCallResult {
 
 export type CallOutcome =
   | { kind: 'result'; result: McpCallResult }
-  | { kind: 'input_required'; inputRequests: Record<string, unknown>; requestState?: string }
+  | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
   | { kind: 'failed'; message: string };

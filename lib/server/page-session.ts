@@ -1,6 +1,7 @@
 import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 
+import { usesSecureCookies } from '@/lib/auth/secure-cookies';
 import { getSessionFromCookies, type Session } from '@/lib/auth/session';
 
 import { getRuntime } from './runtime';
@@ -8,7 +9,10 @@ import { getRuntime } from './runtime';
 /** The session of the page being rendered, or null. */
 export async function getPageSession(): Promise<Session | null> {
   const rt = await getRuntime();
-  return getSessionFromCookies(rt.handle.db, rt.secret, (await headers()).get('cookie'));
+  const requestHeaders = await headers();
+  return getSessionFromCookies(rt.handle.db, rt.secret, requestHeaders.get('cookie'), {
+    secure: usesSecureCookies({ headers: requestHeaders }),
+  });
 }
 
 /** For protected pages: the session, or a redirect to sign-in. */

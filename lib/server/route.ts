@@ -1,3 +1,4 @@
+import { usesSecureCookies } from '@/lib/auth/secure-cookies';
 import { getSessionFromCookies, type Session } from '@/lib/auth/session';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import { assertSameOrigin } from '@/lib/http/origin';
@@ -20,7 +21,7 @@ export function authed<P = Record<string, never>>(handler: (ctx: RouteContext<P>
     try {
       if (opts.write) assertSameOrigin(req);
       const rt = await getRuntime();
-      const session = await getSessionFromCookies(rt.handle.db, rt.secret, req.headers.get('cookie'));
+      const session = await getSessionFromCookies(rt.handle.db, rt.secret, req.headers.get('cookie'), { secure: usesSecureCookies(req) });
       if (!session) throw new AppError('unauthorized', 'session', 'Sign in to continue.');
       return await handler({ req, params: await context.params, session, rt });
     } catch (err) {

@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { after } from 'next/server';
 
-import { getDbHandle, type DbHandle } from '@/db/index';
-import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import type { DbHandle } from '@/db/connection';
+import type { EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { streamTimingFrom } from '@/lib/agent/sse';
 import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { errorSummary } from '@/lib/log-safe';
-import { createDefaultToolHost } from '@/lib/mcp/default-host';
-import { createModelClient, getModelConfig, type ModelConfig } from '@/lib/model/client';
+import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import { processSingleton } from '@/lib/process-singleton';
+
+import { getDbHandle } from './database';
+import { buildEngineDeps } from './engine-deps';
 
 export interface Runtime {
   handle: DbHandle;
@@ -37,17 +38,9 @@ export function getRuntime(): Promise<Runtime> {
 async function build(): Promise<Runtime> {
   const secret = await getAuthSecret();
   const handle = await getDbHandle();
-  const bus = createEventBus(handle);
   const modelConfig = getModelConfig();
-  const engine: EngineDeps = {
-    db: handle.db,
-    events: bus,
-    model: { client: createModelClient(), model: modelConfig.model },
-    schedule: runAfterResponse,
-    tools: createDefaultToolHost(handle.db),
-    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
-  };
-  return { handle, bus, secret, modelConfig, engine, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse });
+  return { handle, bus: engine.bus, secret, modelConfig, engine, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
 }
 
 /**

@@ -1,3 +1,5 @@
+import { checkAuthConfig } from '@/lib/auth/check-config';
+
 import { getRuntime } from './runtime';
 
 /**
@@ -7,6 +9,7 @@ import { getRuntime } from './runtime';
  */
 export async function startServer(): Promise<void> {
   try {
+    checkAuthConfig();
     const rt = await getRuntime();
     console.log(`[switchboard] database ready (${rt.handle.kind}); model: ${rt.modelConfig.label}`);
   } catch (err) {

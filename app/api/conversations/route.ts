@@ -1,6 +1,12 @@
-import { create, createConversationSchema, listForUser } from '@/lib/chat/service';
+import { z } from 'zod';
+
+import { create, listForUser } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed } from '@/lib/server/route';
+
+import { conversationTitle } from './title';
+
+const createConversationSchema = z.object({ title: conversationTitle.optional(), model: z.string().max(200).optional() }).strict();
 
 export const GET = authed(async ({ rt, session }) => Response.json({ conversations: await listForUser(rt, session.user.id) }));
 

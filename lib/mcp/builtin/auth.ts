@@ -1,5 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 
+import { errorSummary } from '@/lib/log-safe';
+
 import type { CallerIdentity } from '../types';
 
 /**
@@ -31,3 +33,11 @@ export function callerFromAuthInfo(authInfo: AuthInfo | undefined): CallerIdenti
 export const NO_USER_MESSAGE =
   'no signed-in user: this first-party server only runs for a signed-in Switchboard user, and the user comes from the session, not from ' +
   'tool arguments.';
+
+/**
+ * The `onerror` of a first-party handler. Errors can quote what they were about (a query's
+ * parameters, a request's content): only their summary is logged.
+ */
+export function logHandlerError(server: string): (err: Error) => void {
+  return (err) => console.error(`[${server}] MCP handler error:`, errorSummary(err));
+}

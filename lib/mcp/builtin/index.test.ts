@@ -42,6 +42,27 @@ describe('first-party server registry', () => {
     await closeBuiltinHandlers();
   });
 
+  it("applies each person's sandbox limits (limitsFor their plan; the defaults when the plan cannot be read)", async () => {
+    vi.stubEnv('SWITCHBOARD_LIMITS', JSON.stringify({ sandboxRunsPerUser: 0 }));
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const getDb = vi.fn(async (): Promise<never> => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    });
+    const client = await connectInProcess(builtinHandler('sandbox', getDb), builtinAuthInfo({ userId: USER }), 'builtin://sandbox');
+    try {
+      const r = await call(client, 'run_js', { code: '1 + 1' });
+      expect(getDb).toHaveBeenCalled();
+      expect(log).toHaveBeenCalledWith('[sandbox] could not read the plan:', expect.stringContaining('ECONNREFUSED'));
+      expect(r.isError).toBe(true);
+      expect(r.data!.error).toMatch(/^SandboxBusyError: .*at most 0 at once/);
+    } finally {
+      await client.close();
+      await closeBuiltinHandlers();
+      vi.unstubAllEnvs();
+      log.mockRestore();
+    }
+  });
+
   it('round-trips the caller through authInfo and rejects malformed users', () => {
     const auth = builtinAuthInfo({ userId: USER, conversationId: 'c1' });
     expect(auth).toMatchObject({ token: 'builtin', clientId: 'switchboard', scopes: [] });

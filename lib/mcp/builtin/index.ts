@@ -1,14 +1,19 @@
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 
 import type { Db } from '@/db/connection';
+import { getUserPlan } from '@/db/queries/users';
+import { limitsFor } from '@/lib/limits';
+import { errorSummary } from '@/lib/log-safe';
+import { processSingleton } from '@/lib/process-singleton';
 
+import type { FetchLike } from '../connection';
 import type { McpServerConfig } from '../types';
 import { createNotesServerHandler } from './notes';
 import { createSandboxServerHandler } from './sandbox';
 
 export { builtinAuthInfo, callerFromAuthInfo } from './auth';
 export { createNotesServerHandler } from './notes';
-export { createSandboxServerHandler, type SandboxOptions } from './sandbox';
+export { createSandboxServerHandler, type SandboxOptions, type SandboxServerOptions } from './sandbox';
 
 /**
  * First-party servers. They run in-process but are reached through the same MCP client path as
@@ -42,17 +47,31 @@ export function isBuiltinNamespace(namespace: string): namespace is BuiltinNames
   return namespace === 'notes' || namespace === 'sandbox';
 }
 
-// One handler per namespace for the process: the sandbox keeps its warm workers in it.
-const handlers = new Map<BuiltinNamespace, McpHttpHandler>();
+// One handler per namespace for the process (not per route bundle): the sandbox keeps its warm
+// workers and its per-user queues in it.
+const handlers = processSingleton('builtinHandlers', () => new Map<BuiltinNamespace, McpHttpHandler>());
 
 /** The cached handler of a first-party server; `getDb` is only used the first time. */
 export function builtinHandler(namespace: BuiltinNamespace, getDb: () => Promise<Db>): McpHttpHandler {
   let handler = handlers.get(namespace);
   if (!handler) {
-    handler = namespace === 'notes' ? createNotesServerHandler(getDb) : createSandboxServerHandler();
+    handler = namespace === 'notes' ? createNotesServerHandler(getDb) : createSandboxServerHandler({ userLimits: planLimits(getDb) });
     handlers.set(namespace, handler);
   }
   return handler;
+}
+
+/** Each person's sandbox share comes from their plan; if the plan cannot be read, the defaults apply. */
+function planLimits(getDb: () => Promise<Db>) {
+  return async (userId: string | null) => {
+    if (!userId) return limitsFor(undefined);
+    try {
+      return limitsFor(await getUserPlan(await getDb(), userId));
+    } catch (err) {
+      console.error('[sandbox] could not read the plan:', errorSummary(err));
+      return limitsFor(undefined);
+    }
+  };
 }
 
 /** Closes and forgets the cached handlers (process shutdown, tests); the next call builds anew. */
@@ -61,8 +80,6 @@ export async function closeBuiltinHandlers(): Promise<void> {
   handlers.clear();
   await Promise.all(all.map((h) => h.close()));
 }
-
-export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * A `fetch` for `StreamableHTTPClientTransport` that serves each request from `handler` with no

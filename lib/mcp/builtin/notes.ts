@@ -5,8 +5,8 @@ import type { Db } from '@/db/connection';
 import { createNote, deleteNote, getNote, searchNotes, updateNote, type NoteRow } from '@/db/queries/notes';
 import { errorSummary } from '@/lib/log-safe';
 
-import { callerFromAuthInfo, NO_USER_MESSAGE } from './auth';
-import { dataResult, errorResult, toolInput } from './tool-schema';
+import { callerFromAuthInfo, logHandlerError, NO_USER_MESSAGE } from './auth';
+import { dataResult, mcpErrorResult, toolInput } from './tool-schema';
 
 /**
  * The first-party `notes` server: a per-user notebook in our own database. The user is taken
@@ -61,7 +61,7 @@ function noteData(n: NoteRow) {
 }
 
 function notFound(id: string): CallToolResult {
-  return errorResult(
+  return mcpErrorResult(
     `note not found: id "${id}" is not one of the signed-in user's notes (it may have been deleted). ` +
       'Call search (an empty query lists recent notes) to find valid ids.',
   );
@@ -75,12 +75,12 @@ async function asUser(
   run: (db: Db, userId: string) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const caller = callerFromAuthInfo(ctx.http?.authInfo);
-  if (!caller) return errorResult(NO_USER_MESSAGE);
+  if (!caller) return mcpErrorResult(NO_USER_MESSAGE);
   try {
     return await run(await getDb(), caller.userId);
   } catch (err) {
     console.error(`[notes] ${tool} failed:`, errorSummary(err));
-    return errorResult(
+    return mcpErrorResult(
       `notes ${tool} failed: the notes storage is unavailable right now. Nothing is known to have changed; try again later.`,
     );
   }
@@ -186,7 +186,7 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
         const deleted = await deleteNote(db, userId, args.id, { ifTitle: args.confirmTitle });
         if (deleted) return dataResult({ deleted });
         if (!(await getNote(db, userId, args.id))) return notFound(args.id);
-        return errorResult(
+        return mcpErrorResult(
           `delete refused: confirmTitle ${JSON.stringify(args.confirmTitle)} is not the exact current title of note "${args.id}". ` +
             'Nothing was deleted. Call get with this id to read the exact title, then call delete again with confirmTitle set to it ' +
             'exactly (case and spaces count).',
@@ -200,6 +200,6 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
 /** The notes server as a Web `Request → Response` handler; the factory runs once per request. */
 export function createNotesServerHandler(getDb: () => Promise<Db>): McpHttpHandler {
   return createMcpHandler(() => buildNotesServer(getDb), {
-    onerror: (err) => console.error('[notes] MCP handler error:', err.message),
+    onerror: logHandlerError('notes'),
   });
 }

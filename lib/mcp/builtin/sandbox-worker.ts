@@ -5,7 +5,8 @@
  * project root (`workerData.root`), so both setups resolve the same node_modules copy.
  *
  * Protocol: the host posts one job at a time `{ code, memoryLimitBytes, timeLimitMs,
- * outputLimitBytes }`; the worker answers `{ stdout, result, error, limit, tainted }`.
+ * outputLimitBytes }`; the worker answers `{ stdout, result, error, limit, tainted }`, each of
+ * `stdout`, `result` and `error` cut to `outputLimitBytes` here, before anything crosses to the host.
  * `tainted` means QuickJS could not free the runtime cleanly: the host must replace the worker.
  */
 export const SANDBOX_WORKER_SOURCE = String.raw`
@@ -37,14 +38,26 @@ const STRINGIFY = '(v) => { if (v === undefined) return null;' +
   'try { const j = JSON.stringify(v); if (j !== undefined) return j; } catch (e) {}' +
   'try { return String(v); } catch (e) { return "[unprintable " + typeof v + "]"; } }';
 
-function describeError(dumped) {
+// Cuts text to \`cap\` UTF-8 bytes with a marker saying what was cut. Slicing by characters first
+// keeps a 16 MB string from being copied whole into a Buffer just to be thrown away.
+function capBytes(text, cap, what) {
+  if (text.length <= cap / 3 || Buffer.byteLength(text) <= cap) return text;
+  // A split multi-byte character at the cut is dropped.
+  const kept = Buffer.from(text.slice(0, cap)).subarray(0, cap).toString('utf8').replace(/\uFFFD$/, '');
+  return kept + '\n[' + what + ' truncated at ' + cap + ' bytes]';
+}
+
+// The thrown value in words. Every part is cut to the output cap before it is joined: a script
+// can throw a 16 MB string or an error with a 16 MB message, and none of that may reach the host.
+function describeError(dumped, cap) {
+  const cut = (s) => String(s).slice(0, cap + 1);
   if (dumped && typeof dumped === 'object' && 'message' in dumped) {
-    const stack = typeof dumped.stack === 'string' ? dumped.stack.split('\n').slice(0, 5).join('\n').trimEnd() : '';
-    return (dumped.name || 'Error') + ': ' + dumped.message + (stack ? '\n' + stack : '');
+    const stack = typeof dumped.stack === 'string' ? cut(dumped.stack).split('\n').slice(0, 5).join('\n').trimEnd() : '';
+    return capBytes(cut(dumped.name || 'Error') + ': ' + cut(dumped.message) + (stack ? '\n' + stack : ''), cap, 'error');
   }
   let text;
-  try { text = JSON.stringify(dumped); } catch (e) { text = undefined; }
-  return 'Uncaught ' + (text === undefined ? String(dumped) : text);
+  try { text = JSON.stringify(typeof dumped === 'string' ? cut(dumped) : dumped); } catch (e) { text = undefined; }
+  return capBytes('Uncaught ' + cut(text === undefined ? String(dumped) : text), cap, 'error');
 }
 
 function limitOf(message) {
@@ -93,31 +106,31 @@ function run(mod, job) {
     const evaluated = vm.evalCode(job.code, 'sandbox.js');
     if (evaluated.error) {
       handles.push(evaluated.error);
-      error = describeError(vm.dump(evaluated.error));
+      error = describeError(vm.dump(evaluated.error), cap);
     } else {
       let value = evaluated.value;
       handles.push(value);
       // Promise callbacks are microtasks: run them all (there are no timers to wait for).
       const jobs = rt.executePendingJobs();
-      if (jobs.error) { handles.push(jobs.error); error = describeError(vm.dump(jobs.error)); }
+      if (jobs.error) { handles.push(jobs.error); error = describeError(vm.dump(jobs.error), cap); }
       const state = vm.getPromiseState(value);
       if (state.type === 'pending') {
         error = 'Error: the final value is a promise that never settled (the sandbox has no timers or I/O to wait for)';
       } else if (state.type === 'rejected') {
         handles.push(state.error);
-        error = describeError(vm.dump(state.error));
+        error = describeError(vm.dump(state.error), cap);
       } else if (!state.notAPromise) {
         handles.push(state.value);
         value = state.value;
       }
       if (error === null) {
         const text = vm.callFunction(stringify, vm.undefined, value);
-        if (text.error) { handles.push(text.error); error = describeError(vm.dump(text.error)); }
+        if (text.error) { handles.push(text.error); error = describeError(vm.dump(text.error), cap); }
         else { handles.push(text.value); result = vm.dump(text.value); }
       }
     }
   } catch (e) {
-    error = 'Error: ' + (e && e.message ? e.message : String(e));
+    error = 'Error: ' + String(e && e.message ? e.message : e).slice(0, cap + 1);
   }
   let tainted = false;
   try {
@@ -127,10 +140,7 @@ function run(mod, job) {
   } catch (e) {
     tainted = true;
   }
-  if (typeof result === 'string' && Buffer.byteLength(result) > cap) {
-    result = Buffer.from(result).subarray(0, cap).toString('utf8').replace(/\uFFFD$/, '') +
-      '\n[result truncated at ' + cap + ' bytes]';
-  }
+  if (typeof result === 'string') result = capBytes(result, cap, 'result');
   if (truncated) stdout += '\n[output truncated at ' + cap + ' bytes]';
   const limit = error ? limitOf(error) : null;
   if (limit) {
@@ -138,6 +148,8 @@ function run(mod, job) {
     const nl = error.indexOf('\n');
     error = LIMIT_TEXT[limit](job) + (nl >= 0 ? error.slice(nl) : '');
   }
+  // Failures of the sandbox itself carry text too (an engine message); the same cap holds.
+  if (error !== null) error = capBytes(error, cap, 'error');
   return { stdout, result, error, limit, tainted: tainted || limit !== null };
 }
 
@@ -146,7 +158,7 @@ parentPort.on('message', async (job) => {
   try {
     reply = run(await modulePromise, job);
   } catch (e) {
-    const why = e && e.message ? e.message : String(e);
+    const why = String(e && e.message ? e.message : e).slice(0, 2000);
     reply = { stdout: '', result: null, error: 'Error: sandbox failure: ' + why, limit: null, tainted: true };
   }
   parentPort.postMessage(reply);

@@ -135,6 +135,41 @@ describe('sandbox MCP server', () => {
     expect(kept!.startsWith('line 0\nline 1\n')).toBe(true);
   });
 
+  // Security review: `throw 'x'.repeat(2**24)` gave a 16 MB error, stored as 5 MB of full_text.
+  it('caps a huge thrown string at the output limit inside the worker', async () => {
+    // Building 16 MB takes a while on a busy machine: this server is tight on output only.
+    const roomy = createSandboxServerHandler({ outputLimitBytes: 1000, timeLimitMs: 15_000 });
+    const c = await connectInProcess(roomy, auth, 'builtin://sandbox');
+    try {
+      const r = await run(c, "throw 'x'.repeat(2 ** 24)");
+      expect(r.isError).toBe(false);
+      expect(r.data!.error).toMatch(/^Uncaught "x{100}/);
+      expect(r.data!.error).toMatch(/\n\[error truncated at 1000 bytes\]$/);
+      expect(Buffer.byteLength(r.data!.error)).toBeLessThan(1100);
+      // The whole answer stays small: the error is not carried alongside in another field.
+      expect(r.text.length).toBeLessThan(3000);
+    } finally {
+      await c.close();
+      await roomy.close();
+    }
+  });
+
+  it('caps a huge error message, name, thrown object and rejection at the output limit (64 KB by default)', async () => {
+    const message = await run(limited, "throw new Error('y'.repeat(2 ** 20))");
+    expect(message.data!.error).toMatch(/^Error: y{100}/);
+    expect(Buffer.byteLength(message.data!.error)).toBeLessThan(1100);
+    const name = await run(limited, "const e = new Error('short'); e.name = 'N'.repeat(2 ** 20); throw e");
+    expect(Buffer.byteLength(name.data!.error)).toBeLessThan(1100);
+    const thrownObject = await run(limited, "throw { big: 'z'.repeat(2 ** 20) }");
+    expect(thrownObject.data!.error).toMatch(/^Uncaught \{"big":"z+/);
+    expect(Buffer.byteLength(thrownObject.data!.error)).toBeLessThan(1100);
+    const rejected = await run(limited, "Promise.reject('w'.repeat(2 ** 20))");
+    expect(Buffer.byteLength(rejected.data!.error)).toBeLessThan(1100);
+    const byDefault = await run(client, "throw 'x'.repeat(2 ** 20)");
+    expect(byDefault.data!.error).toMatch(/\n\[error truncated at 65536 bytes\]$/);
+    expect(Buffer.byteLength(byDefault.data!.error)).toBeLessThan(66_000);
+  });
+
   it('rejects code over 50k characters and unknown arguments', async () => {
     const long = await call(client, 'run_js', { code: 'x'.repeat(50_001) });
     expect(long.isError).toBe(true);
@@ -162,12 +197,72 @@ describe('SandboxPool', () => {
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 200);
       const t0 = Date.now();
-      const r = await pool.run('while (true) {}', ac.signal);
+      const r = await pool.run('while (true) {}', { signal: ac.signal });
       expect(Date.now() - t0).toBeLessThan(2_000);
       expect(r).toMatchObject({ limit: 'cancelled', error: 'Error: cancelled' });
       expect((await pool.run('"next"')).result).toBe('"next"');
     } finally {
       await pool.close();
     }
+  });
+});
+
+// Security review "Sandbox fairness": two workers for the whole process with an unbounded queue,
+// so one user's parallel run_js calls starved everyone.
+describe('sandbox fairness between users (sandboxRunsPerUser, sandboxQueuePerUser)', () => {
+  const userA = '22222222-2222-4222-8222-222222222222';
+  const userB = '33333333-3333-4333-8333-333333333333';
+  const asked: (string | null)[] = [];
+  let handler: McpHttpHandler;
+  let asA: Client;
+  let asB: Client;
+  beforeAll(async () => {
+    handler = createSandboxServerHandler({
+      maxWorkers: 2,
+      userLimits: async (userId) => {
+        asked.push(userId);
+        return { sandboxRunsPerUser: 2, sandboxQueuePerUser: 2 };
+      },
+    });
+    asA = await connectInProcess(handler, builtinAuthInfo({ userId: userA }), 'builtin://sandbox');
+    asB = await connectInProcess(handler, builtinAuthInfo({ userId: userB }), 'builtin://sandbox');
+  });
+  afterAll(async () => {
+    await asA?.close();
+    await asB?.close();
+    await handler?.close();
+  });
+
+  it("bounds one user's parallel runs, refuses the excess at once, and gives the next free worker to another user", async () => {
+    const busy = 'const t = Date.now(); while (Date.now() - t < 400) {} "a"';
+    const finished: string[] = [];
+    const burst = Array.from({ length: 5 }, () =>
+      call(asA, 'run_js', { code: busy }).then((r) => {
+        if (!r.isError) finished.push('a');
+        return r;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 150));
+    const other = call(asB, 'run_js', { code: '"b"' }).then((r) => {
+      finished.push('b');
+      return r;
+    });
+    const results = await Promise.all(burst);
+
+    // Two running and two waiting is A's share; the fifth is refused at once, as an error result.
+    const refused = results.filter((r) => r.isError);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.data).toMatchObject({ result: null, durationMs: 0 });
+    expect(refused[0]!.data!.error).toMatch(/^SandboxBusyError: the sandbox is busy with this user's other runs \(2 running, 2 waiting/);
+    expect(refused[0]!.data!.error).toContain('Run fewer at once');
+    expect(results.filter((r) => !r.isError).map((r) => r.data!.result)).toEqual(['"a"', '"a"', '"a"', '"a"']);
+
+    // B did not queue behind A's waiting runs: it got the first worker that came free.
+    expect((await other).data!.result).toBe('"b"');
+    // (Whether A's second running one ends before or after B's is timing; A's two waiting ones end after it.)
+    expect(finished).toHaveLength(5);
+    expect(finished.slice(finished.indexOf('b') + 1).filter((x) => x === 'a').length).toBeGreaterThanOrEqual(2);
+    // The user came from the host's authInfo of each call.
+    expect(new Set(asked)).toEqual(new Set([userA, userB]));
   });
 });

@@ -2,6 +2,10 @@ import { Worker } from 'node:worker_threads';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
+import { limitsFor, type Limits } from '@/lib/limits';
+
+import { callerFromAuthInfo, logHandlerError } from './auth';
+import { FairSlots, SandboxBusy, type SlotOwner } from './sandbox-slots';
 import { SANDBOX_WORKER_SOURCE } from './sandbox-worker';
 import { toolInput } from './tool-schema';
 
@@ -18,13 +22,28 @@ export interface SandboxOptions {
   outputLimitBytes?: number;
   /** Extra time after the limit before the worker is terminated. */
   graceMs?: number;
-  /** Concurrent runs; more calls wait for a free worker. */
+  /** Concurrent runs, over all users; more calls wait for a free worker. */
   maxWorkers?: number;
+  /** Runs waiting for a worker, over all users; past it a run is refused at once (default 32). */
+  maxWaiting?: number;
   /** Where the worker resolves the QuickJS packages from (default: the process cwd). */
   moduleRoot?: string;
 }
 
-export type SandboxLimit = 'time' | 'memory' | 'stack' | 'cancelled';
+export type SandboxLimit = 'time' | 'memory' | 'stack' | 'cancelled' | 'busy';
+
+/** Whose run it is, with that person's share of the sandbox (from `sandboxRunsPerUser` / `sandboxQueuePerUser`). */
+export interface SandboxUser {
+  id: string;
+  maxRunning: number;
+  maxWaiting: number;
+}
+
+export interface SandboxRunOptions {
+  signal?: AbortSignal;
+  /** Without one, only the overall bounds apply (the server always passes one). */
+  user?: SandboxUser;
+}
 
 export interface SandboxRun {
   stdout: string;
@@ -39,11 +58,14 @@ const CODE_MAX = 50_000;
 
 type Reply = Omit<SandboxRun, 'durationMs'> & { tainted?: boolean };
 
-/** A few reusable workers; a worker that hit a limit or crashed is terminated, not reused. */
+/**
+ * A few reusable workers; a worker that hit a limit or crashed is terminated, not reused. Who
+ * gets a worker, and who is turned away, is decided by `FairSlots` (one slot per worker).
+ */
 export class SandboxPool {
   private readonly idle: Worker[] = [];
   private readonly live = new Set<Worker>();
-  private readonly waiters: Array<{ grant: (w: Worker) => void }> = [];
+  private readonly slots: FairSlots;
   readonly limits: Required<Omit<SandboxOptions, 'moduleRoot'>> & { moduleRoot: string };
 
   constructor(opts: SandboxOptions = {}) {
@@ -53,8 +75,10 @@ export class SandboxPool {
       outputLimitBytes: opts.outputLimitBytes ?? 64 * 1024,
       graceMs: opts.graceMs ?? 1_000,
       maxWorkers: opts.maxWorkers ?? 2,
+      maxWaiting: opts.maxWaiting ?? 32,
       moduleRoot: opts.moduleRoot ?? process.cwd(),
     };
+    this.slots = new FairSlots(this.limits.maxWorkers, this.limits.maxWaiting);
   }
 
   private spawn(): Worker {
@@ -81,47 +105,33 @@ export class SandboxPool {
     const i = this.idle.indexOf(worker);
     if (i >= 0) this.idle.splice(i, 1);
     void worker.terminate();
-    // A slot is free: the next waiting run gets a fresh worker.
-    const next = this.waiters.shift();
-    if (next) next.grant(this.spawn());
   }
 
-  private acquire(signal?: AbortSignal): Promise<Worker> {
-    const ready = this.idle.pop();
-    if (ready) return Promise.resolve(ready);
-    if (this.live.size < this.limits.maxWorkers) return Promise.resolve(this.spawn());
-    return new Promise((resolve, reject) => {
-      const waiter = {
-        grant: (w: Worker) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(w);
-        },
-      };
-      const onAbort = () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        reject(new Error('cancelled while waiting for a sandbox'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.push(waiter);
-    });
+  /** Holding a slot guarantees a worker: busy workers never outnumber the other slot holders. */
+  private takeWorker(): Worker {
+    return this.idle.pop() ?? this.spawn();
   }
 
-  private release(worker: Worker, healthy: boolean): void {
-    if (!healthy) return this.discard(worker);
-    const next = this.waiters.shift();
-    if (next) next.grant(worker);
-    else this.idle.push(worker);
+  private putBack(worker: Worker, healthy: boolean): void {
+    if (healthy && this.live.has(worker)) this.idle.push(worker);
+    else this.discard(worker);
   }
 
-  async run(code: string, signal?: AbortSignal): Promise<SandboxRun> {
-    if (signal?.aborted) return { stdout: '', result: null, error: 'Error: cancelled', durationMs: 0, limit: 'cancelled' };
-    let worker: Worker;
+  async run(code: string, opts: SandboxRunOptions = {}): Promise<SandboxRun> {
+    const { signal, user } = opts;
+    const cancelled: SandboxRun = { stdout: '', result: null, error: 'Error: cancelled', durationMs: 0, limit: 'cancelled' };
+    if (signal?.aborted) return cancelled;
+    const owner: SlotOwner = user
+      ? { key: user.id, maxRunning: user.maxRunning, maxWaiting: user.maxWaiting }
+      : { key: '', maxRunning: Infinity, maxWaiting: Infinity };
+    let freeSlot: () => void;
     try {
-      worker = await this.acquire(signal);
-    } catch {
-      return { stdout: '', result: null, error: 'Error: cancelled', durationMs: 0, limit: 'cancelled' };
+      freeSlot = await this.slots.acquire(owner, signal);
+    } catch (err) {
+      if (err instanceof SandboxBusy) return { stdout: '', result: null, error: err.message, durationMs: 0, limit: 'busy' };
+      return cancelled;
     }
+    const worker = this.takeWorker();
     const { memoryLimitBytes, timeLimitMs, outputLimitBytes, graceMs } = this.limits;
     const started = performance.now();
     return new Promise<SandboxRun>((resolve) => {
@@ -132,7 +142,9 @@ export class SandboxPool {
         clearTimeout(hardStop);
         signal?.removeEventListener('abort', onAbort);
         worker.off('message', onMessage).off('error', onCrash).off('exit', onCrash);
-        this.release(worker, healthy);
+        // The worker first, then the slot: whoever gets the slot next finds a worker.
+        this.putBack(worker, healthy);
+        freeSlot();
         resolve({
           stdout: reply.stdout,
           result: reply.result,
@@ -175,6 +187,7 @@ export class SandboxPool {
   }
 
   async close(): Promise<void> {
+    this.slots.cancelAll();
     const all = [...this.live];
     this.live.clear();
     this.idle.length = 0;
@@ -215,9 +228,17 @@ function describeRunJs(p: SandboxPool): string {
   );
 }
 
+export type SandboxUserLimits = Pick<Limits, 'sandboxRunsPerUser' | 'sandboxQueuePerUser'>;
+
+export interface SandboxServerOptions extends SandboxOptions {
+  /** The caller's sandbox limits (their plan's); default: `limitsFor` with no plan. */
+  userLimits?: (userId: string | null) => Promise<SandboxUserLimits>;
+}
+
 /** The sandbox server as a Web `Request → Response` handler; `close()` also stops its workers. */
-export function createSandboxServerHandler(opts: SandboxOptions = {}): McpHttpHandler {
+export function createSandboxServerHandler(opts: SandboxServerOptions = {}): McpHttpHandler {
   const pool = new SandboxPool(opts);
+  const userLimits = opts.userLimits ?? (async () => limitsFor(undefined));
   const handler = createMcpHandler(
     () => {
       const server = new McpServer({ name: 'switchboard-sandbox', version: '1.0.0' });
@@ -231,7 +252,12 @@ export function createSandboxServerHandler(opts: SandboxOptions = {}): McpHttpHa
           annotations: { title: 'Run JavaScript', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
         },
         async ({ code }, ctx) => {
-          const { limit, ...data } = await pool.run(code, ctx.mcpReq.signal);
+          // The person comes from the host's trusted authInfo, never from arguments. Calls without
+          // one (a remote mount of this handler) all count as one anonymous person.
+          const userId = callerFromAuthInfo(ctx.http?.authInfo)?.userId ?? null;
+          const limits = await userLimits(userId);
+          const user = { id: userId ?? 'anonymous', maxRunning: limits.sandboxRunsPerUser, maxWaiting: limits.sandboxQueuePerUser };
+          const { limit, ...data } = await pool.run(code, { signal: ctx.mcpReq.signal, user });
           return {
             content: [{ type: 'text', text: JSON.stringify(data) }],
             structuredContent: data,
@@ -242,7 +268,7 @@ export function createSandboxServerHandler(opts: SandboxOptions = {}): McpHttpHa
       );
       return server;
     },
-    { onerror: (err) => console.error('[sandbox] MCP handler error:', err.message) },
+    { onerror: logHandlerError('sandbox') },
   );
   return {
     ...handler,

@@ -1,27 +1,14 @@
 import type { CallToolResult, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
+import { preview } from '../schema-errors';
+
 /**
  * Shared plumbing for the first-party servers' tool schemas and results. The SDK validates
  * arguments with `~standard.validate` and turns failures into an `isError` result whose text is
  * `path: message` per issue; this wrapper makes each message say what was received and what is
  * allowed, because that text is all the model gets to correct its call.
  */
-
-function preview(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (typeof value === 'string') {
-    return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  }
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch {
-    json = undefined;
-  }
-  if (json === undefined) return typeof value;
-  return json.length > 80 ? `${json.slice(0, 77)}…` : json;
-}
 
 function issueMessage(issue: z.core.$ZodIssue, allowedKeys: string[]): string {
   if (issue.code === 'unrecognized_keys') {
@@ -69,7 +56,8 @@ export function dataResult<T extends Record<string, unknown>>(data: T): CallTool
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
 }
 
-/** A failed call the model can act on: what went wrong and what to do instead. */
-export function errorResult(message: string): CallToolResult {
+/** An MCP result marking the call failed (isError), with what went wrong and what to do instead. Not the
+ * Anthropic `tool_result` block: the host builds that from it (errorToolResult in lib/mcp/to-tool-result.ts). */
+export function mcpErrorResult(message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

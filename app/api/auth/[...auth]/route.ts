@@ -1,11 +1,9 @@
-import { Auth } from '@auth/core';
-
-import { buildAuthConfig } from '@/lib/auth/config';
+import { handleAuthRequest } from '@/lib/auth/handler';
 import { getRuntime } from '@/lib/server/runtime';
 
 async function handle(req: Request): Promise<Response> {
   const rt = await getRuntime();
-  return Auth(req, buildAuthConfig(rt.handle.db, rt.secret));
+  return handleAuthRequest(req, rt.handle.db, rt.secret);
 }
 
 export const GET = handle;

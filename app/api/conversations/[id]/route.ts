@@ -1,8 +1,14 @@
-import { remove, rename, renameSchema, view } from '@/lib/chat/service';
+import { z } from 'zod';
+
+import { remove, rename, view } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
 
+import { conversationTitle } from '../title';
+
 type P = { id: string };
+
+const renameSchema = z.object({ title: conversationTitle }).strict();
 
 export const GET = authed<P>(async ({ rt, session, params }) =>
   Response.json(await view(rt, session.user.id, requireUuid(params.id, 'conversation'))),

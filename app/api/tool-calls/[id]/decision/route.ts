@@ -1,8 +1,20 @@
-import { decide, decisionSchema } from '@/lib/chat/decisions';
+import { z } from 'zod';
+
+import { DECISION_KINDS } from '@/db/vocabulary';
+import { decide } from '@/lib/chat/decisions';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
+
+const decisionSchema = z
+  .object({
+    decision: z.enum(DECISION_KINDS, { error: `must be one of ${DECISION_KINDS.join(', ')}` }),
+    argsHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-character hex hash shown with the call'),
+    reason: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    input: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).optional(),
+  })
+  .strict();
 
 /** Approve (once / for the session), edit-then-approve, or deny one pending tool call. */
 export const POST = authed<P>(

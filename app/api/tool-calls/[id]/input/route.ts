@@ -1,14 +1,26 @@
-import { answer, inputSchema } from '@/lib/chat/decisions';
+import { z } from 'zod';
+
+import { inputResponse } from '@/db/stored-json';
+import { INPUT_RESPONSE_ACTIONS } from '@/db/vocabulary';
+import { answer } from '@/lib/chat/decisions';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
 
+const inputSchema = z
+  .object({
+    responses: z.record(z.string(), inputResponse, {
+      error: `must map each asked key to { action: ${INPUT_RESPONSE_ACTIONS.join(' | ')}, content? }`,
+    }),
+  })
+  .strict();
+
 /** Answers a server's elicitation: `{ responses: { <key>: { action, content? } } }`. */
 export const POST = authed<P>(
   async ({ req, rt, session, params }) => {
-    const body = await readJson(req, inputSchema, { maxBytes: 256 * 1024 });
-    return Response.json(await answer(rt, session.user.id, requireUuid(params.id, 'tool call'), body));
+    const { responses } = await readJson(req, inputSchema, { maxBytes: 256 * 1024 });
+    return Response.json(await answer(rt, session.user.id, requireUuid(params.id, 'tool call'), responses));
   },
   { write: true },
 );

@@ -1,0 +1,51 @@
+import { Download, FileJson } from 'lucide-react';
+
+import { buttonClasses, CardFooter } from '@/app/_components/ui';
+import { listSessions } from '@/lib/account/sessions';
+import { requirePageSession } from '@/lib/server/page-session';
+import { getRuntime } from '@/lib/server/runtime';
+
+import { DeleteSection } from './delete-section';
+import { PasswordSection } from './password-section';
+import { SessionsSection } from './sessions-section';
+import { Section } from './ui';
+
+export const dynamic = 'force-dynamic';
+
+export default async function AccountPage() {
+  const session = await requirePageSession();
+  const rt = await getRuntime();
+  const sessions = await listSessions(rt.handle.db, session);
+  return (
+    <div className="h-full overflow-y-auto">
+      <div className="mx-auto max-w-2xl space-y-6 px-4 py-8 sm:py-12">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Account</h1>
+          <p className="mt-1.5 text-[15px] text-muted">
+            Signed in as <span className="font-medium break-words text-fg">{session.user.email}</span>
+          </p>
+        </div>
+        <PasswordSection />
+        <SessionsSection sessions={sessions} />
+        <Section
+          id="export-heading"
+          title="Your data"
+          icon={FileJson}
+          description={
+            <>
+              One JSON file with your profile, sessions, conversations (messages and tool calls) and notes. It holds no passwords or keys.
+            </>
+          }
+        >
+          <CardFooter className="mt-3">
+            <a href="/api/account/export" download className={buttonClasses()}>
+              <Download className="size-4 shrink-0" aria-hidden />
+              Download my data
+            </a>
+          </CardFooter>
+        </Section>
+        <DeleteSection email={session.user.email} />
+      </div>
+    </div>
+  );
+}

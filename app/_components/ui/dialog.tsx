@@ -1,0 +1,132 @@
+'use client';
+
+import { X } from 'lucide-react';
+import { useEffect, useId, useRef } from 'react';
+
+import { Button, type ButtonVariant } from './button';
+import { cx } from './cx';
+import { IconButton } from './icon-button';
+
+export type DialogProps = {
+  open: boolean;
+  /** Escape, the close button, a click on the backdrop, or the dialog's own buttons. */
+  onClose: () => void;
+  title: React.ReactNode;
+  description?: React.ReactNode;
+  children?: React.ReactNode;
+  /** The action buttons, primary last (it sits on the right). */
+  footer?: React.ReactNode;
+  className?: string;
+};
+
+/**
+ * A modal on the native <dialog>: showModal() makes the rest of the page inert (focus stays
+ * inside) and Escape closes it; focus goes back to whatever had it before the dialog opened.
+ */
+export function Dialog({ open, onClose, title, description, children, footer, className }: DialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const returnFocus = useRef<HTMLElement | null>(null);
+  const titleId = useId();
+  const descriptionId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      dialog.showModal();
+      // showModal() focuses the first focusable element (the close button); a dialog may name a better one.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    } else if (!open && dialog.open) {
+      dialog.close();
+    }
+  }, [open]);
+
+  // However it closes, give focus back where it was (if that element is still on the page).
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const onClosed = () => {
+      const target = returnFocus.current;
+      returnFocus.current = null;
+      if (target?.isConnected) target.focus();
+    };
+    dialog.addEventListener('close', onClosed);
+    return () => dialog.removeEventListener('close', onClosed);
+  }, []);
+
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      aria-describedby={description ? descriptionId : undefined}
+      onCancel={(e) => {
+        // Escape: let React state decide, so the dialog and `open` never disagree.
+        e.preventDefault();
+        onClose();
+      }}
+      onClick={(e) => {
+        if (e.target === e.currentTarget) onClose();
+      }}
+      className={cx(
+        'm-auto w-[calc(100%-2rem)] max-w-md rounded-card border border-border bg-surface-raised p-0 text-fg shadow-raised',
+        'backdrop:bg-overlay open:animate-dialog-in',
+        className,
+      )}
+    >
+      <div className="flex items-start gap-3 px-5 pt-5">
+        <div className="min-w-0 flex-1">
+          <h2 id={titleId} className="text-base font-semibold leading-6 break-words">
+            {title}
+          </h2>
+          {description && (
+            <div id={descriptionId} className="mt-1.5 text-sm leading-6 text-muted">
+              {description}
+            </div>
+          )}
+        </div>
+        <IconButton icon={X} label="Close" onClick={onClose} className="-mr-2 -mt-1" />
+      </div>
+      {children && <div className="px-5 pt-4">{children}</div>}
+      {footer && <div className="flex flex-wrap justify-end gap-2 px-5 pb-5 pt-5">{footer}</div>}
+    </dialog>
+  );
+}
+
+export type ConfirmDialogProps = Omit<DialogProps, 'footer' | 'children'> & {
+  confirmLabel: string;
+  cancelLabel?: string;
+  /** `danger` for what cannot be undone: then Cancel has the focus first. */
+  tone?: Extract<ButtonVariant, 'primary' | 'danger'>;
+  busy?: boolean;
+  onConfirm: () => void;
+  children?: React.ReactNode;
+};
+
+/** Asks before doing something: a title that is the question, what follows, Cancel and the action. */
+export function ConfirmDialog({
+  confirmLabel,
+  cancelLabel = 'Cancel',
+  tone = 'primary',
+  busy,
+  onConfirm,
+  onClose,
+  ...rest
+}: ConfirmDialogProps) {
+  return (
+    <Dialog
+      {...rest}
+      onClose={onClose}
+      footer={
+        <>
+          <Button variant="secondary" onClick={onClose} data-autofocus={tone === 'danger' || undefined}>
+            {cancelLabel}
+          </Button>
+          <Button variant={tone} onClick={onConfirm} loading={busy} data-autofocus={tone !== 'danger' || undefined}>
+            {confirmLabel}
+          </Button>
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,112 @@
+import { asc, eq, sql } from 'drizzle-orm';
+
+import type { Db } from '../connection';
+import { authAccounts, authSessions, conversations, messages, notes, toolCalls, users } from '../schema';
+import { parseStored, storedDecision, storedMessageContent, storedToolResult, storedVerdict } from '../stored-json';
+
+/**
+ * Everything a person's data export holds, read column by column: what is left out is left out
+ * on purpose — the password hash, session ids, tokens and resume state of tool calls, argument
+ * hashes, server metadata that is not the person's, and the stored full text of cut results.
+ */
+export async function loadAccountData(db: Db, userId: string) {
+  const [profile] = await db
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      plan: users.plan,
+      createdAt: users.createdAt,
+      passwordHash: users.passwordHash,
+    })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (!profile) return null;
+  const [linked, sessions, convs, msgs, calls, noteRows] = await Promise.all([
+    db
+      .select({ provider: authAccounts.provider, createdAt: authAccounts.createdAt })
+      .from(authAccounts)
+      .where(eq(authAccounts.userId, userId)),
+    db
+      .select({
+        createdAt: authSessions.createdAt,
+        lastSeenAt: authSessions.lastSeenAt,
+        expiresAt: authSessions.expiresAt,
+        endedAt: authSessions.endedAt,
+        userAgent: authSessions.userAgent,
+      })
+      .from(authSessions)
+      .where(eq(authSessions.userId, userId))
+      .orderBy(asc(authSessions.createdAt)),
+    db
+      .select({
+        id: conversations.id,
+        title: conversations.title,
+        model: conversations.model,
+        createdAt: conversations.createdAt,
+        updatedAt: conversations.updatedAt,
+      })
+      .from(conversations)
+      .where(eq(conversations.userId, userId))
+      .orderBy(asc(conversations.createdAt)),
+    db
+      .select({
+        conversationId: messages.conversationId,
+        seq: messages.seq,
+        role: messages.role,
+        content: messages.content,
+        stopReason: messages.stopReason,
+        createdAt: messages.createdAt,
+      })
+      .from(messages)
+      .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+      .where(eq(conversations.userId, userId))
+      .orderBy(asc(messages.conversationId), asc(messages.seq)),
+    db
+      .select({
+        id: toolCalls.id,
+        conversationId: toolCalls.conversationId,
+        modelName: toolCalls.modelName,
+        server: toolCalls.serverName,
+        tool: toolCalls.tool,
+        input: toolCalls.input,
+        status: toolCalls.status,
+        verdict: toolCalls.verdict,
+        decision: toolCalls.decision,
+        result: toolCalls.result,
+        isError: toolCalls.isError,
+        // Only the size of a cut result's stored full text (the part the model saw is in `result`): the
+        // texts add up to the stored-results quota, far too much for one JSON document in memory.
+        storedResultBytes: sql<number | null>`octet_length(${toolCalls.fullText})`,
+        createdAt: toolCalls.createdAt,
+        startedAt: toolCalls.startedAt,
+        endedAt: toolCalls.endedAt,
+      })
+      .from(toolCalls)
+      .where(eq(toolCalls.userId, userId))
+      .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position)),
+    db
+      .select({ id: notes.id, title: notes.title, body: notes.body, createdAt: notes.createdAt, updatedAt: notes.updatedAt })
+      .from(notes)
+      .where(eq(notes.userId, userId))
+      .orderBy(asc(notes.createdAt)),
+  ]);
+  const { passwordHash, ...rest } = profile;
+  return {
+    profile: { ...rest, hasPassword: passwordHash !== null },
+    linkedAccounts: linked,
+    sessions,
+    conversations: convs,
+    // JSON columns through their schemas, like every other read: an old row exports in today's shape.
+    messages: msgs.map((m) => ({ ...m, content: parseStored(storedMessageContent, m.content, 'messages.content', m.conversationId) })),
+    toolCalls: calls.map((c) => ({
+      ...c,
+      verdict: parseStored(storedVerdict, c.verdict, 'tool_calls.verdict', c.id),
+      decision: parseStored(storedDecision, c.decision, 'tool_calls.decision', c.id),
+      result: parseStored(storedToolResult, c.result, 'tool_calls.result', c.id),
+    })),
+    notes: noteRows,
+  };
+}
+
+export type AccountData = NonNullable<Awaited<ReturnType<typeof loadAccountData>>>;

@@ -1,0 +1,198 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
+
+import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, VERDICTS } from './vocabulary';
+
+/**
+ * The shape of every JSON column, declared once. Rows are parsed through these on read (in
+ * db/queries), never cast, and written only in the current version. Each stored object carries
+ * `v`; a row written before versioning has none and is read as version 0, converted here to the
+ * current shape, so rows from an older release keep loading. db/stored-json.fixtures.ts keeps
+ * a sample of every version; its test fails when a change would stop one of them from parsing.
+ */
+
+const iso = z.string().min(1);
+const jsonObject = z.record(z.string(), z.unknown());
+
+// ── tool_calls.verdict: what the policy table said (lib/consent/policy.ts) ──────────────────
+const verdictV1 = z.object({
+  v: z.literal(1),
+  verdict: z.enum(VERDICTS),
+  reason: z.string(),
+  warnings: z.array(z.string()),
+  /** The grant the call was decided under (null: none, e.g. a host tool or a rejection). */
+  grantId: z.string().nullable(),
+  /** The grant's argument constraint: an edited input must meet it too. */
+  constraint: jsonObject.nullable(),
+});
+/** Version 0 was stored in the column `policy` and called the verdict `decision`. */
+const verdictV0 = z
+  .object({
+    decision: z.enum(VERDICTS),
+    reason: z.string(),
+    warnings: z.array(z.string()).optional(),
+    grantId: z.string().nullish(),
+    constraint: jsonObject.nullish(),
+  })
+  .transform((o): StoredVerdict => ({
+    v: 1,
+    verdict: o.decision,
+    reason: o.reason,
+    warnings: o.warnings ?? [],
+    grantId: o.grantId ?? null,
+    constraint: o.constraint ?? null,
+  }));
+export type StoredVerdict = z.infer<typeof verdictV1>;
+export const storedVerdict = z.union([verdictV1, verdictV0]);
+
+// ── tool_calls.decision: what the person chose ─────────────────────────────────────────────
+const decisionV1 = z.object({
+  v: z.literal(1),
+  kind: z.enum(DECISION_KINDS),
+  /** The user who decided. */
+  by: z.string(),
+  at: iso,
+  /** A deny's reason for the model. */
+  reason: z.string().optional(),
+  /** Edit-then-approve: the hash of the arguments the model proposed (the call's hash is the edited one's). */
+  editedFrom: z.string().optional(),
+});
+/**
+ * Version 0 also held `kind: 'auto'` for calls the policy allowed (now only the verdict says
+ * so) and the elicitation answers (now tool_calls.input_responses; migration 0004 moved them).
+ */
+const decisionV0 = z
+  .looseObject({
+    kind: z.enum([...DECISION_KINDS, 'auto']),
+    by: z.string().optional(),
+    at: iso.optional(),
+    reason: z.string().optional(),
+    edited: z.boolean().optional(),
+    originalArgsHash: z.string().optional(),
+  })
+  .transform((o): StoredDecision | null =>
+    o.kind === 'auto'
+      ? null
+      : {
+          v: 1,
+          kind: o.kind,
+          by: o.by ?? '',
+          at: o.at ?? new Date(0).toISOString(),
+          ...(o.reason !== undefined && { reason: o.reason }),
+          ...(o.edited && o.originalArgsHash && { editedFrom: o.originalArgsHash }),
+        },
+  );
+export type StoredDecision = z.infer<typeof decisionV1>;
+export const storedDecision = z.union([decisionV1, decisionV0]);
+
+// ── tool_calls.input_responses: the person's answers to a server's elicitation ─────────────
+export const inputResponse = z.strictObject({
+  action: z.enum(INPUT_RESPONSE_ACTIONS, { error: `must be one of ${INPUT_RESPONSE_ACTIONS.join(', ')}` }),
+  content: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).optional(),
+});
+export type InputResponse = z.infer<typeof inputResponse>;
+const inputResponsesV1 = z.object({
+  v: z.literal(1),
+  responses: z.record(z.string(), inputResponse),
+  by: z.string(),
+  at: iso,
+});
+export type StoredInputResponses = z.infer<typeof inputResponsesV1>;
+export const storedInputResponses = inputResponsesV1;
+
+// ── tool_calls.input_requests: what the server asked (input_required), stored as received ──
+// A server's words, so unknown fields pass through; only what the host reads is typed.
+export const elicitationRequest = z.looseObject({
+  method: z.string().optional(),
+  params: z
+    .looseObject({
+      mode: z.enum(['form', 'url']).optional(),
+      message: z.string().optional(),
+      // Elicitation forms are flat objects of primitive fields (MCP spec), which the page renders.
+      requestedSchema: z
+        .looseObject({
+          properties: z
+            .record(
+              z.string(),
+              z.looseObject({
+                type: z.string().optional(),
+                title: z.string().optional(),
+                description: z.string().optional(),
+                enum: z.array(z.unknown()).optional(),
+                default: z.unknown().optional(),
+              }),
+            )
+            .optional(),
+          required: z.array(z.string()).optional(),
+        })
+        .optional(),
+      url: z.string().optional(),
+      elicitationId: z.string().optional(),
+    })
+    .optional(),
+});
+export type ElicitationRequest = z.infer<typeof elicitationRequest>;
+export type ElicitationField = NonNullable<NonNullable<NonNullable<ElicitationRequest['params']>['requestedSchema']>['properties']>[string];
+export const storedInputRequests = z.record(z.string(), elicitationRequest);
+export type StoredInputRequests = z.infer<typeof storedInputRequests>;
+
+// ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
+export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
+export type StoredRunError = z.infer<typeof storedRunError>;
+
+export const storedUsage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number() });
+export type StoredUsage = z.infer<typeof storedUsage>;
+
+export const storedNameMap = z.record(z.string(), z.object({ serverId: z.string(), tool: z.string() }));
+export type StoredNameMap = z.infer<typeof storedNameMap>;
+
+// ── tool_calls.annotations and tool_calls.result ───────────────────────────────────────────
+/** The tool's hints as listed when it was called (a server's words: extra fields pass through). */
+export const storedAnnotations = z.looseObject({
+  title: z.string().optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+export type StoredAnnotations = z.infer<typeof storedAnnotations>;
+
+const toolResultShape = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  is_error: z.boolean().optional(),
+  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).optional(),
+});
+/** The Messages API `tool_result` block sent back to the model, verbatim. */
+export const storedToolResult = z.custom<Anthropic.ToolResultBlockParam>((value) => toolResultShape.safeParse(value).success, {
+  error: 'must be a tool_result block with a tool_use_id and text or image content',
+});
+export type StoredToolResult = Anthropic.ToolResultBlockParam;
+
+// ── messages.content: Anthropic-native content blocks, stored verbatim ────────────────────
+const contentBlocksShape = z.array(z.looseObject({ type: z.string() }));
+/** A message's content as the Messages API takes it back: an array of typed blocks. */
+export const storedMessageContent = z.custom<Anthropic.ContentBlockParam[]>((value) => contentBlocksShape.safeParse(value).success, {
+  error: 'must be an array of content blocks, each with a type',
+});
+export type StoredMessageContent = Anthropic.ContentBlockParam[];
+
+// ── reading ────────────────────────────────────────────────────────────────────────────────
+
+/** A stored value that no version of its schema accepts: the row is damaged, not the request. */
+export class StoredShapeError extends Error {
+  constructor(column: string, rowId: string, issue: string) {
+    super(`The stored ${column} of row ${rowId} has an unknown shape: ${issue}`);
+  }
+}
+
+/** Parses one column of one row; null stays null. */
+export function parseStored<S extends z.ZodType>(schema: S, value: unknown, column: string, rowId: string): z.output<S> | null {
+  if (value === null || value === undefined) return null;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoredShapeError(column, rowId, issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid');
+  }
+  return parsed.data;
+}

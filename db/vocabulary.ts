@@ -1,0 +1,69 @@
+/**
+ * The words the database stores, each declared once. Everything else — the engine, the HTTP
+ * API, the UI — imports these unions, so a new status fails to compile wherever it is not yet
+ * handled (a label, a badge, a branch). The state machines are drawn in docs/ARCHITECTURE.md.
+ */
+
+export const RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** A run in one of these needs its conversation: a new message gets 409 until it ends. */
+export const ACTIVE_RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input'] as const satisfies readonly RunStatus[];
+export type ActiveRunStatus = (typeof ACTIVE_RUN_STATUSES)[number];
+
+/** A run paused for a person: nobody drives it until they decide or answer. */
+export const PAUSED_RUN_STATUSES = ['awaiting_approval', 'awaiting_input'] as const satisfies readonly RunStatus[];
+export type PausedRunStatus = (typeof PAUSED_RUN_STATUSES)[number];
+
+export const ENDED_RUN_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
+export type EndedRunStatus = (typeof ENDED_RUN_STATUSES)[number];
+
+export const TOOL_CALL_STATUSES = [
+  'proposed',
+  'pending_approval',
+  'approved',
+  'denied',
+  'auto_approved',
+  'rejected',
+  'executing',
+  'awaiting_input',
+  'succeeded',
+  'errored',
+  'timed_out',
+  'unknown',
+  'cancelled',
+] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+/** A call in one of these has its result: it will not run (again). */
+export const FINISHED_CALL_STATUSES = [
+  'denied',
+  'rejected',
+  'succeeded',
+  'errored',
+  'timed_out',
+  'unknown',
+  'cancelled',
+] as const satisfies readonly ToolCallStatus[];
+
+/** Finished without the tool doing what was asked (shown as a failure). */
+export const FAILED_CALL_STATUSES = ['denied', 'rejected', 'errored', 'timed_out', 'unknown'] as const satisfies readonly ToolCallStatus[];
+
+/** The policy table's answer for one call (lib/consent/policy.ts). Never the person's choice. */
+export const VERDICTS = ['auto', 'ask', 'reject'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** What the person chose for a call that asked. */
+export const DECISION_KINDS = ['allow_once', 'allow_session', 'deny'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
+/** How the person answered one elicitation request of a server. */
+export const INPUT_RESPONSE_ACTIONS = ['accept', 'decline', 'cancel'] as const;
+export type InputResponseAction = (typeof INPUT_RESPONSE_ACTIONS)[number];
+
+export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
+export type Trust = (typeof TRUST_LEVELS)[number];
+
+export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}

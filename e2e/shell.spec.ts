@@ -1,0 +1,64 @@
+import { expect, test } from '@playwright/test';
+
+import { appOrigin, jsonWrite, signedInUser, waitForConversation } from './helpers';
+
+test('an example on the empty chat fills the composer, ready to edit or send', async ({ page, baseURL }) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'examples');
+  await page.goto('/');
+  const composer = page.locator('#composer');
+  await page
+    .getByRole('list', { name: 'Examples' })
+    .getByRole('button', { name: /Save a note/ })
+    .click();
+  await expect(composer).toHaveValue('call notes__create {"title": "Groceries", "body": "milk, eggs, bread"}');
+  await expect(composer).toBeFocused();
+  await composer.press('Enter');
+  await waitForConversation(page);
+  // A note is a write: it waits for the person.
+  await expect(page.getByTestId('approval-card')).toBeVisible({ timeout: 15_000 });
+});
+
+test('deleting a conversation asks in a dialog; Escape cancels and gives the keyboard back', async ({ page, baseURL }) => {
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'dialog');
+  const created = await page.request.post('/api/conversations', { headers: jsonWrite(origin), data: { title: 'Trip plans' } });
+  expect(created.status()).toBe(201);
+  await page.goto('/');
+  const sidebar = page.getByRole('complementary', { name: 'Conversations' });
+  const trigger = sidebar.getByRole('button', { name: 'Delete “Trip plans”' });
+  await trigger.focus();
+  await page.keyboard.press('Enter');
+
+  const dialog = page.getByRole('dialog', { name: 'Delete “Trip plans”?' });
+  await expect(dialog).toBeVisible();
+  // What cannot be undone starts on the safe choice.
+  await expect(dialog.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(trigger).toBeFocused();
+  await expect(sidebar.getByRole('link', { name: 'Trip plans' })).toBeVisible();
+});
+
+test('on a phone the conversations drawer opens over the page, and Escape closes it back to the menu button', async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 } });
+  try {
+    const page = await context.newPage();
+    await signedInUser(context, appOrigin(baseURL), 'drawer');
+    await page.goto('/');
+    const sidebar = page.getByRole('complementary', { name: 'Conversations' });
+    const opener = page.getByRole('button', { name: 'Open conversations' });
+    await expect(sidebar).toBeHidden();
+    await opener.click();
+    await expect(sidebar).toBeVisible();
+    await expect(opener).toHaveAttribute('aria-expanded', 'true');
+    await expect(sidebar.getByRole('button', { name: 'Close conversations' })).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(sidebar).toBeHidden();
+    await expect(opener).toBeFocused();
+  } finally {
+    await context.close();
+  }
+});

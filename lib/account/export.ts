@@ -1,0 +1,44 @@
+import type { Db } from '@/db/connection';
+import { loadAccountData } from '@/db/queries/account-export';
+import { AppError } from '@/lib/http/errors';
+
+export const EXPORT_FORMAT = 'switchboard-account-export';
+export const EXPORT_VERSION = 1;
+
+/**
+ * The person's data as one JSON document: profile, sessions, conversations with their messages
+ * and tool calls, and notes. No password hash, session id, token or secret is in it (see
+ * loadAccountData for what is left out).
+ */
+export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
+  const data = await loadAccountData(db, userId);
+  if (!data) throw new AppError('unauthorized', 'session', 'Sign in to continue.');
+  // The conversation id is implied by where a row sits in the document.
+  const byConversation = <T extends { conversationId: string }>(rows: T[], id: string): Omit<T, 'conversationId'>[] =>
+    rows.filter((r) => r.conversationId === id).map((r) => omitConversationId(r));
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exportedAt: now.toISOString(),
+    profile: data.profile,
+    linkedAccounts: data.linkedAccounts,
+    sessions: data.sessions,
+    conversations: data.conversations.map((c) => ({
+      ...c,
+      messages: byConversation(data.messages, c.id),
+      toolCalls: byConversation(data.toolCalls, c.id),
+    })),
+    notes: data.notes,
+  };
+}
+
+function omitConversationId<T extends { conversationId: string }>(row: T): Omit<T, 'conversationId'> {
+  const copy: Partial<T> = { ...row };
+  delete copy.conversationId;
+  return copy as Omit<T, 'conversationId'>;
+}
+
+/** `switchboard-export-2026-05-01.json` */
+export function exportFileName(now = new Date()): string {
+  return `switchboard-export-${now.toISOString().slice(0, 10)}.json`;
+}

@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+import { getDbHandle } from './database';
+
+async function modes(root: string): Promise<{ path: string; dir: boolean; mode: number }[]> {
+  const out = [];
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    out.push({ path: path.relative(root, full), dir: entry.isDirectory(), mode: (await stat(full)).mode & 0o777 });
+  }
+  return out;
+}
+
+describe('the embedded database on disk', () => {
+  const previous = { dir: process.env.SWITCHBOARD_DATA_DIR, url: process.env.DATABASE_URL, umask: process.umask() };
+  let base: string;
+  afterAll(async () => {
+    await (await getDbHandle()).close();
+    process.env.SWITCHBOARD_DATA_DIR = previous.dir;
+    process.env.DATABASE_URL = previous.url;
+    process.umask(previous.umask);
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('file permissions: the data folder is 0700 and the PGlite files 0600, even under a permissive umask', async () => {
+    base = await mkdtemp(path.join(os.tmpdir(), 'sb-perms-'));
+    const dataDir = path.join(base, 'data');
+    // An install from before the rule: the folder exists and is world-readable.
+    process.umask(0o022);
+    await mkdir(dataDir, { mode: 0o755 });
+    process.env.SWITCHBOARD_DATA_DIR = dataDir;
+    delete process.env.DATABASE_URL;
+
+    await getDbHandle();
+    expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+    const entries = await modes(path.join(dataDir, 'pglite'));
+    expect(entries.filter((e) => !e.dir).length).toBeGreaterThan(10);
+    expect(entries.filter((e) => e.dir && e.mode !== 0o700)).toEqual([]);
+    expect(entries.filter((e) => !e.dir && e.mode !== 0o600)).toEqual([]);
+  });
+});

@@ -1,0 +1,36 @@
+import path from 'node:path';
+
+import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
+import { ensurePrivateDir, restrictTree } from '@/db/private-files';
+import { dataDir } from '@/lib/data-dir';
+import { processSingleton } from '@/lib/process-singleton';
+
+// Next.js may load this module once per route bundle, and one process must open its PGlite
+// data folder once.
+const state = processSingleton('db', () => ({ opening: undefined as Promise<DbHandle> | undefined }));
+
+/**
+ * The process-wide database, opened on first use (never at import time: `next build` imports
+ * route modules) and migrated before anyone gets it. PGlite under `.data/` by default;
+ * node-postgres when DATABASE_URL is set.
+ */
+export function getDbHandle(): Promise<DbHandle> {
+  state.opening ??= (async () => {
+    const url = process.env.DATABASE_URL;
+    if (url) {
+      const handle = await openPostgres(url);
+      await handle.migrate();
+      return handle;
+    }
+    const dir = path.join(dataDir(), 'pglite');
+    await ensurePrivateDir(dataDir());
+    const handle = await openPglite({ dataDir: dir });
+    await handle.migrate();
+    await restrictTree(dir);
+    return handle;
+  })().catch((err) => {
+    state.opening = undefined;
+    throw err;
+  });
+  return state.opening;
+}

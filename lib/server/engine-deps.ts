@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+
+import type { DbHandle } from '@/db/connection';
+import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import type { EngineDeps } from '@/lib/agent/deps';
+import type { ToolHost } from '@/lib/agent/tool-host';
+import { createModelClient, getModelConfig } from '@/lib/model/client';
+
+import { createAppToolHost } from './tool-host';
+
+export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' | 'tools' | 'instanceId'>> {
+  /** Runs work after the response: `after()` in the app, a tracked promise in scripts and tests. */
+  schedule: EngineDeps['schedule'];
+  /** What this process is, for its lease owner id (`app`, `sweep`, `bench`…); a fixed id with `instanceId`. */
+  role?: string;
+  instanceId?: string;
+  bus?: EventBus;
+  /** The app's tools by default; `null` for an engine without tools. */
+  tools?: ToolHost | null;
+}
+
+/**
+ * The run engine's dependencies, assembled in one place for every entry point — the app, the
+ * sweep, the benchmark and the tests — so they cannot drift apart: the model from the
+ * environment (the demo model without a key), the app's tools, events over Postgres
+ * LISTEN/NOTIFY, and a lease owner id unique to this process.
+ */
+export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus } {
+  const { role = 'app', instanceId, bus = createEventBus(handle), tools, ...rest } = wiring;
+  return {
+    model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
+    ...rest,
+    db: handle.db,
+    events: bus,
+    bus,
+    tools: tools === null ? undefined : (tools ?? createAppToolHost(handle.db)),
+    instanceId: instanceId ?? `${role}-${process.pid}-${randomUUID().slice(0, 8)}`,
+  };
+}
