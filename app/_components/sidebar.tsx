@@ -115,12 +115,9 @@ export function Sidebar({
         {deleteError && <Notice tone="error">{deleteError}</Notice>}
       </ConfirmDialog>
       <div className="border-t border-border px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-3">
-        <Link
-          href="/account"
-          onClick={onNavigate}
-          className="flex items-center gap-3 rounded-control px-1 py-1 hover:bg-surface-hover"
-          aria-label={`Account: ${user.name || user.email}`}
-        >
+        <Link href="/account" onClick={onNavigate} className="flex items-center gap-3 rounded-control px-1 py-1 hover:bg-surface-hover">
+          {/* Named by what it shows, with "Account" first for screen readers (the visible text stays part of the name). */}
+          <span className="sr-only">Account:</span>
           <span
             className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-soft text-sm font-semibold text-accent-text"
             aria-hidden
