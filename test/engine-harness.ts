@@ -7,7 +7,8 @@ import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import type { EventBus } from '@/lib/agent/bus';
 import { trackedSchedule, type EngineDeps } from '@/lib/agent/deps';
-import type { BusEvent } from '@/lib/agent/events';
+import type { EventPayload } from '@/lib/agent/event-payloads';
+import type { BusEvent, RunEventType } from '@/lib/agent/events';
 import { createModelClient } from '@/lib/model/client';
 import { buildEngineDeps } from '@/lib/server/engine-deps';
 
@@ -55,10 +56,75 @@ export async function conversationWithRun(h: DbHandle, status: 'running' | 'awai
     leaseOwner: 'another-instance',
     leaseExpiresAt: new Date(Date.now() + 10 * 60_000),
   }))!;
-  let last = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.started', data: {} });
+  let last = await appendEvent(h.db, {
+    conversationId: conversation.id,
+    runId: run.id,
+    type: 'run.started',
+    data: samplePayload('run.started'),
+  });
   if (status !== 'running') {
     await updateRunIfVersion(h.db, run.id, run.version, { status });
-    last = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.awaiting_approval', data: { status } });
+    last = await appendEvent(h.db, {
+      conversationId: conversation.id,
+      runId: run.id,
+      type: 'run.awaiting_approval',
+      data: samplePayload('run.awaiting_approval'),
+    });
   }
   return { user, conversation, run, lastSeq: last.seq };
+}
+
+const SAMPLE_CALL = {
+  id: '00000000-0000-4000-8000-00000000c411',
+  runId: '00000000-0000-4000-8000-0000000000r1',
+  toolUseId: 'toolu_sample',
+  status: 'executing',
+  server: 'Fixture',
+  tool: 'echo',
+  modelName: 'fx__echo',
+  input: {},
+  argsHash: '0'.repeat(64),
+  trust: 'trusted',
+  hints: { annotated: false, readOnly: false, destructive: false, openWorld: false },
+  verdict: null,
+  decision: null,
+  result: null,
+  inputRequests: null,
+  startedAt: null,
+  endedAt: null,
+} as const satisfies EventPayload<'tool_call.started'>['toolCall'];
+
+/** A valid payload for any stored event, for tests that write the log directly. */
+export function samplePayload<T extends RunEventType>(type: T): EventPayload<T>;
+export function samplePayload(type: RunEventType): EventPayload<RunEventType> {
+  const ended = (status: 'completed' | 'failed' | 'cancelled') => ({
+    status,
+    stopReason: status,
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
+  switch (type) {
+    case 'run.started':
+      return { model: 'demo' };
+    case 'message.delta':
+      return { messageId: 'm-sample', blockIndex: 0, offset: 0, text: 'x' };
+    case 'message.completed':
+      return {
+        messageId: 'm-sample',
+        message: { id: 'm-sample', role: 'assistant', content: [{ type: 'text', text: 'x' }], stopReason: 'end_turn' },
+      };
+    case 'tool_call.progress':
+      return { toolCallId: SAMPLE_CALL.id, progress: 1 };
+    case 'run.awaiting_approval':
+      return { status: 'awaiting_approval', toolCallIds: [SAMPLE_CALL.id] };
+    case 'run.awaiting_input':
+      return { status: 'awaiting_input', toolCallIds: [SAMPLE_CALL.id] };
+    case 'run.completed':
+      return ended('completed');
+    case 'run.failed':
+      return ended('failed');
+    case 'run.cancelled':
+      return ended('cancelled');
+    default:
+      return { toolCall: SAMPLE_CALL };
+  }
 }

@@ -1,4 +1,5 @@
-import { RUN_END_EVENTS, RUN_PAUSE_EVENTS, RUN_RUNNING_EVENTS } from '@/lib/agent/events';
+import type { EventPayload } from '@/lib/agent/event-payloads';
+import type { RunEventType } from '@/lib/agent/events';
 
 import type { MessageView, RunView, ToolCallView } from './types';
 
@@ -22,7 +23,13 @@ export function indexToolCalls(calls: ToolCallView[]): Record<string, ToolCallVi
   return Object.fromEntries(calls.map((c) => [c.toolUseId, c]));
 }
 
-export type ChatEvent = { type: string; data: Record<string, unknown> & { seq: number | null; runId: string | null } };
+/** Every event carries its seq (null for a live-only delta) and its run. */
+type Envelope = { seq: number | null; runId: string | null };
+/** One event as the page receives it: its name and the data that name carries (lib/agent/event-payloads.ts). */
+export type ChatEvent = { [T in RunEventType]: { type: T; data: EventPayload<T> & Envelope } }[RunEventType];
+
+const running = (state: ChatState): ChatState =>
+  state.activeRun && state.activeRun.status !== 'running' ? { ...state, activeRun: { ...state.activeRun, status: 'running' } } : state;
 
 /**
  * Applies one SSE event. Text deltas carry their offset, so the same text arriving twice
@@ -31,61 +38,60 @@ export type ChatEvent = { type: string; data: Record<string, unknown> & { seq: n
 export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
   const seq = event.data.seq;
   const state = seq !== null && seq > prev.lastSeq ? { ...prev, lastSeq: seq } : prev;
-  const { type, data } = event;
-  if (type === 'tool_call.progress' && typeof data.toolCallId === 'string') {
-    const p = data as unknown as { toolCallId: string; progress: number; total?: number; message?: string };
-    return { ...state, progress: { ...state.progress, [p.toolCallId]: { progress: p.progress, total: p.total, message: p.message } } };
-  }
-  // Text streaming or a call starting means the run runs again (it may have been paused before).
-  const resumed =
-    RUN_RUNNING_EVENTS.has(type) && state.activeRun && state.activeRun.status !== 'running'
-      ? { ...state, activeRun: { ...state.activeRun, status: 'running' } }
-      : state;
-  if (type.startsWith('tool_call.') && data.toolCall) {
-    const call = data.toolCall as ToolCallView;
-    return { ...resumed, toolCalls: { ...resumed.toolCalls, [call.toolUseId]: call } };
-  }
-  if (RUN_PAUSE_EVENTS.has(type)) {
-    return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: String(data.status) } } : state;
-  }
-  if (RUN_END_EVENTS.has(type)) {
-    const ended: RunView = {
-      id: data.runId!,
-      status: String(data.status ?? type.slice(4)),
-      stopReason: (data.stopReason as string) ?? null,
-      error: (data.error as RunView['error']) ?? null,
-      afterSeq: state.activeRun?.afterSeq ?? 0,
-    };
-    return { ...state, activeRun: null, lastRun: ended, partials: [] };
-  }
-  switch (type) {
-    case 'run.started':
-      return { ...state, activeRun: { id: data.runId!, status: 'running', stopReason: null, error: null, afterSeq: (data.seq ?? 1) - 1 } };
+  switch (event.type) {
+    case 'run.started': {
+      const { runId, seq: at } = event.data;
+      return runId
+        ? { ...state, activeRun: { id: runId, status: 'running', stopReason: null, error: null, afterSeq: (at ?? 1) - 1 } }
+        : state;
+    }
     case 'message.delta':
-      return applyDelta(
-        resumed,
-        data as unknown as { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
-      );
+      // Text streaming means the run runs again (it may have been paused before).
+      return applyDelta(running(state), event.data);
     case 'message.completed': {
-      const message = data.message as MessageView;
+      const { message, runId } = event.data;
       const exists = state.messages.some((m) => m.id === message.id);
       return {
         ...state,
-        messages: exists
-          ? state.messages
-          : [...state.messages, { ...message, seq: Infinity, runId: data.runId, createdAt: new Date().toISOString() }],
+        messages: exists ? state.messages : [...state.messages, { ...message, seq: Infinity, runId, createdAt: new Date().toISOString() }],
         partials: state.partials.filter((p) => p.messageId !== message.id),
       };
     }
-    default:
-      return state;
+    case 'tool_call.progress': {
+      const { toolCallId, progress, total, message } = event.data;
+      return { ...state, progress: { ...state.progress, [toolCallId]: { progress, total, message } } };
+    }
+    case 'tool_call.started':
+    case 'tool_call.proposed':
+    case 'tool_call.approval_requested':
+    case 'tool_call.decided':
+    case 'tool_call.input_requested':
+    case 'tool_call.completed': {
+      // A call starting means the run runs again (after a decision or an answer).
+      const base = event.type === 'tool_call.started' ? running(state) : state;
+      const call = event.data.toolCall;
+      return { ...base, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
+    }
+    case 'run.awaiting_approval':
+    case 'run.awaiting_input':
+      return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: event.data.status } } : state;
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled': {
+      const d = event.data;
+      const ended: RunView = {
+        id: d.runId ?? state.activeRun?.id ?? '',
+        status: d.status,
+        stopReason: d.stopReason,
+        error: d.error ?? null,
+        afterSeq: state.activeRun?.afterSeq ?? 0,
+      };
+      return { ...state, activeRun: null, lastRun: ended, partials: [] };
+    }
   }
 }
 
-function applyDelta(
-  state: ChatState,
-  d: { messageId: string; blockIndex: number; offset: number; text: string; runId: string | null },
-): ChatState {
+function applyDelta(state: ChatState, d: EventPayload<'message.delta'> & Envelope): ChatState {
   if (state.messages.some((m) => m.id === d.messageId)) return state;
   let partial = state.partials.find((p) => p.messageId === d.messageId);
   // A new message in the same run replaces an unfinished one (a step redone after a take-over).

@@ -122,7 +122,10 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           createdAt: new Date().toISOString(),
         },
       });
-      dispatch({ kind: 'event', event: { type: 'run.started', data: { runId: started.runId, seq: started.afterSeq + 1 } } });
+      dispatch({
+        kind: 'event',
+        event: { type: 'run.started', data: { model: initial.model, runId: started.runId, seq: started.afterSeq + 1 } },
+      });
       followFrom(started.afterSeq);
       return true;
     } catch (err) {

@@ -89,7 +89,8 @@ export function followConversation(opts: {
         if (typeof data.seq === 'number' && data.seq > lastSeq) lastSeq = data.seq;
         if (RUN_PAUSE_EVENTS.has(type)) paused = true;
         else if (RUN_RUNNING_EVENTS.has(type)) paused = false;
-        opts.handlers().onEvent({ type, data: data as ChatEvent['data'] });
+        // The server sent it through its schema (lib/agent/event-payloads.ts): the name decides the shape.
+        opts.handlers().onEvent({ type, data } as ChatEvent);
         if (RUN_END_EVENTS.has(type)) stop();
       });
     }

@@ -39,16 +39,16 @@ for (const { kind, available } of TEST_DATABASES) {
       const foreign: BusEvent[] = [];
       const offForeign = await receiver.subscribe(elsewhere.id, (e) => foreign.push(e));
 
-      for (let i = 0; i < 5; i++) await sender.persist(conversation.id, null, 'message.delta', { i });
-      sender.live(conversation.id, null, 'message.delta', { live: true });
+      const delta = (offset: number, text: string) => ({ messageId: 'm1', blockIndex: 0, offset, text });
+      for (let i = 0; i < 5; i++) await sender.persist(conversation.id, null, 'message.delta', delta(i, String(i)));
+      sender.live(conversation.id, null, 'message.delta', delta(5, 'live'));
       // Bigger than a NOTIFY payload may be: it travels as a pointer and is read back from the log.
-      await sender.persist(conversation.id, null, 'tool_call.completed', { blob: 'x'.repeat(20_000) });
+      await sender.persist(conversation.id, null, 'message.delta', delta(6, 'x'.repeat(20_000)));
       await waitFor(() => seen.length === 7);
       expect(seen.slice(0, 5).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
       expect(seen[5]!.seq).toBeUndefined();
-      expect(seen[5]!.data).toEqual({ live: true });
-      expect(seen[6]).toMatchObject({ seq: 6, type: 'tool_call.completed' });
-      expect((seen[6]!.data.blob as string).length).toBe(20_000);
+      expect(seen[5]!.data).toEqual(delta(5, 'live'));
+      expect(seen[6]).toMatchObject({ seq: 6, type: 'message.delta', data: delta(6, 'x'.repeat(20_000)) });
       expect(foreign).toEqual([]);
       off();
       offForeign();
@@ -68,7 +68,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const sender = createEventBus(h);
       const start = Date.now();
       while (seen.length === 0 && Date.now() - start < 8000) {
-        await sender.persist(conversation.id, null, 'message.delta', { probe: true });
+        await sender.persist(conversation.id, null, 'message.delta', { messageId: 'probe', blockIndex: 0, offset: 0, text: 'probe' });
         await new Promise((r) => setTimeout(r, 250));
       }
       expect(seen.length).toBeGreaterThan(0);

@@ -2,6 +2,7 @@ import type { DbHandle } from '@/db/connection';
 import { appendEvent, listEventsAfter } from '@/db/queries/events';
 import { errorSummary } from '@/lib/log-safe';
 
+import { toBusEvent } from './event-payloads';
 import type { BusEvent, EventSink } from './events';
 
 const CHANNEL = 'switchboard_events';
@@ -46,8 +47,7 @@ export function createEventBus(handle: DbHandle): EventBus {
     if (msg.e) return dispatch(msg.e);
     if (msg.ref && listeners.has(msg.ref.conversationId)) {
       const [row] = await listEventsAfter(handle.db, msg.ref.conversationId, msg.ref.seq - 1, 1);
-      if (row?.seq === msg.ref.seq)
-        dispatch({ conversationId: row.conversationId, runId: row.runId, type: row.type, seq: row.seq, data: row.data });
+      if (row?.seq === msg.ref.seq) dispatch(toBusEvent(row));
     }
   }
 

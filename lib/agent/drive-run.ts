@@ -8,6 +8,7 @@ import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
+import type { RunEvent } from './events';
 import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
@@ -154,9 +155,7 @@ async function afterStep(
         })
       : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
-  const events: { type: 'message.completed' | 'tool_call.proposed' | 'tool_call.approval_requested'; data: Record<string, unknown> }[] = [
-    { type: 'message.completed', data: { messageId, message } },
-  ];
+  const events: RunEvent[] = [{ type: 'message.completed', data: { messageId, message } }];
 
   // The message, its calls and their events commit together: a crash cannot leave calls the
   // log never announced.

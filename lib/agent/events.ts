@@ -1,3 +1,5 @@
+import type { EventPayload } from './event-payloads';
+
 /** Event names of a run, as sent over SSE and stored in the conversation's event log. */
 export const RUN_EVENT_TYPES = [
   'run.started',
@@ -61,12 +63,15 @@ export interface BusEvent {
   data: Record<string, unknown>;
 }
 
+/** One stored event as a writer gives it: its name and the data that name carries (./event-payloads.ts). */
+export type RunEvent = { [T in RunEventType]: { type: T; data: EventPayload<T> } }[RunEventType];
+
 /** Where a run's events go. The engine only ever talks to this. */
 export interface EventSink {
   /** Stores the event in the conversation log (assigning its seq), then broadcasts it. */
-  persist(conversationId: string, runId: string | null, type: RunEventType, data: Record<string, unknown>): Promise<BusEvent>;
+  persist<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): Promise<BusEvent>;
   /** Broadcasts without storing: the live copy of a text delta. */
-  live(conversationId: string, runId: string | null, type: RunEventType, data: Record<string, unknown>): void;
+  live<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): void;
   /** Broadcasts an event that the caller stored itself (inside its own transaction). */
   broadcast(event: BusEvent): void;
 }

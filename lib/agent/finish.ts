@@ -2,6 +2,7 @@ import { appendMessage } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 
 import type { EngineDeps } from './deps';
+import type { RunEvent } from './events';
 import { partialTextContent } from './model-step';
 import { transitionRun, usageOf } from './run-state';
 import { appendResults, openToolPhase } from './tool-phase';
@@ -27,9 +28,9 @@ export async function finish(
   const stopReason = opts.stopReason ?? (status === 'cancelled' ? 'cancelled' : status === 'failed' ? 'error' : 'end_turn');
   const usage = usageOf(run);
   const type = status === 'completed' ? 'run.completed' : status === 'failed' ? 'run.failed' : 'run.cancelled';
-  const events: { type: 'message.completed' | typeof type; data: Record<string, unknown> }[] = [];
+  const events: RunEvent[] = [];
   if (partial.length && opts.partial) {
-    const message = { id: opts.partial.messageId, role: 'assistant', content: partial, stopReason };
+    const message = { id: opts.partial.messageId, role: 'assistant' as const, content: partial, stopReason };
     events.push({ type: 'message.completed', data: { messageId: opts.partial.messageId, message } });
   }
   events.push({ type, data: { status, stopReason, usage, ...(opts.error ? { error: opts.error } : {}) } });

@@ -228,7 +228,7 @@ for (const { kind, available } of TEST_DATABASES) {
           { step: 42 },
           {
             owner: 'old',
-            events: [{ type: 'run.failed', data: { stale: true } }],
+            events: [{ type: 'run.failed', data: { status: 'failed', stopReason: 'stale', usage: { inputTokens: 0, outputTokens: 0 } } }],
             also: async (tx) => {
               await appendMessage(tx, {
                 conversationId: conversation.id,

@@ -2,7 +2,7 @@ import type { Db } from '@/db/connection';
 import { appendEvent } from '@/db/queries/events';
 import { updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
 
-import type { BusEvent, EventSink, RunEventType } from './events';
+import type { BusEvent, EventSink, RunEvent } from './events';
 
 export class LeaseLost extends Error {
   constructor(runId: string) {
@@ -22,7 +22,7 @@ export async function transitionRun(
   patch: RunPatch,
   opts: {
     owner?: string;
-    events?: { type: RunEventType; data: Record<string, unknown> }[];
+    events?: RunEvent[];
     also?: (tx: Db) => Promise<void>;
   } = {},
 ): Promise<RunRow> {

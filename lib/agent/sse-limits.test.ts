@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { appendEvent } from '@/db/queries/events';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
-import { conversationWithRun, engineDeps, userAndConversation } from '@/test/engine-harness';
+import { conversationWithRun, engineDeps, samplePayload, userAndConversation } from '@/test/engine-harness';
 import { sseReader, type Frame } from '@/test/sse-reader';
 
 import { openEventStream, REPLAY_PAGE_SIZE } from './sse';
@@ -97,7 +97,12 @@ for (const { kind, available } of TEST_DATABASES) {
       const total = 500;
       await h.db.transaction(async (tx) => {
         for (let i = 1; i <= total; i++) {
-          await appendEvent(tx, { conversationId: conversation.id, runId: null, type: 'message.delta', data: { text: 'x', offset: i } });
+          await appendEvent(tx, {
+            conversationId: conversation.id,
+            runId: null,
+            type: 'message.delta',
+            data: { ...samplePayload('message.delta'), offset: i },
+          });
         }
       });
       fetched.rows = 0;

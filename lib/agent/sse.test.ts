@@ -4,9 +4,10 @@ import type { DbHandle } from '@/db/connection';
 import { appendEvent } from '@/db/queries/events';
 import { listMessages } from '@/db/queries/messages';
 import { updateRunIfVersion } from '@/db/queries/runs';
+import type { RunEventType } from '@/lib/agent/events';
 import { createModelClient } from '@/lib/model/client';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
-import { conversationWithRun, engineDeps, userAndConversation } from '@/test/engine-harness';
+import { conversationWithRun, engineDeps, samplePayload, userAndConversation } from '@/test/engine-harness';
 import { readFrames, sseReader } from '@/test/sse-reader';
 
 import { startRun } from './engine';
@@ -133,7 +134,8 @@ for (const { kind, available } of TEST_DATABASES) {
     it('ends at a replayed pause only if the run is paused there now', async () => {
       const deps = engineDeps(h);
       const { conversation, run } = await conversationWithRun(h, 'running');
-      const log = (type: string) => appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type, data: {} });
+      const log = (type: RunEventType) =>
+        appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type, data: samplePayload(type) });
       await log('run.awaiting_approval'); // decided, and the run went on
       await log('tool_call.started');
       // Running again: the old pause is history, the stream stays open after it.
@@ -160,7 +162,7 @@ for (const { kind, available } of TEST_DATABASES) {
       );
       expect(await reader.next()).toEqual([expect.objectContaining({ event: 'ping' })]);
       // Thirty events while the reader reads nothing: six pages' worth.
-      for (let i = 0; i < 30; i++) await deps.bus.persist(conversation.id, run.id, 'tool_call.progress', { progress: i });
+      for (let i = 0; i < 30; i++) await deps.bus.persist(conversation.id, run.id, 'tool_call.progress', { toolCallId: 'c1', progress: i });
       const ids: number[] = [];
       while (ids.length < 30) {
         const got = await reader.next();
@@ -179,7 +181,12 @@ for (const { kind, available } of TEST_DATABASES) {
       );
       expect(await reader.next()).toEqual([expect.objectContaining({ event: 'ping' })]);
       // Stored, never broadcast.
-      const silent = await appendEvent(h.db, { conversationId: conversation.id, runId: run.id, type: 'run.completed', data: {} });
+      const silent = await appendEvent(h.db, {
+        conversationId: conversation.id,
+        runId: run.id,
+        type: 'run.completed',
+        data: samplePayload('run.completed'),
+      });
       const { frames, ended } = await reader.rest(1000);
       expect(ended).toBe(true);
       expect(frames.filter((f) => f.id !== undefined).map((f) => [f.id, f.event])).toEqual([[silent.seq, 'run.completed']]);

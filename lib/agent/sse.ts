@@ -4,6 +4,7 @@ import { getActiveRun, getRun, type RunRow } from '@/db/queries/runs';
 import { errorSummary } from '@/lib/log-safe';
 
 import type { EventBus } from './bus';
+import { toBusEvent } from './event-payloads';
 import {
   RUN_END_EVENTS,
   RUN_PAUSE_EVENTS,
@@ -304,8 +305,4 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
     // Nothing is produced ahead of a read: the reader's pace is the stream's pace.
     { highWaterMark: 0 },
   );
-}
-
-function toBusEvent(e: EventRow): BusEvent {
-  return { conversationId: e.conversationId, runId: e.runId, type: e.type, seq: e.seq, data: e.data };
 }

@@ -1,44 +1,18 @@
+import type { z } from 'zod';
+
 import type { ToolCallRow } from '@/db/queries/tool-calls';
-import type { StoredInputRequests } from '@/db/stored-json';
-import type { DecisionKind, ToolCallStatus, Trust, Verdict } from '@/db/vocabulary';
-import { resultView, type ResultView } from '@/lib/mcp/result-view';
+import { resultView } from '@/lib/mcp/result-view';
+
+import type { toolCallViewSchema } from './event-payloads';
 
 /**
  * A tool call as the browser sees it (conversation JSON and events): made for the page, not the
  * model. It carries what the cards show and nothing else — no grant ids or constraints, no
  * deciding user, no stored full text — and the result as display parts, never the model's
- * wrapped `tool_result` block.
+ * wrapped `tool_result` block. Its shape is declared once, as a schema, in ./event-payloads.ts.
  */
-export interface ToolCallView {
-  id: string;
-  runId: string;
-  toolUseId: string;
-  status: ToolCallStatus;
-  /** The server's display name; null when the model named no offered tool. */
-  server: string | null;
-  tool: string | null;
-  modelName: string;
-  /** The exact arguments (edited ones after edit-then-approve). */
-  input: unknown;
-  argsHash: string;
-  trust: Trust | null;
-  hints: ToolHints;
-  verdict: { verdict: Verdict; reason: string; warnings: string[] } | null;
-  decision: { kind: DecisionKind; reason: string | null; edited: boolean } | null;
-  result: ResultView | null;
-  /** What a server asked the person (elicitation), while the call waits for the answer. */
-  inputRequests: StoredInputRequests | null;
-  startedAt: string | null;
-  endedAt: string | null;
-}
-
-/** The server's hints, as badges; `annotated` is false when it gave none ("not annotated"). */
-export interface ToolHints {
-  annotated: boolean;
-  readOnly: boolean;
-  destructive: boolean;
-  openWorld: boolean;
-}
+export type ToolCallView = z.output<typeof toolCallViewSchema>;
+export type ToolHints = ToolCallView['hints'];
 
 export function toToolCallView(c: ToolCallRow): ToolCallView {
   const a = c.annotations ?? {};

@@ -8,6 +8,7 @@ import { FINISHED_CALL_STATUSES, isOneOf } from '@/db/vocabulary';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import type { EngineDeps } from './deps';
+import type { RunEvent } from './events';
 import { executeCalls } from './execute-calls';
 import { transitionRun } from './run-state';
 import type { ToolHost } from './tool-host';
@@ -75,7 +76,12 @@ async function pause(
       { status, leaseOwner: null, leaseExpiresAt: null },
       {
         owner: deps.instanceId,
-        events: [{ type: `run.${status}`, data: { status, toolCallIds: calls.map((c) => c.id) } }],
+        events: [
+          pauseEvent(
+            status,
+            calls.map((c) => c.id),
+          ),
+        ],
         also: async (tx) => {
           const fresh = await getRun(tx, run.id);
           if (fresh?.cancelRequestedAt) throw new NothingToWaitFor();
@@ -105,4 +111,10 @@ export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], u
     blocks.push(result);
   }
   await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
+}
+
+function pauseEvent(status: 'awaiting_approval' | 'awaiting_input', toolCallIds: string[]): RunEvent {
+  return status === 'awaiting_approval'
+    ? { type: 'run.awaiting_approval', data: { status, toolCallIds } }
+    : { type: 'run.awaiting_input', data: { status, toolCallIds } };
 }

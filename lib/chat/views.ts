@@ -1,7 +1,8 @@
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
-import type { StoredMessageContent } from '@/db/stored-json';
+import type { StoredMessageContent, StoredRunError } from '@/db/stored-json';
+import type { RunStatus } from '@/db/vocabulary';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
 
 export interface ConversationSummary {
@@ -14,9 +15,9 @@ export interface ConversationSummary {
 
 export interface RunView {
   id: string;
-  status: string;
+  status: RunStatus;
   stopReason: string | null;
-  error: { code: string; message: string } | null;
+  error: StoredRunError | null;
   /** Replay this conversation's events after this seq to follow the run from its start. */
   afterSeq: number;
 }

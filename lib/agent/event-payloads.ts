@@ -1,0 +1,169 @@
+import { z } from 'zod';
+
+import type { EventRow } from '@/db/queries/events';
+import { storedDecision, storedInputRequests, storedMessageContent, storedRunError, storedToolResult, storedUsage } from '@/db/stored-json';
+import { DECISION_KINDS, RUN_STATUSES, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS } from '@/db/vocabulary';
+import { resultView } from '@/lib/mcp/result-view';
+
+import type { BusEvent, RunEventType } from './events';
+
+/**
+ * The data of every stored event, one schema per event name (lib/agent/events.ts). Writers are
+ * typed by it (`EventSink.persist`), and rows read back from the log — for SSE replay, or a bus
+ * notification too large to travel inline — are parsed through it. An event stored by an older
+ * release (version 0: a tool call in the view the browser got before `ToolCallView` was made for
+ * it) is converted here, so replaying an old log gives today's shapes.
+ */
+
+// ── the browser's view of a tool call ──────────────────────────────────────────────────────
+const resultPart = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('output'), text: z.string() }),
+  z.object({ kind: z.literal('image'), mediaType: z.string(), data: z.string() }),
+  z.object({ kind: z.literal('note'), text: z.string() }),
+]);
+const resultViewSchema = z.object({ isError: z.boolean(), parts: z.array(resultPart), chars: z.number(), truncated: z.boolean() });
+
+export const toolCallViewSchema = z.object({
+  id: z.string(),
+  runId: z.string(),
+  toolUseId: z.string(),
+  status: z.enum(TOOL_CALL_STATUSES),
+  /** The server's display name; null when the model named no offered tool. */
+  server: z.string().nullable(),
+  tool: z.string().nullable(),
+  modelName: z.string(),
+  /** The exact arguments (edited ones after edit-then-approve). */
+  input: z.unknown(),
+  argsHash: z.string(),
+  trust: z.enum(TRUST_LEVELS).nullable(),
+  /** The server's hints, as badges; `annotated` is false when it gave none ("not annotated"). */
+  hints: z.object({ annotated: z.boolean(), readOnly: z.boolean(), destructive: z.boolean(), openWorld: z.boolean() }),
+  verdict: z.object({ verdict: z.enum(VERDICTS), reason: z.string(), warnings: z.array(z.string()) }).nullable(),
+  decision: z.object({ kind: z.enum(DECISION_KINDS), reason: z.string().nullable(), edited: z.boolean() }).nullable(),
+  result: resultViewSchema.nullable(),
+  /** What a server asked the person (elicitation), while the call waits for the answer. */
+  inputRequests: storedInputRequests.nullable(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+});
+
+/** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
+const toolCallViewV0 = z
+  .looseObject({
+    id: z.string(),
+    runId: z.string(),
+    toolUseId: z.string(),
+    status: z.enum(TOOL_CALL_STATUSES),
+    server: z.string().nullable(),
+    tool: z.string().nullable(),
+    modelName: z.string(),
+    input: z.unknown(),
+    argsHash: z.string(),
+    trust: z.enum(TRUST_LEVELS).nullable(),
+    annotations: z.record(z.string(), z.unknown()).nullish(),
+    policy: z.object({ decision: z.enum(VERDICTS), reason: z.string(), warnings: z.array(z.string()).optional() }).nullish(),
+    decision: storedDecision.nullish(),
+    result: storedToolResult.nullish(),
+    inputRequests: storedInputRequests.nullish(),
+    startedAt: z.string().nullable(),
+    endedAt: z.string().nullable(),
+  })
+  .transform((o): z.output<typeof toolCallViewSchema> => {
+    const a = o.annotations ?? {};
+    return {
+      id: o.id,
+      runId: o.runId,
+      toolUseId: o.toolUseId,
+      status: o.status,
+      server: o.server,
+      tool: o.tool,
+      modelName: o.modelName,
+      input: o.input,
+      argsHash: o.argsHash,
+      trust: o.trust,
+      hints: {
+        annotated: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].some((k) => typeof a[k] === 'boolean'),
+        readOnly: a.readOnlyHint === true,
+        destructive: a.destructiveHint === true,
+        openWorld: a.openWorldHint === true,
+      },
+      verdict: o.policy ? { verdict: o.policy.decision, reason: o.policy.reason, warnings: o.policy.warnings ?? [] } : null,
+      decision: o.decision
+        ? { kind: o.decision.kind, reason: o.decision.reason ?? null, edited: o.decision.editedFrom !== undefined }
+        : null,
+      result: o.result ? resultView(o.result) : null,
+      inputRequests: o.status === 'awaiting_input' ? (o.inputRequests ?? null) : null,
+      startedAt: o.startedAt,
+      endedAt: o.endedAt,
+    };
+  });
+
+const toolCallPayload = z.object({ toolCall: z.union([toolCallViewSchema, toolCallViewV0]) });
+
+// ── the other events ───────────────────────────────────────────────────────────────────────
+const runEnd = z.object({
+  status: z.enum(RUN_STATUSES),
+  stopReason: z.string(),
+  usage: storedUsage,
+  error: storedRunError.optional(),
+});
+
+export const EVENT_PAYLOADS = {
+  'run.started': z.object({ model: z.string() }),
+  'message.delta': z.object({ messageId: z.string(), blockIndex: z.number(), offset: z.number(), text: z.string() }),
+  'message.completed': z.object({
+    messageId: z.string(),
+    message: z.object({
+      id: z.string(),
+      role: z.enum(['user', 'assistant']),
+      content: storedMessageContent,
+      stopReason: z.string().nullable(),
+    }),
+  }),
+  'tool_call.proposed': toolCallPayload,
+  'tool_call.approval_requested': toolCallPayload,
+  'tool_call.decided': toolCallPayload,
+  'tool_call.input_requested': toolCallPayload,
+  'tool_call.started': toolCallPayload,
+  'tool_call.progress': z.object({
+    toolCallId: z.string(),
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
+  }),
+  'tool_call.completed': toolCallPayload,
+  'run.awaiting_approval': z.object({ status: z.literal('awaiting_approval'), toolCallIds: z.array(z.string()) }),
+  'run.awaiting_input': z.object({ status: z.literal('awaiting_input'), toolCallIds: z.array(z.string()) }),
+  'run.completed': runEnd,
+  'run.failed': runEnd,
+  'run.cancelled': runEnd,
+} as const satisfies Record<RunEventType, z.ZodType>;
+
+/** What an event of this name carries, as writers give it (the current version). */
+export type EventPayload<T extends RunEventType> = z.output<(typeof EVENT_PAYLOADS)[T]>;
+
+export function isRunEventType(type: string): type is RunEventType {
+  return Object.hasOwn(EVENT_PAYLOADS, type);
+}
+
+/**
+ * A stored event's data through its schema. Null for a name this release does not know (a newer
+ * release wrote it; the reader skips it); throws when a known event has a shape no version fits.
+ */
+export function parseEventPayload(type: string, data: unknown, where: string): Record<string, unknown> | null {
+  if (!isRunEventType(type)) return null;
+  const parsed = EVENT_PAYLOADS[type].safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `The stored event ${where} (${type}) has an unknown shape: ${issue ? `${issue.path.join('.')}: ${issue.message}` : ''}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A row of the log as it goes out: its data through its schema (a newer release's unknown event goes out as stored). */
+export function toBusEvent(e: EventRow): BusEvent {
+  const data = parseEventPayload(e.type, e.data, `${e.conversationId}#${e.seq}`) ?? e.data;
+  return { conversationId: e.conversationId, runId: e.runId, type: e.type, seq: e.seq, data };
+}
