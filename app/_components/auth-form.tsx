@@ -5,6 +5,7 @@ import { useRef, useState } from 'react';
 
 import { LogoMark } from './logo';
 import { Button, Card, Field, Input, Notice } from './ui';
+import { MIN_PASSWORD_LENGTH } from './new-password-input';
 import { useCsrfToken } from './use-csrf-token';
 
 const SIGN_IN_ERRORS: Record<string, string> = {
@@ -73,7 +74,7 @@ export function AuthForm({
                 <Input name="email" type="email" autoComplete="email" required />
               </Field>
               <Field label="Password" id="field-password" hint="At least 8 characters.">
-                <Input name="password" type="password" autoComplete="new-password" minLength={8} required />
+                <Input name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
               </Field>
               <SubmitButton busy={busy} waiting={!csrfToken}>
                 Create account

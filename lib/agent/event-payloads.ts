@@ -6,6 +6,7 @@ import { DECISION_KINDS, RUN_STATUSES, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICT
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { BusEvent, RunEventType } from './events';
+import { hintsOf } from './tool-call-view';
 
 /**
  * The data of every stored event, one schema per event name (lib/agent/events.ts). Writers are
@@ -23,7 +24,8 @@ const resultPart = z.discriminatedUnion('kind', [
 ]);
 const resultViewSchema = z.object({ isError: z.boolean(), parts: z.array(resultPart), chars: z.number(), truncated: z.boolean() });
 
-export const toolCallViewSchema = z.object({
+/** What both versions of the view carry alike. */
+const toolCallBase = {
   id: z.string(),
   runId: z.string(),
   toolUseId: z.string(),
@@ -36,6 +38,12 @@ export const toolCallViewSchema = z.object({
   input: z.unknown(),
   argsHash: z.string(),
   trust: z.enum(TRUST_LEVELS).nullable(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+};
+
+export const toolCallViewSchema = z.object({
+  ...toolCallBase,
   /** The server's hints, as badges; `annotated` is false when it gave none ("not annotated"). */
   hints: z.object({ annotated: z.boolean(), readOnly: z.boolean(), destructive: z.boolean(), openWorld: z.boolean() }),
   verdict: z.object({ verdict: z.enum(VERDICTS), reason: z.string(), warnings: z.array(z.string()) }).nullable(),
@@ -43,60 +51,31 @@ export const toolCallViewSchema = z.object({
   result: resultViewSchema.nullable(),
   /** What a server asked the person (elicitation), while the call waits for the answer. */
   inputRequests: storedInputRequests.nullable(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
 const toolCallViewV0 = z
   .looseObject({
-    id: z.string(),
-    runId: z.string(),
-    toolUseId: z.string(),
-    status: z.enum(TOOL_CALL_STATUSES),
-    server: z.string().nullable(),
-    tool: z.string().nullable(),
-    modelName: z.string(),
-    input: z.unknown(),
-    argsHash: z.string(),
-    trust: z.enum(TRUST_LEVELS).nullable(),
+    ...toolCallBase,
     annotations: z.record(z.string(), z.unknown()).nullish(),
     policy: z.object({ decision: z.enum(VERDICTS), reason: z.string(), warnings: z.array(z.string()).optional() }).nullish(),
     decision: storedDecision.nullish(),
     result: storedToolResult.nullish(),
     inputRequests: storedInputRequests.nullish(),
-    startedAt: z.string().nullable(),
-    endedAt: z.string().nullable(),
   })
-  .transform((o): z.output<typeof toolCallViewSchema> => {
-    const a = o.annotations ?? {};
-    return {
-      id: o.id,
-      runId: o.runId,
-      toolUseId: o.toolUseId,
-      status: o.status,
-      server: o.server,
-      tool: o.tool,
-      modelName: o.modelName,
-      input: o.input,
-      argsHash: o.argsHash,
-      trust: o.trust,
-      hints: {
-        annotated: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].some((k) => typeof a[k] === 'boolean'),
-        readOnly: a.readOnlyHint === true,
-        destructive: a.destructiveHint === true,
-        openWorld: a.openWorldHint === true,
-      },
-      verdict: o.policy ? { verdict: o.policy.decision, reason: o.policy.reason, warnings: o.policy.warnings ?? [] } : null,
-      decision: o.decision
-        ? { kind: o.decision.kind, reason: o.decision.reason ?? null, edited: o.decision.editedFrom !== undefined }
-        : null,
-      result: o.result ? resultView(o.result) : null,
-      inputRequests: o.status === 'awaiting_input' ? (o.inputRequests ?? null) : null,
-      startedAt: o.startedAt,
-      endedAt: o.endedAt,
-    };
-  });
+  .transform(({ annotations, policy, decision, result, inputRequests, ...same }): z.output<typeof toolCallViewSchema> => ({
+    ...pick(same, Object.keys(toolCallBase) as (keyof typeof toolCallBase)[]),
+    hints: hintsOf(annotations ?? {}),
+    verdict: policy ? { verdict: policy.decision, reason: policy.reason, warnings: policy.warnings ?? [] } : null,
+    decision: decision ? { kind: decision.kind, reason: decision.reason ?? null, edited: decision.editedFrom !== undefined } : null,
+    result: result ? resultView(result) : null,
+    inputRequests: same.status === 'awaiting_input' ? (inputRequests ?? null) : null,
+  }));
+
+/** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
+}
 
 const toolCallPayload = z.object({ toolCall: z.union([toolCallViewSchema, toolCallViewV0]) });
 

@@ -15,7 +15,6 @@ export type ToolCallView = z.output<typeof toolCallViewSchema>;
 export type ToolHints = ToolCallView['hints'];
 
 export function toToolCallView(c: ToolCallRow): ToolCallView {
-  const a = c.annotations ?? {};
   return {
     id: c.id,
     runId: c.runId,
@@ -27,17 +26,22 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     input: c.input,
     argsHash: c.argsHash,
     trust: c.trust,
-    hints: {
-      annotated: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].some((k) => typeof a[k] === 'boolean'),
-      readOnly: a.readOnlyHint === true,
-      destructive: a.destructiveHint === true,
-      openWorld: a.openWorldHint === true,
-    },
+    hints: hintsOf(c.annotations ?? {}),
     verdict: c.verdict ? { verdict: c.verdict.verdict, reason: c.verdict.reason, warnings: c.verdict.warnings } : null,
     decision: c.decision ? { kind: c.decision.kind, reason: c.decision.reason ?? null, edited: c.decision.editedFrom !== undefined } : null,
     result: c.result ? resultView(c.result, { chars: c.resultChars, truncated: c.resultTruncated }) : null,
     inputRequests: c.status === 'awaiting_input' ? c.inputRequests : null,
     startedAt: c.startedAt?.toISOString() ?? null,
     endedAt: c.endedAt?.toISOString() ?? null,
+  };
+}
+
+/** A tool's annotations as the badges the page shows; a hint the server left out counts as false. */
+export function hintsOf(a: Record<string, unknown>): ToolHints {
+  return {
+    annotated: ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'].some((k) => typeof a[k] === 'boolean'),
+    readOnly: a.readOnlyHint === true,
+    destructive: a.destructiveHint === true,
+    openWorld: a.openWorldHint === true,
   };
 }

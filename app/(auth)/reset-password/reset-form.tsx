@@ -4,7 +4,8 @@ import Link from 'next/link';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, Card, Field, Input, Notice } from '@/app/_components/ui';
+import { NewPasswordInput } from '@/app/_components/new-password-input';
+import { Button, Card, Field, Notice } from '@/app/_components/ui';
 
 /** The new password, twice, on a card; on success a notice in its place: every session of the account has ended. */
 export function ResetForm({ token }: { token: string }) {
@@ -44,24 +45,10 @@ export function ResetForm({ token }: { token: string }) {
     <Card className="p-6 max-sm:px-5">
       <form onSubmit={submit} className="space-y-4">
         <Field id="reset-password" label="New password" hint="At least 8 characters.">
-          <Input
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
+          <NewPasswordInput value={password} onChange={setPassword} />
         </Field>
         <Field id="reset-repeat" label="New password again">
-          <Input
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            value={repeat}
-            onChange={(e) => setRepeat(e.target.value)}
-          />
+          <NewPasswordInput value={repeat} onChange={setRepeat} />
         </Field>
         {error && <Notice tone="error">{error}</Notice>}
         <Button type="submit" variant="primary" size="lg" fullWidth loading={busy} className="mt-2">

@@ -4,6 +4,7 @@ import { KeyRound } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { NewPasswordInput } from '@/app/_components/new-password-input';
 import { Button, CardBody, CardFooter, Field, Input, Notice } from '@/app/_components/ui';
 
 import { Section } from './ui';
@@ -46,24 +47,10 @@ export function PasswordSection() {
             <Input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
           </Field>
           <Field id="new-password" label="New password" hint="At least 8 characters. Every other signed-in browser will be signed out.">
-            <Input
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={8}
-              value={next}
-              onChange={(e) => setNext(e.target.value)}
-            />
+            <NewPasswordInput value={next} onChange={setNext} />
           </Field>
           <Field id="repeat-password" label="New password again">
-            <Input
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={8}
-              value={repeat}
-              onChange={(e) => setRepeat(e.target.value)}
-            />
+            <NewPasswordInput value={repeat} onChange={setRepeat} />
           </Field>
           {result &&
             (result.kind === 'error' ? (
