@@ -4,8 +4,8 @@ import Link from 'next/link';
 import { useRef, useState } from 'react';
 
 import { LogoMark } from './logo';
-import { Button, Card, Field, Input, Notice } from './ui';
 import { MIN_PASSWORD_LENGTH } from './new-password-input';
+import { Button, Card, Field, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
 
 const SIGN_IN_ERRORS: Record<string, string> = {
