@@ -1,7 +1,8 @@
 'use client';
 
+import { ArrowDown } from 'lucide-react';
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useReducer, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
@@ -17,6 +18,7 @@ import { ToolCallCard } from './tool-call-card';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
+import { useStickToBottom } from './use-stick-to-bottom';
 
 export { EmptyConversation } from './empty-conversation';
 
@@ -66,7 +68,6 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   }, []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
-  const bottom = useRef<HTMLDivElement>(null);
 
   const onEvent = useCallback(
     (event: ChatEvent) => {
@@ -97,10 +98,6 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     document.addEventListener('visibilitychange', onVisible);
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [closed, resync]);
-
-  useEffect(() => {
-    bottom.current?.scrollIntoView({ block: 'end' });
-  }, [state.messages.length, state.partials]);
 
   async function send(text: string): Promise<boolean> {
     setSending(true);
@@ -167,6 +164,15 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
+  const contentKey = [
+    state.messages.length,
+    state.partials.map((p) => p.blocks.join('').length).join(','),
+    Object.values(state.toolCalls)
+      .map((c) => c.status)
+      .join(','),
+    state.activeRun?.status,
+  ].join('|');
+  const { scroller, onScroll, behind, jumpToLatest } = useStickToBottom<HTMLDivElement>(contentKey);
   const renderToolCall = (toolUseId: string) => {
     const call = state.toolCalls[toolUseId];
     if (!call) return null;
@@ -177,9 +183,21 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
 
   const running = state.activeRun !== null;
   const empty = state.messages.length === 0 && state.partials.length === 0;
+  // For screen readers: what changed that needs the person, not every streamed word.
+  const announcement =
+    pending.length > 0
+      ? `${pending.length === 1 ? 'A tool call needs' : `${pending.length} tool calls need`} your decision.`
+      : state.lastRun?.status === 'completed'
+        ? 'The answer is complete.'
+        : state.lastRun?.status === 'failed'
+          ? 'The turn failed.'
+          : '';
   return (
-    <div className="flex h-full min-h-0 flex-col">
-      <div className="min-h-0 flex-1 overflow-y-auto" aria-live="polite">
+    <div className="relative flex h-full min-h-0 flex-col">
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
@@ -212,22 +230,38 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           {state.lastRun?.status === 'failed' && (
             <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
           )}
-          <div ref={bottom} />
         </div>
       </div>
-      <div className="bg-canvas px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-1 md:px-6">
+      <div className="relative bg-canvas px-3 pb-[max(env(safe-area-inset-bottom),0.75rem)] pt-1 md:px-6">
+        {behind && (
+          <Button
+            size="sm"
+            icon={ArrowDown}
+            onClick={jumpToLatest}
+            className="absolute -top-12 left-1/2 -translate-x-1/2 rounded-full shadow-raised"
+            data-testid="jump-to-latest"
+          >
+            Jump to latest
+          </Button>
+        )}
         {notice && (
           <Notice tone="error" className="mx-auto mb-2 max-w-3xl">
             {notice}
           </Notice>
         )}
         {closed?.reason === 'too_many_streams' && (
-          <p role="alert" className="mx-auto mb-2 max-w-3xl rounded-lg bg-amber-50 px-3 py-2 text-sm text-amber-900">
-            {closed.message}{' '}
-            <button type="button" className="font-semibold underline" onClick={() => void resync()}>
-              Reload to continue here
-            </button>
-          </p>
+          <Notice
+            tone="warning"
+            role="alert"
+            className="mx-auto mb-2 max-w-3xl"
+            actions={
+              <Button size="sm" onClick={() => void resync()}>
+                Reload to continue here
+              </Button>
+            }
+          >
+            {closed.message}
+          </Notice>
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />
       </div>

@@ -4,6 +4,7 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
 
+import { HighlightedCode } from './highlighted-code';
 import { CodeBlock } from './ui';
 
 type HastNode = { type: string; value?: string; tagName?: string; properties?: { className?: unknown }; children?: HastNode[] };
@@ -37,12 +38,13 @@ const components: Components = {
       [image{alt ? `: ${alt}` : ''}]
     </a>
   ),
-  pre: ({ node, children }) => {
+  pre: ({ node }) => {
     const code = (node as HastNode | undefined)?.children?.find((c) => c.tagName === 'code');
     const text = textOf(code).replace(/\n$/, '');
+    const lang = languageOf(code);
     return (
-      <CodeBlock label={languageOf(code) ?? 'code'} copyText={text}>
-        {children}
+      <CodeBlock label={lang ?? 'code'} copyText={text}>
+        <HighlightedCode code={text} lang={lang} />
       </CodeBlock>
     );
   },

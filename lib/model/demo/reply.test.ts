@@ -112,3 +112,15 @@ describe('splitWords', () => {
     expect(splitWords(text).join('')).toBe(text);
   });
 });
+
+describe('code in the message', () => {
+  it('gives fenced code blocks back as code blocks, so a page can highlight them', () => {
+    const text = 'Look at this:\n```ts\nconst x: number = 1;\n```\nand\n```py\nprint(x)\n```';
+    const reply = decideReply(request([{ role: 'user', content: text }]));
+    const answer = (reply.blocks[0] as { text: string }).text;
+    expect(answer).toContain('You wrote 2 code blocks; here it is back:');
+    expect(answer).toContain('\n```ts\nconst x: number = 1;\n```\n');
+    expect(answer).toContain('\n```py\nprint(x)\n```');
+    expect(answer).not.toContain('You wrote: "');
+  });
+});

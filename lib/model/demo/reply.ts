@@ -70,8 +70,18 @@ export function lastUserText(messages: RequestMessage[]): string {
   return '';
 }
 
+/** Fenced code blocks of a message, as written (opening fence with its language, body, closing fence). */
+function fencedBlocks(text: string): string[] {
+  return [...text.matchAll(/^```[^\n`]*\n[\s\S]*?\n```[ \t]*$/gm)].map((m) => m[0]);
+}
+
 function plainAnswer(userText: string, toolNames: string[]): string {
-  const lines = [`This is the offline demo model: no real AI is answering, so replies are canned. You wrote: "${userText}"`, ''];
+  const blocks = fencedBlocks(userText);
+  // Code is given back as code (so a page can show it highlighted), not quoted inside a sentence.
+  const intro = 'This is the offline demo model: no real AI is answering, so replies are canned.';
+  const lines = blocks.length
+    ? [`${intro} You wrote ${blocks.length === 1 ? 'a code block' : `${blocks.length} code blocks`}; here it is back:`, '', ...blocks, '']
+    : [`${intro} You wrote: "${userText}"`, ''];
   if (toolNames.length === 0) {
     lines.push('No tools were offered to me.');
   } else {
