@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type APIRequestContext, type APIResponse, type BrowserContext, type Page } from '@playwright/test';
 
+import { titleFrom as demoTitleFrom } from '../lib/model/demo/reply';
+
 export const PASSWORD = 'correct horse battery staple';
 
 /** The closing line of every demo answer when no tools are offered (the app offers none). */
@@ -158,10 +160,9 @@ export async function waitForConversation(page: Page): Promise<string> {
   return CONVERSATION_PATH.exec(new URL(page.url()).pathname)![1]!;
 }
 
-/** The title the app derives from a first message (lib/agent/engine.ts titleFrom). */
+/** The title a conversation ends up with: the demo model's suggestion for the first message (lib/agent/title.ts). */
 export function expectedTitle(text: string): string {
-  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ');
-  return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line || 'New conversation';
+  return demoTitleFrom(text);
 }
 
 /** Waits until the conversation has no active run (over the API, with the page's cookies). */

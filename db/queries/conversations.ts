@@ -50,10 +50,17 @@ export async function deleteConversation(db: Db, userId: string, id: string): Pr
   return rows.length > 0;
 }
 
-/** Gives a conversation still called "New conversation" a title from its first message. */
-export async function setDefaultTitle(db: Db, id: string, title: string): Promise<void> {
-  await db
+/** Gives a conversation still called "New conversation" a title from its first message; true when it did. */
+export async function setDefaultTitle(db: Db, id: string, title: string): Promise<boolean> {
+  return replaceTitle(db, id, 'New conversation', title);
+}
+
+/** Sets a title only if the conversation still has `from` (a title the person chose is never overwritten). */
+export async function replaceTitle(db: Db, id: string, from: string, to: string): Promise<boolean> {
+  const rows = await db
     .update(conversations)
-    .set({ title })
-    .where(and(eq(conversations.id, id), eq(conversations.title, 'New conversation')));
+    .set({ title: to })
+    .where(and(eq(conversations.id, id), eq(conversations.title, from)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
 }

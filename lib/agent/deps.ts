@@ -23,6 +23,8 @@ export interface EngineDeps {
   heartbeatMs?: number;
   maxSteps?: number;
   systemPrompt?: string;
+  /** Ask the model for a short title for each new conversation (one small extra call). Off unless set. */
+  titles?: boolean;
   /** MCP tools; without it no tool is offered and a named tool gets an error result. */
   tools?: ToolHost;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { getConversation } from '@/db/queries/conversations';
+import { getConversation, renameConversation } from '@/db/queries/conversations';
 import { listEventsAfter } from '@/db/queries/events';
 import { listMessages } from '@/db/queries/messages';
 import { getRun, updateRunIfVersion } from '@/db/queries/runs';
@@ -19,6 +19,29 @@ for (const { kind, available } of TEST_DATABASES) {
       h = await openTestDb(kind);
     });
     afterAll(async () => h?.close());
+
+    it("titles a new conversation: its first line at once, then the model's short title, never over a rename", async () => {
+      const deps = { ...engineDeps(h), titles: true };
+      const { user, conversation } = await userAndConversation(h);
+      const start = (c: string, text: string) => startRun(deps, { conversationId: c, userId: user.id, sessionId: null, text });
+      await start(conversation.id, '## Plans for the weekend: hiking, a museum, and dinner with friends!');
+      await deps.idle();
+      expect((await getConversation(h.db, user.id, conversation.id))!.title).toBe('Plans for the weekend hiking a');
+
+      // Renamed before the model answered: the person's title stays.
+      const other = await userAndConversation(h);
+      const slow = { ...deps, schedule: (work: () => Promise<void>) => void setTimeout(() => deps.schedule(work), 50) };
+      await startRun(slow, {
+        conversationId: other.conversation.id,
+        userId: other.user.id,
+        sessionId: null,
+        text: 'Something else entirely',
+      });
+      await renameConversation(h.db, other.user.id, other.conversation.id, 'Mine');
+      await new Promise((r) => setTimeout(r, 100));
+      await deps.idle();
+      expect((await getConversation(h.db, other.user.id, other.conversation.id))!.title).toBe('Mine');
+    });
 
     it('streams an answer, stores it, and logs the events in order', async () => {
       const deps = engineDeps(h);

@@ -11,6 +11,7 @@ import { abortLocalRun, driveRun } from './drive-run';
 import type { BusEvent } from './events';
 import { finish } from './finish';
 import { admitRun, lockRunAdmission } from './run-limits';
+import { suggestTitle } from './title';
 
 export class RunConflict extends Error {
   constructor() {
@@ -54,7 +55,11 @@ export async function startRun(
     return { ...inserted, startSeq: row.seq };
   });
   deps.events.broadcast(started!);
-  await setDefaultTitle(deps.db, input.conversationId, titleFrom(input.text));
+  // A first message names the conversation at once (its first line); the model may then offer a better title.
+  const provisional = titleFrom(input.text);
+  if ((await setDefaultTitle(deps.db, input.conversationId, provisional)) && deps.titles) {
+    deps.schedule(() => suggestTitle(deps, input.conversationId, input.text, provisional));
+  }
   deps.schedule(() => driveRun(deps, run.id));
   return { run, afterSeq: run.startSeq! - 1 };
 }

@@ -39,7 +39,7 @@ async function build(): Promise<Runtime> {
   const secret = await getAuthSecret();
   const handle = await getDbHandle();
   const modelConfig = getModelConfig();
-  const engine = buildEngineDeps(handle, { schedule: runAfterResponse });
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true });
   return { handle, bus: engine.bus, secret, modelConfig, engine, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
 }
 

@@ -1,3 +1,4 @@
+import { TITLE_REQUEST } from '../title-prompt';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
@@ -7,6 +8,17 @@ import { splitWords } from './words';
 // Decides what the demo model says: a pure function from the request to
 // content blocks and a stop reason (ids come from an injectable generator).
 // The rules are a contract hosts and tests build on — see lib/model/demo/index.ts.
+
+/** Up to six words of the first line with words (code blocks and Markdown marks left out), capitalised. */
+export function titleFrom(text: string): string {
+  const line = text
+    .replace(/^```[\s\S]*?^```[ \t]*$/gm, '')
+    .split('\n')
+    .map((l) => l.replace(/[^\p{L}\p{N}'’_\s-]/gu, ' ').replace(/(^|\s)_+|_+(?=\s|$)/g, '$1').trim())
+    .find((l) => /[\p{L}\p{N}]/u.test(l));
+  const words = (line ?? 'New conversation').split(/\s+/).slice(0, 6).join(' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 /** Test hooks in the last user text. */
 export const FAIL_MIDSTREAM_TRIGGER = '[demo:fail-midstream]';
@@ -23,6 +35,11 @@ export function decideReply(request: DemoRequest, options: ReplyOptions = {}): D
   const last = messages.at(-1);
   const userText = lastUserText(messages);
   const failMidstream = userText.includes(FAIL_MIDSTREAM_TRIGGER);
+
+  // Asked for a conversation title: a few words of the message, nothing else.
+  if (request.system?.startsWith(TITLE_REQUEST)) {
+    return { blocks: [textBlock(titleFrom(userText))], stopReason: 'end_turn', failMidstream: false };
+  }
 
   // After tool results: quote them and stop. Never another tool call here.
   const results = toolResultBlocks(last);

@@ -53,9 +53,17 @@ export function parseRequestBody(raw: string): ParseResult {
     }
   }
 
+  const system =
+    typeof body.system === 'string'
+      ? body.system
+      : Array.isArray(body.system)
+        ? body.system.map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : '')).join('\n')
+        : '';
+
   return {
     ok: true,
     request: {
+      system,
       model: typeof body.model === 'string' && body.model ? body.model : 'demo',
       max_tokens: maxTokens,
       messages,

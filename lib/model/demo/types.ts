@@ -55,6 +55,8 @@ export type DemoRequest = {
   messages: RequestMessage[];
   tools: OfferedTool[];
   stream: boolean;
+  /** The system prompt as text (blocks joined), '' when none. */
+  system?: string;
 };
 
 export type ReplyTextBlock = { type: 'text'; text: string };

@@ -1,0 +1,48 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+import { replaceTitle } from '@/db/queries/conversations';
+import { errorSummary } from '@/lib/log-safe';
+import { TITLE_SYSTEM_PROMPT } from '@/lib/model/title-prompt';
+
+import type { EngineDeps } from './deps';
+
+const MAX_TITLE = 60;
+
+/** The model's answer as a one-line title, or null when it gave nothing usable. */
+export function cleanTitle(raw: string): string | null {
+  const line = raw
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+  if (!line) return null;
+  const title = line
+    .replace(/^(title|titre|titel)\s*:\s*/i, '')
+    .replace(/^["'“”«»*#\s]+|["'“”«»*.\s]+$/g, '')
+    .replace(/\s+/g, ' ');
+  if (!title) return null;
+  return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1).trimEnd()}…` : title;
+}
+
+/**
+ * Asks the model for a short title for a new conversation and puts it in place of the
+ * provisional one (the first line of the message) — unless the person renamed it meanwhile.
+ * Runs after the response, beside the turn; a failure keeps the provisional title.
+ */
+export async function suggestTitle(deps: EngineDeps, conversationId: string, firstMessage: string, provisional: string): Promise<void> {
+  try {
+    const reply = await deps.model.client.messages.create({
+      model: deps.model.model,
+      max_tokens: 32,
+      system: TITLE_SYSTEM_PROMPT,
+      messages: [{ role: 'user', content: firstMessage.slice(0, 2000) }],
+    });
+    const text = reply.content
+      .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+      .map((b) => b.text)
+      .join(' ');
+    const title = cleanTitle(text);
+    if (title && title !== provisional) await replaceTitle(deps.db, conversationId, provisional, title);
+  } catch (err) {
+    console.error('[title] could not suggest a title:', errorSummary(err));
+  }
+}
