@@ -14,7 +14,12 @@ export function titleFrom(text: string): string {
   const line = text
     .replace(/^```[\s\S]*?^```[ \t]*$/gm, '')
     .split('\n')
-    .map((l) => l.replace(/[^\p{L}\p{N}'’_\s-]/gu, ' ').replace(/(^|\s)_+|_+(?=\s|$)/g, '$1').trim())
+    .map((l) =>
+      l
+        .replace(/[^\p{L}\p{N}'’_\s-]/gu, ' ')
+        .replace(/(^|\s)_+|_+(?=\s|$)/g, '$1')
+        .trim(),
+    )
     .find((l) => /[\p{L}\p{N}]/u.test(l));
   const words = (line ?? 'New conversation').split(/\s+/).slice(0, 6).join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
