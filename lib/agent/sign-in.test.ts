@@ -23,6 +23,7 @@ import { activeRunOf, cancelRun, resumeLapsedRuns, RunConflict, startRun } from 
 import type { EventSink } from './events';
 import { toMessageParams } from './history';
 import { resumeAfterSignIn } from './sign-in';
+import { toToolCallView } from './tool-call-view';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
 
@@ -132,7 +133,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(out).toEqual({ toolCallIds: [call!.id], resumedRunIds: [run.id] });
       await deps.idle();
       expect((await getRun(h.db, run.id))!.status).toBe('completed');
-      expect((await listConversationToolCalls(h.db, conversation.id))[0]!.status).toBe('succeeded');
+      const done = (await listConversationToolCalls(h.db, conversation.id))[0]!;
+      expect(done.status).toBe('succeeded');
+      expect(toToolCallView(done)).toMatchObject({ signIn: null, waitedFor: 'sign_in' }); // the turn's timeline says what it waited for
       const result = (model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
       expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_1' });
       expect(result.is_error ?? false).toBe(false);
