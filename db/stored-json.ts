@@ -183,6 +183,9 @@ const reviewedToolsV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), 
 export type StoredReviewedTools = z.infer<typeof reviewedToolsV1>;
 export const storedReviewedTools = reviewedToolsV1;
 
+// ── mcp_servers.headers_sealed, once opened: header name → value ──────────────────────────
+export const sealedHeaders = z.record(z.string(), z.string());
+
 // ── tool_catalogs.catalog: a server's usable tools as last listed ──────────────────────────
 const catalogToolShape = z.object({
   serverId: z.string(),
