@@ -2,13 +2,15 @@
 
 import { ListTree } from 'lucide-react';
 
+import type { WaitReason } from '@/db/vocabulary';
 import { formatDuration, turnTimeline, type TimelineBar } from '@/lib/chat/timeline';
 
 import type { ToolCallView } from './types';
 import { cx, Disclosure } from './ui';
 import { useNow } from './use-now';
 
-const WAITED_FOR = { approval: 'your approval', input: 'your answer' } as const;
+// Keyed by the reason union: a new reason does not compile until it has its words here.
+const WAITED_FOR: Record<WaitReason, string> = { approval: 'your approval', input: 'your answer', sign_in: 'you to sign in' };
 
 /**
  * A turn's tool calls on one time axis, folded under a one-line summary: which step asked for
@@ -106,5 +108,6 @@ function describe(bar: TimelineBar): string {
   if (bar.waitedMs !== null && bar.waitedFor) parts.push(`waited ${formatDuration(bar.waitedMs)} for ${WAITED_FOR[bar.waitedFor]}`);
   if (bar.ranMs !== null) parts.push(`${bar.failed ? 'failed after' : 'ran'} ${formatDuration(bar.ranMs)}`);
   else if (bar.started === null) parts.push(bar.status === 'pending_approval' ? 'waiting for your approval' : 'did not run');
+  else if (bar.status === 'awaiting_sign_in') parts.push('waiting for you to sign in');
   return parts.join(', ');
 }

@@ -32,6 +32,10 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     decision: c.decision ? { kind: c.decision.kind, reason: c.decision.reason ?? null, edited: c.decision.editedFrom !== undefined } : null,
     result: c.result ? resultView(c.result, { chars: c.resultChars, truncated: c.resultTruncated }) : null,
     inputRequests: c.status === 'awaiting_input' ? c.inputRequests : null,
+    signIn:
+      c.status === 'awaiting_sign_in' && c.signIn
+        ? { serverId: c.signIn.serverId, serverName: c.signIn.serverName, scopes: c.signIn.scopes ?? [], reason: c.signIn.reason }
+        : null,
     step: c.step,
     proposedAt: c.createdAt.toISOString(),
     startedAt: c.startedAt?.toISOString() ?? null,
@@ -40,10 +44,11 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
   };
 }
 
-/** What the call waited for, as the timeline says it: a decision first, else an answer to the server. */
+/** What the call waited for, as the timeline says it: a decision first, else an answer to the server, else a sign-in. */
 function waitedFor(c: ToolCallRow): WaitReason | null {
   if (c.decision) return 'approval';
   if (c.inputRequests || c.inputResponses) return 'input';
+  if (c.signIn) return 'sign_in';
   return null;
 }
 

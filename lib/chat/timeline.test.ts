@@ -29,6 +29,7 @@ function call(
     decision: null,
     result: null,
     inputRequests: null,
+    signIn: null,
     waitedFor: null,
     step,
     proposedAt: at(times.proposed),
