@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedCatalog,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
+  storedReviewedTools,
   storedRunError,
   StoredShapeError,
   storedSignIn,
@@ -27,6 +29,8 @@ const SCHEMAS = {
   nameMap: storedNameMap,
   annotations: storedAnnotations,
   result: storedToolResult,
+  reviewedTools: storedReviewedTools,
+  catalog: storedCatalog,
 } as const;
 
 describe('stored JSON shapes', () => {
