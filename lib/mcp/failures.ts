@@ -104,6 +104,7 @@ export type FailureKind = 'unreachable' | 'needs_sign_in' | 'protocol_error';
  * but not as an MCP server should.
  */
 export function classifyFailure(error: unknown): FailureKind {
+  if (signInRequiredIn(error)) return 'needs_sign_in';
   if (error instanceof RemoteServersDisabled) return 'unreachable';
   if (error instanceof SdkHttpError) {
     if (error.status === 401 || error.status === 403) return 'needs_sign_in';

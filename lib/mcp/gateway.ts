@@ -104,7 +104,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const needsSignIn = signInRequiredIn(error);
       if (needsSignIn) {
         const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
-        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn };
+        return { server, tools: [], skipped: [], truncated: false, error: message, failure: 'needs_sign_in', needsSignIn };
       }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
