@@ -171,7 +171,7 @@ export function ServerCard({
       <CardBody>
         <Details server={server} />
         {server.lastError && server.status !== 'connected' && (
-          <Notice tone={server.status === 'needs_sign_in' ? 'warning' : 'error'} role="status" title={STATUS[server.status].label}>
+          <Notice tone={server.status === 'needs_sign_in' ? 'warning' : 'error'} role="status" data-testid="server-last-error">
             {server.lastError}
           </Notice>
         )}
