@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedCatalog,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
+  storedReviewedTools,
   storedRunError,
   StoredShapeError,
   storedToolResult,
@@ -25,6 +27,8 @@ const SCHEMAS = {
   nameMap: storedNameMap,
   annotations: storedAnnotations,
   result: storedToolResult,
+  reviewedTools: storedReviewedTools,
+  catalog: storedCatalog,
 } as const;
 
 describe('stored JSON shapes', () => {
