@@ -145,7 +145,8 @@ export function ServerFormDialog({
         <fieldset className="space-y-2" aria-describedby={errors.headers ? 'server-headers-error' : undefined}>
           <legend className="text-sm font-medium text-fg">Headers</legend>
           <p className="text-[13px] text-faint">
-            Sent with every request, e.g. an API key. Values are stored encrypted and never shown again.
+            Sent with every request, e.g. an API key. Values are stored encrypted and never shown again
+            {original && ' (leave a stored one empty to keep it)'}.
           </p>
           {original && !form.replaceHeaders && (
             <div className="flex flex-wrap items-center gap-2 text-sm">
@@ -153,7 +154,7 @@ export function ServerFormDialog({
                 {original.headerNames.length > 0 ? `Stored: ${original.headerNames.join(', ')}` : 'No headers stored.'}
               </span>
               <Button size="sm" variant="ghost" onClick={() => set('replaceHeaders', true)}>
-                {original.headerNames.length > 0 ? 'Replace headers' : 'Add headers'}
+                {original.headerNames.length > 0 ? 'Change headers' : 'Add headers'}
               </Button>
             </div>
           )}
@@ -173,6 +174,7 @@ export function ServerFormDialog({
                   <Input
                     type="password"
                     autoComplete="new-password"
+                    placeholder={original?.headerNames.includes(row.name) && !dropsSecrets ? 'unchanged' : undefined}
                     value={row.value}
                     onChange={(e) => setRow(row.key, { value: e.target.value })}
                   />

@@ -147,6 +147,12 @@ describe('the add / edit body', () => {
       ),
     ).toEqual({ body: { headers: { Authorization: 'Bearer x' } } });
     expect(serverBody({ ...formFrom(original), clientId: '' }, original)).toEqual({ body: { oauthClient: null } });
+    // A stored header left empty is kept (null) on the same URL, never across a new one.
+    const keep = { ...formFrom(original), replaceHeaders: true };
+    expect(serverBody(keep, original)).toEqual({ body: { headers: { 'X-Api-Key': null } } });
+    expect(serverBody({ ...keep, url: 'https://other.test/mcp' }, original)).toEqual({
+      body: { url: 'https://other.test/mcp', headers: { 'X-Api-Key': '' } },
+    });
   });
   it('warns that a new URL drops stored secrets only when there are some', () => {
     const original = server();

@@ -2,58 +2,22 @@
 // (labels, what to review, the bodies it sends). No React here: server-view.test.ts covers it.
 
 import type { BadgeTone } from '@/app/_components/ui';
+import type { ServerStatus, ServerTransport } from '@/db/vocabulary';
+import type { ServerToolView, ServerView as LibServerView } from '@/lib/servers/view';
 
-export type ServerStatus = 'unchecked' | 'connected' | 'needs_sign_in' | 'unreachable' | 'protocol_error';
-export type ServerTransport = 'streamable_http' | 'sse';
+export type { ServerStatus, ServerTransport } from '@/db/vocabulary';
+export type { ServerToolView } from '@/lib/servers/view';
+export type { ImportResult } from '@/lib/servers/service';
 
-export type ToolAnnotations = {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-};
+type ToolAnnotations = NonNullable<ServerToolView['annotations']>;
 
-export type ServerToolView = {
-  name: string;
-  title: string | null;
-  description: string | null;
-  annotations: ToolAnnotations | null;
-  fingerprint: string;
-  /** The person has seen this exact definition (name + fingerprint) and enabled it. */
-  reviewed: boolean;
-};
-
-export type ServerView = {
-  id: string;
-  name: string;
-  namespace: string;
-  url: string;
-  trust: 'trusted' | 'untrusted';
-  timeoutMs: number;
-  enabled: boolean;
-  builtin: boolean;
-  /** Names of the stored header credentials; their values never reach the browser. */
-  headerNames: string[];
-  oauthClient: { clientId: string; hasSecret: boolean } | null;
-  /** An OAuth credential is stored for this person (set by the OAuth routes when present). */
+/** What GET /api/servers sends of each server (lib/servers/view.ts). */
+export type ServerView = LibServerView & {
+  /** An OAuth credential is stored for this person (sent by the OAuth routes when present). */
   signedIn?: boolean;
-  status: ServerStatus;
-  lastError: string | null;
-  protocolVersion: string | null;
-  transport: ServerTransport | null;
-  checkedAt: string | null;
-  toolsChanged: boolean;
-  tools: ServerToolView[];
-  skipped: { name: string; reason: string }[];
 };
 
 export type ServerList = { servers: ServerView[]; builtin: ServerView[] };
-
-export type ImportResult = {
-  added: ServerView[];
-  notUsable: { name: string; reason: string }[];
-  problems: { name: string; field: string; message: string }[];
-};
 
 /** Status in words (never by colour alone), with the badge tone that goes with it. */
 export const STATUS: Record<ServerStatus, { label: string; tone: BadgeTone }> = {
@@ -200,7 +164,7 @@ export function serverBody(form: ServerForm, original?: ServerView): { body: Rec
   put('timeoutMs', Math.round(seconds * 1000), original?.timeoutMs);
 
   if (!original || form.replaceHeaders) {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string | null> = {};
     const seen = new Set<string>();
     for (const row of form.headers) {
       const key = row.name.trim();
@@ -208,7 +172,9 @@ export function serverBody(form: ServerForm, original?: ServerView): { body: Rec
       if (!key) return { problem: { field: 'headers', message: 'Each header needs a name.' } };
       if (seen.has(key.toLowerCase())) return { problem: { field: 'headers', message: `The header ${key} is listed twice.` } };
       seen.add(key.toLowerCase());
-      headers[key] = row.value;
+      // An edit that leaves a stored header's value empty keeps it (null), unless the URL changed.
+      const stored = original?.headerNames.some((n) => n.toLowerCase() === key.toLowerCase());
+      headers[key] = row.value === '' && stored && url === original?.url ? null : row.value;
     }
     // An add sends headers only when there are some; an edit that replaces them sends the new set (maybe none).
     if (original || seen.size > 0) body.headers = headers;
