@@ -15,6 +15,11 @@ function card(page: Page, name: string): Locator {
   return page.getByRole('region', { name, exact: true });
 }
 
+/** One tool's row (name, badges, description) in a card or a review. */
+function toolRow(container: Locator, name: string): Locator {
+  return container.getByTestId('server-tool').filter({ has: container.page().getByText(name, { exact: true }) });
+}
+
 /** Opens the Add dialog, fills it and submits; returns the dialog. */
 async function addThroughPage(
   page: Page,
@@ -23,9 +28,9 @@ async function addThroughPage(
   await page.getByRole('button', { name: 'Add server' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'Add a server' });
   await expect(dialog).toBeVisible();
-  await dialog.getByLabel('Name').fill(fields.name);
-  await dialog.getByLabel('URL').fill(fields.url);
-  if (fields.namespace) await dialog.getByLabel('Namespace').fill(fields.namespace);
+  await dialog.locator('#server-name').fill(fields.name);
+  await dialog.locator('#server-url').fill(fields.url);
+  if (fields.namespace) await dialog.locator('#server-namespace').fill(fields.namespace);
   for (const [i, [name, value]] of (fields.headers ?? []).entries()) {
     await dialog.getByRole('button', { name: 'Add header' }).click();
     await dialog.getByLabel(`Header ${i + 1} name`).fill(name);
@@ -47,7 +52,7 @@ test('add the fixture server with its API key, review and enable its tools, then
   test.setTimeout(90_000);
   await signedInUser(page.context(), appOrigin(baseURL), 'servers-add');
   await page.goto('/');
-  await page.getByRole('complementary', { name: 'Conversations' }).getByRole('link', { name: 'Servers' }).click();
+  await page.getByRole('complementary', { name: 'Conversations' }).getByRole('link', { name: 'Servers', exact: true }).click();
   await expect(page).toHaveURL(/\/servers$/);
 
   await test.step('empty state explains and offers Add and Import', async () => {
@@ -62,7 +67,7 @@ test('add the fixture server with its API key, review and enable its tools, then
 
   await test.step('a field error lands next to its field', async () => {
     const dialog = await addThroughPage(page, { name: 'Broken', url: 'ftp://example.test/mcp' });
-    await expect(dialog.getByLabel('URL')).toHaveAttribute('aria-invalid', 'true');
+    await expect(dialog.locator('#server-url')).toHaveAttribute('aria-invalid', 'true');
     await expect(dialog.locator('#server-url-error')).toBeVisible();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toBeHidden();
@@ -86,7 +91,7 @@ test('add the fixture server with its API key, review and enable its tools, then
     await expect(review).toBeVisible();
     await expect(review.getByRole('heading', { name: 'Review what this server will be able to do' })).toBeFocused();
     await expect(review).toContainText('1 tool says it can delete or overwrite.');
-    const tool = (name: string) => review.getByTestId('server-tool').filter({ hasText: name });
+    const tool = (name: string) => toolRow(review, name);
     await expect(review.getByTestId('server-tool')).toHaveCount(3);
     await expect(tool('echo')).toContainText('read-only');
     await expect(tool('echo')).toContainText('idempotent');
@@ -99,11 +104,25 @@ test('add the fixture server with its API key, review and enable its tools, then
     await expect(server.getByTestId('review-panel')).toHaveCount(0);
     const tools = server.getByRole('list', { name: 'Tools of Fixture' });
     await expect(tools.getByTestId('server-tool')).toHaveCount(3);
-    await expect(tools.getByTestId('server-tool').filter({ hasText: 'delete_everything' })).toContainText('destructive');
+    await expect(toolRow(tools, 'delete_everything')).toContainText('destructive');
+    await expect(toolRow(tools, 'add')).toContainText('not annotated');
     // Still enabled after a reload (stored, not page state).
     await page.reload();
     await expect(card(page, 'Fixture').getByRole('list', { name: 'Tools of Fixture' })).toBeVisible();
     await expect(card(page, 'Fixture').getByTestId('review-panel')).toHaveCount(0);
+  });
+
+  await test.step('Edit: a new URL warns that stored secrets are dropped', async () => {
+    await server.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit “Fixture”' });
+    await expect(dialog.getByRole('textbox', { name: 'URL' })).toHaveValue(FIXTURE_URL);
+    await expect(dialog).toContainText(`Stored: ${FIXTURE_API_KEY_HEADER}`);
+    await expect(dialog.getByText('Changing the URL drops')).toHaveCount(0);
+    await dialog.getByRole('textbox', { name: 'URL' }).fill(FIXTURE_URL.replace('/mcp', '/other'));
+    await expect(dialog.getByText('Changing the URL drops')).toBeVisible();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(server.getByRole('button', { name: 'Edit' })).toBeFocused();
   });
 
   await test.step('Test connection and Refresh tools keep it connected', async () => {
@@ -186,7 +205,7 @@ test('server-everything over Streamable HTTP and over the old HTTP+SSE transport
       await expect(server).toContainText(transport);
       await expect(server).toContainText('2025-');
       const review = server.getByTestId('review-panel');
-      await expect(review.getByTestId('server-tool').filter({ hasText: /^echo/ })).toContainText('read-only');
+      await expect(toolRow(review, 'echo')).toContainText('read-only');
       await server.getByRole('button', { name: 'Enable these tools' }).click();
       await expect(review).toHaveCount(0);
     });
@@ -233,7 +252,6 @@ test('the servers page passes axe in light and dark, and is shot at 1280 and 390
         await page.screenshot({
           path: path.join(SHOTS_DIR, `servers-${scheme}-${viewport.width}x${viewport.height}.png`),
           animations: 'disabled',
-          fullPage: true,
         });
       }
       await page.setViewportSize({ width: 1280, height: 800 });
@@ -244,7 +262,7 @@ test('the servers page passes axe in light and dark, and is shot at 1280 and 390
     const dialog = page.getByRole('dialog', { name: 'Add a server' });
     await dialog.getByRole('button', { name: 'Add header' }).click();
     const { violations } = await new AxeBuilder({ page }).include('dialog').analyze();
-    expect(violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    expect(violations.map((v) => `${v.id}: ${v.help} — ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
     for (const viewport of [
       { width: 1280, height: 800 },
       { width: 390, height: 844 },

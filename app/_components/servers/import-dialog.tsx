@@ -8,6 +8,12 @@ import { Button, Dialog, Field, Notice, Textarea } from '@/app/_components/ui';
 
 import { parseImport, type ImportResult, type ServerView } from './server-view';
 
+// The file input is visually hidden inside its label: the label shows the keyboard focus.
+const FILE_LABEL = [
+  'inline-flex cursor-pointer items-center gap-2 rounded-control text-sm font-medium text-accent-text hover:underline',
+  'has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-focus',
+].join(' ');
+
 const EXAMPLE = `{
   "mcpServers": {
     "linear": { "url": "https://mcp.linear.app/mcp" }
@@ -99,7 +105,7 @@ export function ImportDialog({ open, onClose, onAdded }: { open: boolean; onClos
               onChange={(e) => setText(e.target.value)}
             />
           </Field>
-          <label className="inline-flex cursor-pointer items-center gap-2 text-sm font-medium text-accent-text hover:underline">
+          <label className={FILE_LABEL}>
             <Upload className="size-4" aria-hidden />
             Choose a file…
             <input

@@ -140,7 +140,7 @@ export function ServerCard({
     act('connect', async () => {
       const { authorizationUrl } = await api<{ authorizationUrl: string }>(`/api/servers/${server.id}/oauth/start`, {
         method: 'POST',
-        body: { returnTo: '/servers' },
+        body: {},
       });
       window.location.assign(authorizationUrl);
     });

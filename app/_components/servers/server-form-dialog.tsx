@@ -32,6 +32,8 @@ export function ServerFormDialog({
   onSaved: (server: ServerView) => void;
 }) {
   const formId = useId();
+  // Ids of their own: every card keeps its (closed) edit dialog on the page next to the Add one.
+  const ids = original ? `edit-${original.id}` : 'server';
   const nextKey = useRef(1000);
   const [form, setForm] = useState<ServerForm>(() => (original ? formFrom(original) : emptyForm()));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -96,10 +98,10 @@ export function ServerFormDialog({
       }
     >
       <form id={formId} onSubmit={submit} className="space-y-4" noValidate>
-        <Field id="server-name" label="Name" required error={errors.name}>
+        <Field id={`${ids}-name`} label="Name" required error={errors.name}>
           <Input data-autofocus autoComplete="off" value={form.name} onChange={(e) => set('name', e.target.value)} maxLength={100} />
         </Field>
-        <Field id="server-url" label="URL" required error={errors.url} hint="The server’s MCP endpoint, e.g. https://mcp.example.com/mcp">
+        <Field id={`${ids}-url`} label="URL" required error={errors.url} hint="The server’s MCP endpoint, e.g. https://mcp.example.com/mcp">
           <Input
             type="url"
             inputMode="url"
@@ -118,21 +120,21 @@ export function ServerFormDialog({
         )}
         <div className="grid gap-4 sm:grid-cols-2">
           <Field
-            id="server-namespace"
+            id={`${ids}-namespace`}
             label="Namespace"
             error={errors.namespace}
             hint="Its tools are named namespace__tool. Leave empty to derive it from the name."
           >
             <Input autoComplete="off" spellCheck={false} value={form.namespace} onChange={(e) => set('namespace', e.target.value)} />
           </Field>
-          <Field id="server-trust" label="Trust" error={errors.trust} hint="Trusted: its read-only claims are believed.">
+          <Field id={`${ids}-trust`} label="Trust" error={errors.trust} hint="Trusted: its read-only claims are believed.">
             <Select value={form.trust} onChange={(e) => set('trust', e.target.value as ServerForm['trust'])}>
               <option value="untrusted">Untrusted</option>
               <option value="trusted">Trusted</option>
             </Select>
           </Field>
         </div>
-        <Field id="server-timeout" label="Timeout (seconds)" error={errors.timeoutMs} className="sm:max-w-[50%] sm:pr-2">
+        <Field id={`${ids}-timeout`} label="Timeout (seconds)" error={errors.timeoutMs} className="sm:max-w-[50%] sm:pr-2">
           <Input
             type="number"
             inputMode="numeric"
@@ -142,7 +144,7 @@ export function ServerFormDialog({
           />
         </Field>
 
-        <fieldset className="space-y-2" aria-describedby={errors.headers ? 'server-headers-error' : undefined}>
+        <fieldset className="space-y-2" aria-describedby={errors.headers ? `${ids}-headers-error` : undefined}>
           <legend className="text-sm font-medium text-fg">Headers</legend>
           <p className="text-[13px] text-faint">
             Sent with every request, e.g. an API key. Values are stored encrypted and never shown again
@@ -161,7 +163,7 @@ export function ServerFormDialog({
           {headersEditable &&
             form.headers.map((row, i) => (
               <div key={row.key} className="flex items-end gap-2" data-testid="header-row">
-                <Field id={`header-name-${row.key}`} label={`Header ${i + 1} name`} className="min-w-0 flex-1">
+                <Field id={`${ids}-header-name-${row.key}`} label={`Header ${i + 1} name`} className="min-w-0 flex-1">
                   <Input
                     autoComplete="off"
                     spellCheck={false}
@@ -170,7 +172,7 @@ export function ServerFormDialog({
                     onChange={(e) => setRow(row.key, { name: e.target.value })}
                   />
                 </Field>
-                <Field id={`header-value-${row.key}`} label={`Header ${i + 1} value`} className="min-w-0 flex-1">
+                <Field id={`${ids}-header-value-${row.key}`} label={`Header ${i + 1} value`} className="min-w-0 flex-1">
                   <Input
                     type="password"
                     autoComplete="new-password"
@@ -193,7 +195,7 @@ export function ServerFormDialog({
             </Button>
           )}
           {errors.headers && (
-            <p id="server-headers-error" className="text-[13px] text-danger-text">
+            <p id={`${ids}-headers-error`} className="text-[13px] text-danger-text">
               {errors.headers}
             </p>
           )}
@@ -207,11 +209,11 @@ export function ServerFormDialog({
           <p className="text-[13px] text-faint">
             Only if the server’s provider gave you a client for Switchboard. Without one, Switchboard identifies itself on its own.
           </p>
-          <Field id="server-client-id" label="OAuth client ID" error={errors.oauthClient}>
+          <Field id={`${ids}-client-id`} label="OAuth client ID" error={errors.oauthClient}>
             <Input autoComplete="off" spellCheck={false} value={form.clientId} onChange={(e) => set('clientId', e.target.value)} />
           </Field>
           <Field
-            id="server-client-secret"
+            id={`${ids}-client-secret`}
             label="OAuth client secret"
             hint={original?.oauthClient?.hasSecret ? 'A secret is stored; leave empty to keep it.' : 'Optional.'}
           >

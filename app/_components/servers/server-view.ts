@@ -3,7 +3,7 @@
 
 import type { BadgeTone } from '@/app/_components/ui';
 import type { ServerStatus, ServerTransport } from '@/db/vocabulary';
-import type { ServerToolView, ServerView as LibServerView } from '@/lib/servers/view';
+import type { ServerView as LibServerView, ServerToolView } from '@/lib/servers/view';
 
 export type { ServerStatus, ServerTransport } from '@/db/vocabulary';
 export type { ServerToolView } from '@/lib/servers/view';

@@ -42,11 +42,15 @@ export function ServersPage() {
   const append = (added: ServerView[]) =>
     setList((l) => l && { ...l, servers: [...l.servers.filter((s) => !added.some((a) => a.id === s.id)), ...added] });
   const removed = (id: string) => setList((l) => l && { ...l, servers: l.servers.filter((s) => s.id !== id) });
-  // The new server's review takes the keyboard focus (and scrolls into view) once, after an add.
+  // The new server's review takes the keyboard focus (and scrolls into view) once, after an add:
+  // after the Add dialog has closed, since closing gives the focus back to whatever opened it.
   const focusReview = useCallback((el: HTMLHeadingElement | null) => {
     if (!el) return;
-    el.focus();
     setFocusId(null);
+    const focus = () => setTimeout(() => el.focus(), 0);
+    const dialog = document.querySelector('dialog[open]');
+    if (dialog) dialog.addEventListener('close', focus, { once: true });
+    else focus();
   }, []);
 
   const actions = (
