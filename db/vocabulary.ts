@@ -35,6 +35,10 @@ export const TOOL_CALL_STATUSES = [
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
+/** What a call waited for before it could run: the person's decision, or their answer to the server. */
+export const WAIT_REASONS = ['approval', 'input'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
 /** A call in one of these has its result: it will not run (again). */
 export const FINISHED_CALL_STATUSES = [
   'denied',

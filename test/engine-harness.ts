@@ -90,6 +90,9 @@ const SAMPLE_CALL = {
   decision: null,
   result: null,
   inputRequests: null,
+  waitedFor: null,
+  step: 0,
+  proposedAt: null,
   startedAt: null,
   endedAt: null,
 } as const satisfies EventPayload<'tool_call.started'>['toolCall'];
