@@ -173,7 +173,7 @@ function axeInstalled(): boolean {
   }
 }
 
-test('accessibility (axe): sign-in, sign-up, the empty chat, a streaming answer, a finished one and an approval have no serious violations', async ({
+test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an approval have no serious violations', async ({
   page,
   baseURL,
 }, testInfo) => {
