@@ -25,6 +25,9 @@ async function startApp(dataDir: string): Promise<ChildProcess> {
       PASSWORD_HASH_COST: 'test',
       SWITCHBOARD_LIMITS: JSON.stringify({ messagesPerMinute: 1_000_000 }),
       DATABASE_URL: '',
+      // Words as fast as the app takes them: seeding stays quick, and streaming the last answer
+      // is the hardest case for the page (every delta re-renders what depends on it).
+      DEMO_MODEL_DELAY_MS: '0',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
@@ -61,6 +64,7 @@ async function seed(request: APIRequestContext): Promise<string> {
         ? `call notes__search {"query": "turn ${i}"}\ncall sandbox__run_js {"code": "return ${i} * 2"}`
         : `Turn ${i}: a question with some **markdown**, a list\n\n- one\n- two\n\nand code:\n\n\`\`\`ts\nconst x: number = ${i};\n\`\`\``;
     await send(request, id, text);
+    if ((i + 1) % 25 === 0) console.log(`  ${i + 1} of ${TOOL_TURNS + PLAIN_TURNS} turns written`);
   }
   console.log(`seeded 300 messages and 100 tool calls in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return id;

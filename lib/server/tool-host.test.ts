@@ -8,7 +8,7 @@ import { createUser } from '@/db/queries/users';
 import { offerTools } from '@/lib/agent/tool-host';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import { createSecretBox } from '@/lib/secrets/secret-box';
-import { addServer, enableServerTools, type ServersContext } from '@/lib/servers/service';
+import { addServer, editServer, enableServerTools, listServerViews, type ServersContext } from '@/lib/servers/service';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startFixtureServer, type FixtureOptions, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
 import { loopbackFetch } from '@/test/loopback-fetch';
@@ -60,6 +60,19 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(servers.at(-1)).toMatchObject({ namespace: 'fx', trust: 'untrusted', headers: { 'X-Api-Key': 'header-secret' } });
       const other = (await createUser(h.db, { email: `o${Math.random().toString(36).slice(2)}@example.test` }))!.id;
       expect((await tools.host.serversFor(other)).map((s) => s.id)).toEqual(BUILTIN_SERVERS.map((s) => s.id));
+    });
+
+    it('a disabled server, or one whose credentials cannot be opened, offers nothing', async () => {
+      const { user, serverId, fxTools } = await enabledServer({}, { 'X-Api-Key': 'k' });
+      expect(await fxTools()).toHaveLength(2);
+      const otherKey = createSecretBox(randomBytes(32));
+      const lost = createAppTools(h.db, { fetch: loopbackFetch, box: async () => otherKey });
+      expect((await lost.host.serversFor(user)).map((s) => s.id)).not.toContain(serverId);
+      const view = await listServerViews({ ...ctx, box: otherKey }, user);
+      expect(view.servers[0]).toMatchObject({ headerNames: [], lastError: expect.stringMatching(/cannot be read/) });
+      const off = await editServer(ctx, user, serverId, { enabled: false });
+      expect(off.enabled).toBe(false);
+      expect(await fxTools()).toEqual([]);
     });
 
     it('a turn with a warm catalog makes zero tools/list requests', async () => {
