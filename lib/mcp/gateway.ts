@@ -1,11 +1,11 @@
-import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 
 import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
-import { describeFailure, describeSignIn, isTimeout, quote, signInReason } from './failures';
+import { describeFailure, findInChain, isTimeout, quote, signInRequiredIn, type NeedsSignIn } from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -57,17 +57,26 @@ const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
 export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
 
-  /** A failure that only the person signing in (again) can fix, as data; null for any other failure. */
-  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown, action: string) {
-    if (!deps.oauth) return null;
-    const why = signInReason(error);
-    if (!why) return null;
-    if (why.kind === 'sign_in') {
-      const { scopes, reason } = why.required;
-      return { scopes, message: describeSignIn(server.displayName, action, reason === 'insufficient_scope', scopes) };
-    }
-    const { scopes } = await deps.oauth.stepUp(server, caller, why.requiredScope).catch(() => ({ scopes: why.requiredScope }));
-    return { scopes, message: describeSignIn(server.displayName, action, true, scopes) };
+  /**
+   * A failure only the person can fix by signing in (again), as data; undefined for any other
+   * failure. A 403 insufficient_scope is a step-up: the wider scopes are remembered for the next
+   * sign-in.
+   */
+  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown): Promise<NeedsSignIn | undefined> {
+    const needs = signInRequiredIn(error);
+    if (needs) return needs;
+    const insufficient = findInChain(error, InsufficientScopeError);
+    if (!insufficient || !deps.oauth) return undefined;
+    const { scopes } = await deps.oauth
+      .stepUp(server, caller, insufficient.requiredScope)
+      .catch(() => ({ scopes: insufficient.requiredScope }));
+    return {
+      kind: 'needs_sign_in',
+      serverId: server.id,
+      serverName: server.displayName,
+      ...(scopes && { scopes: scopes.split(' ') }),
+      reason: 'insufficient_scope',
+    };
   }
 
   async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
@@ -105,16 +114,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
       return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
-      const signIn = await signInNeeded(server, caller, error, 'list its tools');
-      if (signIn) {
-        return {
-          server,
-          tools: [],
-          skipped: [],
-          truncated: false,
-          error: signIn.message,
-          needsSignIn: signIn.scopes ? { scopes: signIn.scopes } : {},
-        };
+      const needsSignIn = await signInNeeded(server, caller, error);
+      if (needsSignIn) {
+        const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
+        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn };
       }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
@@ -193,9 +196,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
-      const signIn = await signInNeeded(server, opts.caller, error, action);
-      if (signIn)
-        return { kind: 'needs_sign_in', serverId: server.id, message: signIn.message, ...(signIn.scopes && { scopes: signIn.scopes }) };
+      // Not a failure: the call waits for the person to sign in, then runs.
+      const signIn = await signInNeeded(server, opts.caller, error);
+      if (signIn) return signIn;
       if (size.tooLarge) {
         const why = tooLargeReason(size.tooLarge);
         return {

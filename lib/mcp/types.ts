@@ -6,6 +6,8 @@
 import type { StoredInputRequests } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 
+import type { NeedsSignIn } from './failures';
+
 export type { Trust };
 
 export interface McpServerConfig {
@@ -61,8 +63,8 @@ export interface ServerCatalog {
   truncated: boolean;
   /** Listing failed: the server's tools are not offered this step. */
   error?: string;
-  /** Listing failed because the person must sign in to the server first (OAuth). */
-  needsSignIn?: { scopes?: string };
+  /** Listing failed because the person must sign in first (the servers page offers Connect). */
+  needsSignIn?: NeedsSignIn;
 }
 
 /** The caller of a tool: first-party servers take the user from here, never from arguments. */
@@ -88,11 +90,10 @@ export interface McpCallResult {
 export type CallOutcome =
   | { kind: 'result'; result: McpCallResult }
   | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
+  | NeedsSignIn
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
-  | { kind: 'failed'; message: string }
-  /** The server needs the person to sign in (OAuth): first use, a dead grant, or more scopes (step-up). */
-  | { kind: 'needs_sign_in'; serverId: string; scopes?: string; message: string };
+  | { kind: 'failed'; message: string };
 
 export interface CallOptions {
   caller: CallerIdentity;

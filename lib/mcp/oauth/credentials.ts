@@ -15,6 +15,7 @@ import {
   type TokenValues,
 } from '@/db/queries/oauth';
 
+import { RefreshFailed } from './errors';
 import type { OAuthDeps, SecretBox } from './types';
 
 /**
@@ -165,14 +166,4 @@ function isDeadGrant(error: unknown): boolean {
     error instanceof OAuthError &&
     [OAuthErrorCode.InvalidGrant, OAuthErrorCode.InvalidClient, OAuthErrorCode.UnauthorizedClient].includes(error.code as OAuthErrorCode)
   );
-}
-
-/** The authorization server could not be reached, or answered with something other than a verdict on the grant. */
-export class RefreshFailed extends Error {
-  constructor(cause: unknown) {
-    // The SDK's messages may quote the server's raw body; only its class and OAuth code are kept.
-    const code = cause instanceof OAuthError ? ` (${cause.code})` : '';
-    super(`refreshing the access token failed${code}`);
-    this.name = 'RefreshFailed';
-  }
 }
