@@ -4,11 +4,13 @@ import {
   parseStored,
   storedAnnotations,
   storedAuthServer,
+  storedCatalog,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
   storedOAuthDiscovery,
+  storedReviewedTools,
   storedRunError,
   StoredShapeError,
   storedSignIn,
@@ -31,6 +33,8 @@ const SCHEMAS = {
   result: storedToolResult,
   authServer: storedAuthServer,
   oauthDiscovery: storedOAuthDiscovery,
+  reviewedTools: storedReviewedTools,
+  catalog: storedCatalog,
 } as const;
 
 describe('stored JSON shapes', () => {

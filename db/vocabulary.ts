@@ -97,6 +97,14 @@ export type SignInReason = (typeof SIGN_IN_REASONS)[number];
 export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
 export type Trust = (typeof TRUST_LEVELS)[number];
 
+/** How a user-added MCP server answered the last time it was tried (test, refresh, a turn's listing). */
+export const SERVER_STATUSES = ['unchecked', 'connected', 'needs_sign_in', 'unreachable', 'protocol_error'] as const;
+export type ServerStatus = (typeof SERVER_STATUSES)[number];
+
+/** The transport a server was last reached over: Streamable HTTP, or the old HTTP+SSE. */
+export const SERVER_TRANSPORTS = ['streamable_http', 'sse'] as const;
+export type ServerTransport = (typeof SERVER_TRANSPORTS)[number];
+
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
 }

@@ -4,6 +4,7 @@ import type { SignInReason } from '@/db/vocabulary';
 
 import { RemoteServersDisabled } from './connection';
 import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
+import { UrlRefused } from './url-guard';
 
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
@@ -104,6 +105,38 @@ export function findInChain<T>(error: unknown, type: abstract new (...args: neve
     cur = e.cause ?? e.data?.cause;
   }
   return undefined;
+}
+
+/** What kind of failure reaching a server was, as the servers page shows it. */
+export type FailureKind = 'unreachable' | 'needs_sign_in' | 'protocol_error';
+
+/**
+ * Unreachable: nothing usable answered (network, refused URL, timeout, 404, 5xx, 429).
+ * Needs sign-in: the server wants credentials (401, 403). Protocol error: something answered,
+ * but not as an MCP server should.
+ */
+export function classifyFailure(error: unknown): FailureKind {
+  if (error instanceof RemoteServersDisabled) return 'unreachable';
+  if (findInChain(error, NotOAuthProtected)) return 'needs_sign_in';
+  if (findInChain(error, RefreshFailed)) return 'unreachable';
+  if (error instanceof SdkHttpError) {
+    if (error.status === 401 || error.status === 403) return 'needs_sign_in';
+    if (error.status === 404 || error.status === 408 || error.status === 429 || error.status >= 500) return 'unreachable';
+    return 'protocol_error';
+  }
+  if (error instanceof ProtocolError) return 'protocol_error';
+  if (isTimeout(error) || networkReason(error) !== undefined || hasRefusal(error)) return 'unreachable';
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return 'unreachable';
+  return 'protocol_error';
+}
+
+function hasRefusal(error: unknown): boolean {
+  for (let cur: unknown = error, i = 0; cur && i < 6; i++) {
+    if ((cur as { code?: unknown }).code === 'EURLREFUSED' || (cur as Error).name === 'UrlRefused' || cur instanceof UrlRefused)
+      return true;
+    cur = (cur as { cause?: unknown }).cause ?? (cur as { data?: { cause?: unknown } }).data?.cause;
+  }
+  return false;
 }
 
 export function isTimeout(error: unknown): boolean {

@@ -4,8 +4,17 @@ import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
-import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
-import { describeFailure, findInChain, isTimeout, quote, signInRequiredIn, type NeedsSignIn } from './failures';
+import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
+import {
+  classifyFailure,
+  describeFailure,
+  findInChain,
+  isTimeout,
+  quote,
+  signInRequiredIn,
+  type FailureKind,
+  type NeedsSignIn,
+} from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -18,6 +27,8 @@ import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGatewa
 export interface GatewayDeps extends ConnectDeps {
   /** Tools taken per server; the rest are cut and the catalog says so. */
   maxToolsPerServer?: number;
+  /** A connection received `notifications/tools/list_changed`: what was cached of the server's list is stale. */
+  onToolsListChanged?: (server: McpServerConfig, caller: CallerIdentity) => void;
 }
 
 /** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
@@ -25,6 +36,11 @@ export interface ListedCatalog extends ServerCatalog {
   era?: 'modern' | 'legacy';
   ttlMs?: number;
   cacheScope?: 'public' | 'private';
+  /** The protocol revision the connection negotiated, e.g. `2026-07-28`. */
+  protocolVersion?: string;
+  transport?: 'streamable_http' | 'sse';
+  /** With `error`: what kind of failure it was (the server's status on the servers page). */
+  failure?: FailureKind;
 }
 
 export interface SwitchboardGateway extends McpGateway {
@@ -84,8 +100,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     const size = watchSize();
     try {
       client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs, ...size.connectOptions });
+      watchListChanged(client, server, caller);
       const era = client.getProtocolEra();
-      if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), era };
+      const reached = { era, protocolVersion: client.getNegotiatedProtocolVersion(), transport: transportOf(client) };
+      if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), ...reached };
       const raw: RawTool[] = [];
       const seenCursors = new Set<string>();
       let cursor: string | undefined;
@@ -112,19 +130,20 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         cursor = next;
       }
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
-      return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
+      return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
       const needsSignIn = await signInNeeded(server, caller, error);
       if (needsSignIn) {
         const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
-        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn };
+        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn, failure: 'needs_sign_in' };
       }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
         : isTimeout(error)
           ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
           : describeFailure(server.displayName, server.url, 'list its tools', error);
-      return { server, tools: [], skipped: [], truncated: false, error: message };
+      const failure: FailureKind = size.tooLarge ? 'protocol_error' : isTimeout(error) ? 'unreachable' : classifyFailure(error);
+      return { server, tools: [], skipped: [], truncated: false, error: message, failure };
     } finally {
       if (client) await closeQuietly(client);
     }
@@ -144,6 +163,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let streamTimer: ReturnType<typeof setTimeout> | undefined;
     try {
       client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal });
+      watchListChanged(client, server, opts.caller);
       let lastTransportError: unknown;
       client.onerror = (error) => (lastTransportError = error);
 
@@ -232,6 +252,12 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       clearTimeout(streamTimer);
       if (client) await closeQuietly(client);
     }
+  }
+
+  /** Any connection may hear that the server's tools changed (e.g. mid-call, on the response stream). */
+  function watchListChanged(client: Client, server: McpServerConfig, caller: CallerIdentity): void {
+    const notify = deps.onToolsListChanged;
+    if (notify) client.setNotificationHandler('notifications/tools/list_changed', () => notify(server, caller));
   }
 
   return { listTools, callTool };

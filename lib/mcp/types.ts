@@ -23,6 +23,11 @@ export interface McpServerConfig {
   timeoutMs: number;
   headers?: Record<string, string>;
   builtin?: boolean;
+  /**
+   * User-added servers: tool name → the fingerprint the person approved. A tool whose current
+   * fingerprint is not here is not offered to the model. Absent for built-in servers.
+   */
+  reviewedTools?: Record<string, string>;
 }
 
 export interface ToolAnnotations {
@@ -45,6 +50,11 @@ export interface CatalogTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /**
+   * The hints exactly as the server declared them (boolean ones only); absent when the server
+   * sent no annotations at all, which the servers page shows as "not annotated".
+   */
+  declaredAnnotations?: ToolAnnotations;
   /** SHA-256 over server URL + name + description + schemas + annotations. */
   fingerprint: string;
 }

@@ -10,7 +10,7 @@ import { setWantedScope } from '@/db/queries/oauth';
 import { SignInRequired } from '../failures';
 import { accessToken, credentialForServer } from './credentials';
 import { NotOAuthProtected } from './errors';
-import type { OAuthDeps, OAuthServerRef } from './types';
+import type { OAuthServerRef, OAuthStore } from './types';
 
 /**
  * What a remote connection presents as its `authProvider`: the stored access token of (user,
@@ -20,7 +20,7 @@ import type { OAuthDeps, OAuthServerRef } from './types';
  * `needs_sign_in` outcome.
  */
 
-export function connectionAuthProvider(deps: OAuthDeps, userId: string, server: OAuthServerRef): AuthProvider {
+export function connectionAuthProvider(deps: OAuthStore, userId: string, server: OAuthServerRef): AuthProvider {
   let sent: string | undefined;
   return {
     async token() {
@@ -51,7 +51,7 @@ export function connectionAuthProvider(deps: OAuthDeps, userId: string, server: 
 
 /** A step-up: the server wants scopes beyond the credential's. Remembered, so the next sign-in asks for them. */
 export async function noteInsufficientScope(
-  deps: OAuthDeps,
+  deps: OAuthStore,
   userId: string,
   server: OAuthServerRef,
   requiredScope: string | undefined,
@@ -63,7 +63,12 @@ export async function noteInsufficientScope(
 }
 
 /** A 401 asks for OAuth when it carries a Bearer challenge or the server publishes protected resource metadata. */
-async function speaksOAuth(deps: OAuthDeps, serverUrl: string, response: Response, resourceMetadataUrl: URL | undefined): Promise<boolean> {
+async function speaksOAuth(
+  deps: OAuthStore,
+  serverUrl: string,
+  response: Response,
+  resourceMetadataUrl: URL | undefined,
+): Promise<boolean> {
   if (/^\s*(bearer|dpop)\b/i.test(response.headers.get('www-authenticate') ?? '')) return true;
   try {
     await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl }, deps.fetch);
