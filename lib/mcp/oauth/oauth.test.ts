@@ -290,4 +290,27 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
       spies.forEach((s) => s.mockRestore());
     }
   });
+
+  it('an unreachable authorization server fails the call (try again) and keeps the credential', async () => {
+    await signIn();
+    const tokenDown: OAuthDeps = {
+      ...deps,
+      fetch: (url, init) =>
+        new URL(url.toString()).pathname === '/token' ? Promise.reject(new TypeError('fetch failed')) : deps.fetch(url, init),
+    };
+    // Early refresh fails: the token, still valid, serves meanwhile.
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 30_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    expect(await call('whoami', tokenDown)).toMatchObject({ kind: 'result' });
+    // Refused by the server and no way to refresh: a failure in words, not a sign-in.
+    fx.expireAccessTokens();
+    const outcome = await call('whoami', tokenDown);
+    expect(outcome).toMatchObject({ kind: 'failed' });
+    expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
+    expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
+    expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
 });
