@@ -11,7 +11,7 @@ import { approveAt, makeUserWithSession, oauthDeps, startClientMetadataHost, tes
 
 import { createMcpGateway } from '../gateway';
 import type { CallOutcome, McpServerConfig } from '../types';
-import { accessToken, credentialForServer, openTokens } from './credentials';
+import { accessToken, credentialForServer, openTokens, resourceCandidates } from './credentials';
 import { completeSignIn, disconnect, forgetServerOAuth, startSignIn } from './flows';
 import { gatewayOAuth } from './index';
 import type { OAuthDeps, OAuthServerRef } from './types';
@@ -312,5 +312,36 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
     expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
     expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
+
+  it("credentials are per user: another user's call to the same server still needs their own sign-in", async () => {
+    await signIn();
+    const other = await makeUserWithSession(handle.db);
+    const outcome = await gatewayFor().callTool(
+      server,
+      'whoami',
+      {},
+      {
+        caller: { userId: other.userId },
+        signal: new AbortController().signal,
+        timeoutMs: 5_000,
+      },
+    );
+    expect(outcome).toMatchObject({ kind: 'needs_sign_in', reason: 'first_use' });
+    expect(await call()).toMatchObject({ kind: 'result' });
+  });
+});
+
+describe('resource candidates', () => {
+  it('are the URL and each of its path prefixes, down to the origin', () => {
+    expect(resourceCandidates('https://mcp.example.com/a/b?x=1#f')).toEqual([
+      'https://mcp.example.com/a/b?x=1',
+      'https://mcp.example.com',
+      'https://mcp.example.com/',
+      'https://mcp.example.com/a',
+      'https://mcp.example.com/a/',
+      'https://mcp.example.com/a/b',
+      'https://mcp.example.com/a/b/',
+    ]);
   });
 });
