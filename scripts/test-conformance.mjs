@@ -1,0 +1,132 @@
+#!/usr/bin/env node
+// `npm run test:conformance`: the official MCP conformance client scenarios
+// (`@modelcontextprotocol/conformance`, pinned in tools/conformance/) against
+// `scripts/mcp-conformance-client.ts`, which drives the app's own connection, OAuth and
+// tool-call code. The runner needs Node 22: the npm package `node@22` in tools/conformance
+// provides it, for the runner only (the client under test runs on this Node).
+//
+// Installs tools/conformance when it is missing, runs `--suite all` for each spec version,
+// prints a table (scenario, version, pass/fail) and writes test-results/conformance.json
+// ({ passed, failed, scenarios }) for scripts/test-all.mjs.
+//
+// Options: --spec-version <v> (repeatable; default both), --scenario <name> (one scenario).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const toolsDir = join(root, 'tools/conformance');
+const node22 = join(toolsDir, 'node_modules/node/bin/node');
+const runner = join(toolsDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const SPEC_VERSIONS = ['2025-11-25', '2026-07-28'];
+const TIMEOUT_MS = 120_000;
+
+const args = process.argv.slice(2);
+const optionValues = (name) => args.flatMap((a, i) => (a === name && args[i + 1] ? [args[i + 1]] : []));
+const versions = optionValues('--spec-version').length > 0 ? optionValues('--spec-version') : SPEC_VERSIONS;
+const onlyScenario = optionValues('--scenario')[0];
+
+if (!existsSync(node22) || !existsSync(runner)) {
+  console.log('Installing the conformance runner and its Node 22 (tools/conformance)…');
+  const res = spawnSync('npm', ['ci', '--prefix', toolsDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (res.status !== 0 || !existsSync(node22)) {
+    console.error('Could not install tools/conformance (npm ci failed, or node@22 did not fetch its binary).');
+    finish([], 1);
+  }
+}
+
+// The client under test: this Node, the repo's tsx, the app's code (absolute paths: the
+// runner's shell starts wherever it is).
+const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+const command = [process.execPath, tsxCli, join(root, 'scripts/mcp-conformance-client.ts')].map(shellQuote).join(' ');
+
+/** Runs the runner for one spec version; resolves to its stdout (also echoed). */
+function runSuite(version, outputDir) {
+  const runnerArgs = [runner, 'client', '--command', command, '--spec-version', version, '--timeout', String(TIMEOUT_MS)];
+  runnerArgs.push(...(onlyScenario ? ['--scenario', onlyScenario] : ['--suite', 'all']), '-o', outputDir);
+  return new Promise((done) => {
+    const child = spawn(node22, runnerArgs, {
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      process.stdout.write(chunk);
+    });
+    child.on('close', (code) => done({ out, code }));
+  });
+}
+
+/** Scenario results from the runner's own per-scenario checks.json files (fallback: its summary lines). */
+function scenarioResults(version, outputDir, out, code) {
+  const rows = [];
+  for (const line of out.split('\n')) {
+    const m = line.match(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed(?:, (\d+) warnings)?/);
+    if (m) rows.push({ version, scenario: m[2], ok: m[1] === '✓', detail: failuresOf(outputDir, m[2]) });
+    const skipped = line.match(/^- (\S+): skipped/);
+    if (skipped) rows.push({ version, scenario: skipped[1], ok: true, skipped: true, detail: [] });
+  }
+  if (onlyScenario && rows.length === 0) {
+    rows.push({ version, scenario: onlyScenario, ok: code === 0, detail: failuresOf(outputDir, onlyScenario) });
+  }
+  return rows;
+}
+
+function failuresOf(outputDir, scenario) {
+  // The runner writes <outputDir>/[prefix-]<scenario>-<timestamp>/checks.json (a scenario's slash makes a folder).
+  const tail = /-\d{4}-\d{2}-\d{2}T[\d-]+Z$/;
+  const files = readdirSync(outputDir, { recursive: true }).filter((f) => String(f).endsWith('checks.json'));
+  const mine = files.filter((f) => {
+    const dir = dirname(String(f)).replace(tail, '');
+    return dir === scenario || dir.endsWith(`-${scenario}`);
+  });
+  return mine.flatMap((f) => {
+    try {
+      const checks = JSON.parse(readFileSync(join(outputDir, String(f)), 'utf8'));
+      return checks
+        .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+        .map((c) => `${c.id}: ${c.errorMessage ?? c.description}`);
+    } catch {
+      return [];
+    }
+  });
+}
+
+function shellQuote(s) {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function finish(rows, extraFailures = 0) {
+  const passed = rows.filter((r) => r.ok && !r.skipped).length;
+  const failed = rows.filter((r) => !r.ok).length + extraFailures;
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  writeFileSync(join(root, 'test-results/conformance.json'), JSON.stringify({ passed, failed, scenarios: rows }, null, 2));
+  console.log('\n=== Conformance summary');
+  const width = Math.max(10, ...rows.map((r) => r.scenario.length));
+  console.log(`${'scenario'.padEnd(width)}  spec version  result`);
+  for (const r of rows) {
+    console.log(`${r.scenario.padEnd(width)}  ${r.version.padEnd(12)}  ${r.skipped ? 'skipped' : r.ok ? 'pass' : 'FAIL'}`);
+    for (const d of r.detail ?? []) console.log(`${''.padEnd(width)}    ${d}`);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+const rows = [];
+let extra = 0;
+for (const version of versions) {
+  const outputDir = join(root, 'test-results/conformance', version);
+  rmSync(outputDir, { recursive: true, force: true });
+  mkdirSync(outputDir, { recursive: true });
+  const started = Date.now();
+  console.log(`\n=== conformance client scenarios, spec ${version}`);
+  const { out, code } = await runSuite(version, outputDir);
+  console.log(`=== spec ${version} took ${((Date.now() - started) / 1000).toFixed(1)}s (exit ${code})`);
+  const found = scenarioResults(version, outputDir, out, code);
+  if (found.length === 0) extra++; // the runner itself failed
+  rows.push(...found);
+}
+finish(rows, extra);
