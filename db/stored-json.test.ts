@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuthServer,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
+  storedOAuthDiscovery,
   storedRunError,
   StoredShapeError,
   storedToolResult,
@@ -25,6 +27,8 @@ const SCHEMAS = {
   nameMap: storedNameMap,
   annotations: storedAnnotations,
   result: storedToolResult,
+  authServer: storedAuthServer,
+  oauthDiscovery: storedOAuthDiscovery,
 } as const;
 
 describe('stored JSON shapes', () => {

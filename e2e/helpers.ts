@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, type APIRequestContext, type APIResponse, type BrowserContext, type Page } from '@playwright/test';
 
 import { titleFrom as demoTitleFrom } from '../lib/model/demo/reply';
+import { cleanTitle } from '../lib/model/titles';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -162,7 +163,7 @@ export async function waitForConversation(page: Page): Promise<string> {
 
 /** The title a conversation ends up with: the demo model's suggestion for the first message (lib/agent/title.ts). */
 export function expectedTitle(text: string): string {
-  return demoTitleFrom(text);
+  return cleanTitle(demoTitleFrom(text)) ?? 'New conversation';
 }
 
 /** Waits until the conversation has no active run (over the API, with the page's cookies). */

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
-import { appOrigin, DEMO_CLOSING, newUser, sendWithEnter, signInViaApi, signUpViaApi, waitForConversation } from './helpers';
+import { appOrigin, DEMO_CLOSING, expectedTitle, newUser, sendWithEnter, signInViaApi, signUpViaApi, waitForConversation } from './helpers';
 
 // PNGs for people to look at (git-ignored), at a desktop and a phone size.
 const SHOTS_DIR = path.resolve('screenshots');
@@ -64,7 +64,7 @@ test('screenshots of sign-in, the empty chat and a streamed answer at 1280×800 
       });
 
       await test.step(`streamed answer at ${viewport.width}`, async () => {
-        const text = `Show me how this looks at ${viewport.width} pixels wide, with enough words to wrap onto a second line.`;
+        const text = `At ${viewport.width} pixels wide, show me how this looks, with enough words to wrap onto a second line.`;
         await sendWithEnter(page, text);
         await waitForConversation(page);
         await expect(page.getByTestId('streaming-message')).toContainText('offline demo model');
@@ -76,7 +76,7 @@ test('screenshots of sign-in, the empty chat and a streamed answer at 1280×800 
           await page.getByRole('button', { name: 'Open conversations' }).click();
           const sidebar = page.getByRole('complementary', { name: 'Conversations' });
           await expect(sidebar).toBeVisible();
-          await expect(sidebar.getByRole('link', { name: `Show me how this looks at ${viewport.width}`, exact: false })).toBeVisible();
+          await expect(sidebar.getByRole('link', { name: expectedTitle(text) })).toBeVisible();
           await shoot(page, 'drawer', viewport);
         }
       });

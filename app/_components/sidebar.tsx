@@ -6,6 +6,7 @@ import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 
 import { api, ApiError } from './api';
+import { ConversationSearch } from './conversation-search';
 import { Logo } from './logo';
 import { ThemeToggle } from './theme/theme-toggle';
 import type { ConversationSummary } from './types';
@@ -81,27 +82,29 @@ export function Sidebar({
           New chat
         </Link>
       </div>
-      <nav className="mt-4 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
-        <h2 className="px-3 pb-1.5 text-xs font-medium text-faint">Recent</h2>
-        {conversations.length === 0 ? (
-          <p className="px-3 py-2 text-sm text-muted">No conversations yet.</p>
-        ) : (
-          <ul className="space-y-px">
-            {conversations.map((c) => (
-              <ConversationItem
-                key={c.id}
-                conversation={c}
-                active={pathname === `/c/${c.id}`}
-                onNavigate={onNavigate}
-                onDelete={() => {
-                  setDeleteError('');
-                  setDeleting(c);
-                }}
-              />
-            ))}
-          </ul>
-        )}
-      </nav>
+      <ConversationSearch onNavigate={onNavigate}>
+        <nav className="mt-4 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
+          <h2 className="px-3 pb-1.5 text-xs font-medium text-faint">Recent</h2>
+          {conversations.length === 0 ? (
+            <p className="px-3 py-2 text-sm text-muted">No conversations yet.</p>
+          ) : (
+            <ul className="space-y-px">
+              {conversations.map((c) => (
+                <ConversationItem
+                  key={c.id}
+                  conversation={c}
+                  active={pathname === `/c/${c.id}`}
+                  onNavigate={onNavigate}
+                  onDelete={() => {
+                    setDeleteError('');
+                    setDeleting(c);
+                  }}
+                />
+              ))}
+            </ul>
+          )}
+        </nav>
+      </ConversationSearch>
       <ConfirmDialog
         open={deleting !== null}
         onClose={() => setDeleting(null)}

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations } from '../schema';
@@ -63,4 +63,44 @@ export async function replaceTitle(db: Db, id: string, from: string, to: string)
     .where(and(eq(conversations.id, id), eq(conversations.title, from)))
     .returning({ id: conversations.id });
   return rows.length > 0;
+}
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export interface ConversationMatch {
+  conversation: ConversationRow;
+  /** The text of the newest message that matched (null when only the title matched). */
+  matchedText: string | null;
+}
+
+/**
+ * The user's conversations whose title or the text a person or the model wrote (not tool
+ * output) contains `query`, case-insensitively, most recently active first.
+ */
+export async function searchConversations(db: Db, userId: string, query: string, limit = 30): Promise<ConversationMatch[]> {
+  const pattern = likePattern(query);
+  // Raw `conversations.id` in the subqueries: an interpolated column may be rendered unqualified, and `id` alone is m.id there.
+  const rows = await db
+    .select({
+      conversation: conversations,
+      matchedText: sql<string | null>`(
+        select b.value->>'text' from messages m, jsonb_array_elements(m.content) b
+        where m.conversation_id = conversations.id and b.value->>'type' = 'text' and b.value->>'text' ilike ${pattern}
+        order by m.seq desc limit 1)`,
+    })
+    .from(conversations)
+    .where(
+      and(
+        eq(conversations.userId, userId),
+        sql`(${conversations.title} ilike ${pattern} or exists (
+          select 1 from messages m, jsonb_array_elements(m.content) b
+          where m.conversation_id = conversations.id and b.value->>'type' = 'text' and b.value->>'text' ilike ${pattern}))`,
+      ),
+    )
+    .orderBy(desc(conversations.updatedAt), desc(conversations.id))
+    .limit(limit);
+  return rows;
 }

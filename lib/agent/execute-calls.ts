@@ -119,6 +119,8 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
         isError: true,
       };
     case 'failed':
+    // Until the engine waits for sign-in (awaiting_sign_in), the call fails with the reason.
+    case 'needs_sign_in':
       return { status: 'errored', result: errorToolResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
   }
 }

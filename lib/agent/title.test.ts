@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { titleFrom } from '@/lib/model/demo/reply';
-
-import { cleanTitle } from './title';
+import { cleanTitle } from '@/lib/model/titles';
 
 describe('cleanTitle', () => {
   it('keeps one line, without quotes, a "Title:" prefix, Markdown marks or a final period', () => {

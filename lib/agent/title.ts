@@ -2,26 +2,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import { replaceTitle } from '@/db/queries/conversations';
 import { errorSummary } from '@/lib/log-safe';
-import { TITLE_SYSTEM_PROMPT } from '@/lib/model/title-prompt';
+import { cleanTitle, TITLE_SYSTEM_PROMPT } from '@/lib/model/titles';
 
 import type { EngineDeps } from './deps';
-
-const MAX_TITLE = 60;
-
-/** The model's answer as a one-line title, or null when it gave nothing usable. */
-export function cleanTitle(raw: string): string | null {
-  const line = raw
-    .split('\n')
-    .map((l) => l.trim())
-    .find(Boolean);
-  if (!line) return null;
-  const title = line
-    .replace(/^(title|titre|titel)\s*:\s*/i, '')
-    .replace(/^["'“”«»*#\s]+|["'“”«»*.\s]+$/g, '')
-    .replace(/\s+/g, ' ');
-  if (!title) return null;
-  return title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1).trimEnd()}…` : title;
-}
 
 /**
  * Asks the model for a short title for a new conversation and puts it in place of the

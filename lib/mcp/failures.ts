@@ -1,6 +1,8 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
 import { RemoteServersDisabled } from './connection';
+import { NotOAuthProtected, SignInRequired } from './oauth/connection-auth';
+import { RefreshFailed } from './oauth/credentials';
 
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
@@ -53,6 +55,35 @@ function networkReason(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The first error of this class in the `cause` chain (the SDK wraps what an auth provider throws). */
+export function findInChain<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  let cur: unknown = error;
+  for (let i = 0; i < 6 && cur; i++) {
+    if (cur instanceof type) return cur;
+    const e = cur as { cause?: unknown; data?: { cause?: unknown } };
+    cur = e.cause ?? e.data?.cause;
+  }
+  return undefined;
+}
+
+/** Why the person must sign in to a server, when that is what went wrong; null otherwise. */
+export function signInReason(
+  error: unknown,
+): { kind: 'sign_in'; required: SignInRequired } | { kind: 'step_up'; requiredScope?: string } | null {
+  const required = findInChain(error, SignInRequired);
+  if (required) return { kind: 'sign_in', required };
+  const insufficient = findInChain(error, InsufficientScopeError);
+  if (insufficient) return { kind: 'step_up', requiredScope: insufficient.requiredScope };
+  return null;
+}
+
+/** The sentence for a `needs_sign_in` outcome. */
+export function describeSignIn(serverName: string, action: string, stepUp: boolean, scopes?: string): string {
+  if (!stepUp) return `${serverName} needs you to sign in before Switchboard can ${action}.`;
+  const which = scopes ? ` (${quote(scopes)})` : '';
+  return `${serverName} needs you to sign in again and allow more access${which} before Switchboard can ${action}.`;
+}
+
 export function isTimeout(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
@@ -63,6 +94,11 @@ export function isTimeout(error: unknown): boolean {
  */
 export function describeFailure(serverName: string, url: string, action: string, error: unknown): string {
   if (error instanceof RemoteServersDisabled) return `Could not ${action}: ${error.message}`;
+  const notOAuth = findInChain(error, NotOAuthProtected);
+  if (notOAuth) return `Could not ${action}: ${notOAuth.message}`;
+  const refresh = findInChain(error, RefreshFailed);
+  if (refresh)
+    return `Could not ${action} on ${serverName}: ${refresh.message} (its authorization server could not be reached); try again.`;
   const who = `${serverName} (${originOf(url)})`;
   const network = error instanceof SdkHttpError || error instanceof ProtocolError ? undefined : networkReason(error);
   if (network) return `Could not reach ${who} to ${action}: ${network}.`;

@@ -5,7 +5,7 @@ import { storedInputRequests } from '@/db/stored-json';
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
-import { describeFailure, isTimeout, quote } from './failures';
+import { describeFailure, describeSignIn, isTimeout, quote, signInReason } from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -57,6 +57,19 @@ const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
 export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
 
+  /** A failure that only the person signing in (again) can fix, as data; null for any other failure. */
+  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown, action: string) {
+    if (!deps.oauth) return null;
+    const why = signInReason(error);
+    if (!why) return null;
+    if (why.kind === 'sign_in') {
+      const { scopes, reason } = why.required;
+      return { scopes, message: describeSignIn(server.displayName, action, reason === 'insufficient_scope', scopes) };
+    }
+    const { scopes } = await deps.oauth.stepUp(server, caller, why.requiredScope).catch(() => ({ scopes: why.requiredScope }));
+    return { scopes, message: describeSignIn(server.displayName, action, true, scopes) };
+  }
+
   async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
     let client: Client | undefined;
     const size = watchSize();
@@ -92,6 +105,17 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern' });
       return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
+      const signIn = await signInNeeded(server, caller, error, 'list its tools');
+      if (signIn) {
+        return {
+          server,
+          tools: [],
+          skipped: [],
+          truncated: false,
+          error: signIn.message,
+          needsSignIn: signIn.scopes ? { scopes: signIn.scopes } : {},
+        };
+      }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
         : isTimeout(error)
@@ -172,6 +196,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
+      const signIn = await signInNeeded(server, opts.caller, error, action);
+      if (signIn)
+        return { kind: 'needs_sign_in', serverId: server.id, message: signIn.message, ...(signIn.scopes && { scopes: signIn.scopes }) };
       if (size.tooLarge) {
         const why = tooLargeReason(size.tooLarge);
         return {

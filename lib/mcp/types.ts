@@ -61,6 +61,8 @@ export interface ServerCatalog {
   truncated: boolean;
   /** Listing failed: the server's tools are not offered this step. */
   error?: string;
+  /** Listing failed because the person must sign in to the server first (OAuth). */
+  needsSignIn?: { scopes?: string };
 }
 
 /** The caller of a tool: first-party servers take the user from here, never from arguments. */
@@ -88,7 +90,9 @@ export type CallOutcome =
   | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
-  | { kind: 'failed'; message: string };
+  | { kind: 'failed'; message: string }
+  /** The server needs the person to sign in (OAuth): first use, a dead grant, or more scopes (step-up). */
+  | { kind: 'needs_sign_in'; serverId: string; scopes?: string; message: string };
 
 export interface CallOptions {
   caller: CallerIdentity;

@@ -1,4 +1,4 @@
-import { TITLE_REQUEST } from '../title-prompt';
+import { TITLE_REQUEST } from '../titles';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
