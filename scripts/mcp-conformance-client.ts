@@ -10,7 +10,12 @@
  * credentials, tool calls to make) and appends the server URL as the last argument. Exit 0
  * when the flow ran; the runner judges conformance from what the server saw.
  */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
+import { authSessions, users } from '@/db/schema';
 import { createMcpGateway, type SwitchboardGateway } from '@/lib/mcp/gateway';
+import { completeSignIn, gatewayOAuth, startSignIn, type OAuthDeps, type OAuthServerRef, type SecretBox } from '@/lib/mcp/oauth';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import type { CallOutcome, CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
@@ -19,7 +24,8 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const url = process.argv.at(-1) ?? '';
 const context = parseContext(process.env.MCP_CONFORMANCE_CONTEXT);
 
-const CALLER = { userId: 'conformance' };
+let CALLER = { userId: 'conformance' };
+const guardedFetch = createGuardedFetch({ allowLoopback: true });
 const TIMEOUT_MS = 60_000;
 
 function parseContext(raw: string | undefined): Record<string, unknown> {
@@ -48,10 +54,14 @@ const server: McpServerConfig = {
 type Schema = Record<string, unknown>;
 type Resume = { inputResponses: Record<string, unknown>; requestState?: string };
 
+/** Set for auth scenarios: the user, session and OAuth deps the sign-in uses. */
+let signIn: SignIn | undefined;
+
 function makeGateway(): SwitchboardGateway {
   return createMcpGateway({
     // The same guard as production, with loopback allowed because these servers are local.
-    fetch: createGuardedFetch({ allowLoopback: true }),
+    fetch: guardedFetch,
+    ...(signIn && { oauth: gatewayOAuth(signIn.deps) }),
     // A 2025-era server asks mid-call: the person accepts the form as it is pre-filled.
     elicit: async (params) => {
       if (params.mode === 'url') return { action: 'decline' };
@@ -63,7 +73,8 @@ function makeGateway(): SwitchboardGateway {
 }
 
 async function listTools(gateway: SwitchboardGateway): Promise<CatalogTool[]> {
-  const catalog = await gateway.listTools(server, CALLER);
+  let catalog = await gateway.listTools(server, CALLER);
+  while (catalog.needsSignIn && (await signInAgain(catalog.needsSignIn.scopes))) catalog = await gateway.listTools(server, CALLER);
   if (catalog.error) throw new Error(catalog.error);
   for (const s of catalog.skipped) log(`left out ${s.name}: ${s.reason}`);
   log(`listed ${catalog.tools.length} tools (${catalog.era ?? 'unknown'} era)`);
@@ -80,6 +91,8 @@ async function call(gateway: SwitchboardGateway, tool: CatalogTool, args: Record
     ...(resume && { resume }),
   });
   log(`called ${tool.name}: ${outcome.kind}${'message' in outcome ? ` (${outcome.message})` : ''}`);
+  // The engine parks such a call until the person has signed in, then runs it again.
+  if (outcome.kind === 'needs_sign_in' && (await signInAgain(outcome.scopes))) return call(gateway, tool, args, resume);
   return outcome;
 }
 
@@ -200,12 +213,130 @@ const handlers: Record<string, () => Promise<void>> = {
   'sep-2322-client-request-state': listAndCall,
 };
 
+// ---------------------------------------------------------------------------------------------
+// Sign-in (OAuth): the app's lib/mcp/oauth on a database of its own, the person's browser
+// played by following the authorization redirect without one.
+
+interface SignIn {
+  deps: OAuthDeps;
+  userId: string;
+  sessionId: string;
+  ref: OAuthServerRef;
+  attempts: number;
+}
+
+/** Sign-ins one flow may start: a server that keeps asking for more must not loop forever. */
+const MAX_SIGN_INS = 3;
+/**
+ * The client identity the conformance authorization servers expect for a client ID metadata
+ * document (the app publishes its own at /oauth/client-metadata.json).
+ */
+const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const APP_ORIGIN = 'https://conformance-test.local';
+
+/** An AES-256-GCM box under a key of this process only: the database is thrown away after the run. */
+function ephemeralSecretBox(): SecretBox {
+  const key = randomBytes(32);
+  const keyId = 'conformance';
+  return {
+    keyId,
+    seal(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return ['v1', keyId, iv.toString('base64url'), sealed.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    },
+    open(sealed) {
+      const [, , iv, body, tag] = sealed.split('.');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv ?? '', 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body ?? '', 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** Postgres when MCP_CONFORMANCE_DATABASE_URL or DATABASE_URL names one (shared, one user per run), else an in-memory PGlite. */
+async function openDatabase(): Promise<DbHandle> {
+  const urlOf = process.env.MCP_CONFORMANCE_DATABASE_URL ?? process.env.DATABASE_URL;
+  const handle = urlOf ? await openPostgres(urlOf, { max: 2 }) : await openPglite();
+  await handle.migrate();
+  return handle;
+}
+
+async function prepareSignIn(): Promise<() => Promise<void>> {
+  const handle = await openDatabase();
+  const [user] = await handle.db
+    .insert(users)
+    .values({ email: `conformance-${randomBytes(6).toString('hex')}@example.com` })
+    .returning();
+  const sessionId = randomBytes(16).toString('hex');
+  await handle.db.insert(authSessions).values({ id: sessionId, userId: user!.id, expiresAt: new Date(Date.now() + 3_600_000) });
+  const clientId = typeof context.client_id === 'string' ? context.client_id : undefined;
+  const clientSecret = typeof context.client_secret === 'string' ? context.client_secret : undefined;
+  signIn = {
+    deps: {
+      db: handle.db,
+      box: ephemeralSecretBox(),
+      fetch: guardedFetch,
+      appOrigin: APP_ORIGIN,
+      clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
+    },
+    userId: user!.id,
+    sessionId,
+    // A pre-registered client (the server's settings) when the scenario hands one over.
+    ref: { id: server.id, displayName: server.displayName, url, ...(clientId && { oauthClient: { clientId, clientSecret } }) },
+    attempts: 0,
+  };
+  CALLER = { userId: user!.id };
+  return () => handle.close();
+}
+
+/**
+ * What "Connect" and the provider's page do: start the sign-in, let the provider answer (the
+ * conformance authorization server approves at once and redirects), complete it as the callback
+ * route does. False when no (further) sign-in may be tried.
+ */
+async function signInAgain(scopes: string | undefined): Promise<boolean> {
+  if (!signIn) return false;
+  if (signIn.attempts >= MAX_SIGN_INS) {
+    log(`not signing in again: ${MAX_SIGN_INS} sign-ins already`);
+    return false;
+  }
+  signIn.attempts++;
+  log(`signing in (attempt ${signIn.attempts}${scopes ? `, scopes "${scopes}"` : ''})`);
+  const { authorizationUrl } = await startSignIn(signIn.deps, {
+    userId: signIn.userId,
+    sessionId: signIn.sessionId,
+    server: signIn.ref,
+    returnTo: '/',
+  });
+  // The browser: the authorization URL is checked by the same guard; its redirect is read, not followed.
+  const answer = await guardedFetch(authorizationUrl, { redirect: 'manual' });
+  const location = answer.headers.get('location');
+  await answer.body?.cancel().catch(() => {});
+  if (!location) throw new Error(`the authorization endpoint answered ${answer.status} without a redirect`);
+  const callback = new URL(location, authorizationUrl);
+  await completeSignIn(signIn.deps, {
+    userId: signIn.userId,
+    sessionId: signIn.sessionId,
+    params: callback.searchParams,
+    loadServer: async (id) => (id === signIn!.ref.id ? signIn!.ref : null),
+  });
+  log('signed in');
+  return true;
+}
+
 async function main(): Promise<void> {
   if (!url) throw new Error('Usage: mcp-conformance-client <server-url> (with MCP_CONFORMANCE_SCENARIO set)');
-  const handler = handlers[scenario];
+  const handler = handlers[scenario] ?? (scenario.startsWith('auth/') ? listAndCall : undefined);
   if (!handler) throw new Error(`No flow for the scenario "${scenario}".`);
   log(`scenario ${scenario} against ${url}`);
-  await handler();
+  const close = scenario.startsWith('auth/') ? await prepareSignIn() : undefined;
+  try {
+    await handler();
+  } finally {
+    await close?.();
+  }
 }
 
 main().then(

@@ -181,7 +181,8 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): FetchLike {
       if (problem) throw new UrlRefused(url.toString(), problem);
       const response = await send(url, { method, headers, body, signal: init?.signal, redirect: 'manual' });
       const location = response.headers.get('location');
-      if (!REDIRECTS.has(response.status) || !location) return response;
+      // `redirect: 'manual'` asks for the redirect itself (e.g. an authorization answer read from `Location`).
+      if (!REDIRECTS.has(response.status) || !location || init?.redirect === 'manual') return response;
       await response.body?.cancel().catch(() => {});
       if (hop >= maxRedirects) throw new UrlRefused(url.toString(), `it redirected more than ${maxRedirects} times`);
       const next = new URL(location, url);
