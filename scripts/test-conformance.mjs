@@ -21,6 +21,9 @@ const node22 = join(toolsDir, 'node_modules/node/bin/node');
 const runner = join(toolsDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const SPEC_VERSIONS = ['2025-11-25', '2026-07-28'];
 const TIMEOUT_MS = 120_000;
+/** The whole run's budget (both spec versions): CI gives the scenarios about 15 minutes. */
+const BUDGET_MS = Number(process.env.CONFORMANCE_BUDGET_MS ?? 15 * 60_000);
+const deadline = Date.now() + BUDGET_MS;
 
 const args = process.argv.slice(2);
 const optionValues = (name) => args.flatMap((a, i) => (a === name && args[i + 1] ? [args[i + 1]] : []));
@@ -47,8 +50,10 @@ function runSuite(version, outputDir) {
   runnerArgs.push(...(onlyScenario ? ['--scenario', onlyScenario] : ['--suite', 'all']), '-o', outputDir);
   return new Promise((done) => {
     const child = spawn(node22, runnerArgs, {
+      // Its own process group: the budget (or Ctrl-C) stops the runner and every client it started.
+      detached: true,
       cwd: root,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...database.env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -56,7 +61,27 @@ function runSuite(version, outputDir) {
       out += chunk;
       process.stdout.write(chunk);
     });
-    child.on('close', (code) => done({ out, code }));
+    const stop = () => {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    };
+    const left = deadline - Date.now();
+    const budget = setTimeout(
+      () => {
+        console.error(`\nThe conformance time budget (${BUDGET_MS / 60_000} min) ran out: stopping spec ${version}.`);
+        stop();
+      },
+      Math.max(left, 0),
+    );
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    child.on('close', (code) => {
+      clearTimeout(budget);
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      done({ out, code });
+    });
   });
 }
 
@@ -115,6 +140,37 @@ function finish(rows, extraFailures = 0) {
   process.exit(failed > 0 ? 1 : 0);
 }
 
+/**
+ * The auth scenarios keep credentials in a database. With DATABASE_URL (CI), a database of
+ * their own on that server, made here and dropped afterwards; without it each client opens an
+ * in-memory PGlite (heavier: one per auth scenario, run in parallel).
+ */
+async function conformanceDatabase() {
+  if (process.env.MCP_CONFORMANCE_DATABASE_URL || !process.env.DATABASE_URL) return { env: {}, drop: async () => {} };
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  const name = `sb_conformance_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(process.env.DATABASE_URL);
+  url.pathname = `/${name}`;
+  // Migrated once here, so the clients starting together do not queue on the migration lock.
+  spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/migrate.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, DATABASE_URL: url.href },
+  });
+  return {
+    env: { MCP_CONFORMANCE_DATABASE_URL: url.href },
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await admin.end();
+    },
+  };
+}
+
+const database = await conformanceDatabase();
 const rows = [];
 let extra = 0;
 for (const version of versions) {
@@ -129,4 +185,5 @@ for (const version of versions) {
   if (found.length === 0) extra++; // the runner itself failed
   rows.push(...found);
 }
+await database.drop();
 finish(rows, extra);
