@@ -86,6 +86,8 @@ export default defineConfig({
       ANTHROPIC_BASE_URL: '',
       ANTHROPIC_MODEL: '',
       AUTH_SECRET: '',
+      SECRETS_KEY: '',
+      SECRETS_KEY_PREVIOUS: '',
       AUTH_URL: '',
       APP_URL: '',
       TRUSTED_PROXIES: '',

@@ -10,12 +10,14 @@ import type {
   StoredMessageContent,
   StoredNameMap,
   StoredOAuthDiscovery,
+  StoredReviewedTools,
   StoredRunError,
+  StoredSignIn,
   StoredToolResult,
   StoredUsage,
   StoredVerdict,
 } from './stored-json';
-import { ACTIVE_RUN_STATUSES, RUN_STATUSES, TOOL_CALL_STATUSES, TRUST_LEVELS } from './vocabulary';
+import { ACTIVE_RUN_STATUSES, RUN_STATUSES, SERVER_STATUSES, SERVER_TRANSPORTS, TOOL_CALL_STATUSES, TRUST_LEVELS } from './vocabulary';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 // Rows belong to a user or a conversation and go with it.
@@ -249,6 +251,8 @@ export const toolCalls = pgTable(
     inputRequests: jsonb('input_requests').$type<StoredInputRequests>(),
     // The person's answers to them, sent back with the exact request state.
     inputResponses: jsonb('input_responses').$type<StoredInputResponses>(),
+    // While the call waits in awaiting_sign_in: which server needs the person to sign in, and why.
+    signIn: jsonb('sign_in').$type<StoredSignIn>(),
     requestState: text('request_state'),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
@@ -261,6 +265,10 @@ export const toolCalls = pgTable(
     index('tool_calls_user_idx').on(t.userId, t.createdAt),
     // The conversation page and every step (taint, stored results) filter on it.
     index('tool_calls_conversation_idx').on(t.conversationId, t.createdAt),
+    // A finished sign-in finds the calls that wait for it (lib/agent/sign-in.ts).
+    index('tool_calls_awaiting_sign_in_idx')
+      .on(t.userId, t.serverId)
+      .where(sql`status = 'awaiting_sign_in'`),
   ],
 );
 
@@ -331,4 +339,39 @@ export const oauthFlows = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('oauth_flows_server_idx').on(t.userId, t.serverId)],
+);
+
+// MCP servers a person added. Secrets (header values, the OAuth client secret) are sealed by
+// lib/secrets/secret-box.ts and never leave the server; changing the URL drops them. Nothing
+// is offered to the model until the person has seen the tools and enabled the server, and a
+// tool whose fingerprint changed since is held back until they look again.
+export const mcpServers = pgTable(
+  'mcp_servers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    name: text('name').notNull(),
+    // Prefix of the model-facing tool names (lib/mcp/naming.ts); unique per user.
+    namespace: text('namespace').notNull(),
+    url: text('url').notNull(),
+    trust: text('trust', { enum: TRUST_LEVELS }).notNull().default('untrusted'),
+    // Sealed JSON object of header name → value.
+    headersSealed: text('headers_sealed'),
+    // A pre-registered OAuth client, when the person has one for this server.
+    oauthClientId: text('oauth_client_id'),
+    oauthClientSecretSealed: text('oauth_client_secret_sealed'),
+    timeoutMs: integer('timeout_ms').notNull().default(60_000),
+    enabled: boolean('enabled').notNull().default(false),
+    // Tool name → fingerprint the person approved (stored-json: storedReviewedTools).
+    reviewedTools: jsonb('reviewed_tools').$type<StoredReviewedTools>().notNull().default({ v: 1, tools: {} }),
+    status: text('status', { enum: SERVER_STATUSES }).notNull().default('unchecked'),
+    // In words, for the person; never a secret or a query string (lib/log-safe.ts).
+    lastError: text('last_error'),
+    protocolVersion: text('protocol_version'),
+    transport: text('transport', { enum: SERVER_TRANSPORTS }),
+    checkedAt: timestamp('checked_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('mcp_servers_user_namespace_idx').on(t.userId, t.namespace)],
 );

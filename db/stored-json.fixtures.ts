@@ -47,6 +47,19 @@ export const STORED_SAMPLES = {
   inputResponses: {
     v1: [{ v: 1, responses: { name: { action: 'accept', content: { name: 'Ada' } } }, by: 'u-1', at: '2026-11-30T10:00:00.000Z' }],
   },
+  signIn: {
+    v1: [
+      { v: 1, serverId: 'srv-1', serverName: 'Docs', reason: 'first_use', at: '2026-12-01T10:00:00.000Z' },
+      {
+        v: 1,
+        serverId: 'srv-1',
+        serverName: 'Docs',
+        scopes: ['files:write'],
+        reason: 'insufficient_scope',
+        at: '2026-12-01T10:00:00.000Z',
+      },
+    ],
+  },
   inputRequests: {
     v0: [
       {
@@ -113,5 +126,34 @@ export const STORED_SAMPLES = {
         },
       },
     ],
+  },
+  reviewedTools: {
+    v1: [
+      { v: 1, tools: {} },
+      { v: 1, tools: { search: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2' } },
+    ],
+  },
+  catalog: {
+    // Written before versioning (no `v`), then with `v: 1` and the declared hints.
+    v0: [
+      {
+        tools: [
+          {
+            serverId: 'builtin-notes',
+            namespace: 'notes',
+            serverName: 'Notes',
+            trust: 'trusted',
+            name: 'search',
+            description: 'Search notes',
+            inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+            fingerprint: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2',
+          },
+        ],
+        skipped: [{ serverId: 'builtin-notes', name: 'broken', reason: 'its input schema is unusable: not an object' }],
+        truncated: false,
+      },
+    ],
+    v1: [{ v: 1, tools: [], skipped: [], truncated: true }],
   },
 } as const;

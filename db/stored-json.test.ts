@@ -4,13 +4,16 @@ import {
   parseStored,
   storedAnnotations,
   storedAuthServer,
+  storedCatalog,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
   storedOAuthDiscovery,
+  storedReviewedTools,
   storedRunError,
   StoredShapeError,
+  storedSignIn,
   storedToolResult,
   storedUsage,
   storedVerdict,
@@ -22,6 +25,7 @@ const SCHEMAS = {
   decision: storedDecision,
   inputResponses: storedInputResponses,
   inputRequests: storedInputRequests,
+  signIn: storedSignIn,
   runError: storedRunError,
   usage: storedUsage,
   nameMap: storedNameMap,
@@ -29,6 +33,8 @@ const SCHEMAS = {
   result: storedToolResult,
   authServer: storedAuthServer,
   oauthDiscovery: storedOAuthDiscovery,
+  reviewedTools: storedReviewedTools,
+  catalog: storedCatalog,
 } as const;
 
 describe('stored JSON shapes', () => {

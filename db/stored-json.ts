@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, VERDICTS } from './vocabulary';
+import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
 
 /**
  * The shape of every JSON column, declared once. Rows are parsed through these on read (in
@@ -137,6 +137,19 @@ export type ElicitationField = NonNullable<NonNullable<NonNullable<ElicitationRe
 export const storedInputRequests = z.record(z.string(), elicitationRequest);
 export type StoredInputRequests = z.infer<typeof storedInputRequests>;
 
+// ── tool_calls.sign_in: the server that needs the person to sign in before the call can run ──
+const signInV1 = z.object({
+  v: z.literal(1),
+  serverId: z.string(),
+  serverName: z.string(),
+  /** Scopes the server asked for (step-up), when it said. */
+  scopes: z.array(z.string()).optional(),
+  reason: z.enum(SIGN_IN_REASONS),
+  at: iso,
+});
+export type StoredSignIn = z.infer<typeof signInV1>;
+export const storedSignIn = signInV1;
+
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;
@@ -205,6 +218,41 @@ export const storedOAuthDiscovery = z.object({
   authorizationServerMetadata: authServerMetadata,
 });
 export type StoredOAuthDiscovery = z.infer<typeof storedOAuthDiscovery>;
+
+// ── mcp_servers.reviewed_tools: what the person saw and approved of a server's tools ──────
+/** Tool name → the fingerprint (lib/mcp/catalog.ts) it had when the person enabled the server. */
+const reviewedToolsV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), z.string()) });
+export type StoredReviewedTools = z.infer<typeof reviewedToolsV1>;
+export const storedReviewedTools = reviewedToolsV1;
+
+// ── mcp_servers.headers_sealed, once opened: header name → value ──────────────────────────
+export const sealedHeaders = z.record(z.string(), z.string());
+
+// ── tool_catalogs.catalog: a server's usable tools as last listed ──────────────────────────
+const catalogToolShape = z.object({
+  serverId: z.string(),
+  namespace: z.string(),
+  serverName: z.string(),
+  trust: z.enum(TRUST_LEVELS),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.optional(),
+  annotations: storedAnnotations,
+  declaredAnnotations: storedAnnotations.optional(),
+  fingerprint: z.string(),
+});
+const catalogV1 = z.object({
+  v: z.literal(1),
+  tools: z.array(catalogToolShape),
+  skipped: z.array(z.object({ serverId: z.string(), name: z.string(), reason: z.string() })),
+  truncated: z.boolean(),
+});
+/** Version 0 had the same fields and no `v`. */
+const catalogV0 = catalogV1.omit({ v: true }).transform((o): StoredCatalog => ({ v: 1, ...o }));
+export type StoredCatalog = z.infer<typeof catalogV1>;
+export const storedCatalog = z.union([catalogV1, catalogV0]);
 
 // ── reading ────────────────────────────────────────────────────────────────────────────────
 

@@ -10,15 +10,16 @@
  * credentials, tool calls to make) and appends the server URL as the last argument. Exit 0
  * when the flow ran; the runner judges conformance from what the server saw.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
 import { authSessions, users } from '@/db/schema';
 import { createMcpGateway, type SwitchboardGateway } from '@/lib/mcp/gateway';
-import { completeSignIn, gatewayOAuth, startSignIn, type OAuthDeps, type OAuthServerRef, type SecretBox } from '@/lib/mcp/oauth';
+import { completeSignIn, gatewayOAuth, startSignIn, type OAuthDeps, type OAuthServerRef } from '@/lib/mcp/oauth';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import type { CallOutcome, CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
+import { createSecretBox } from '@/lib/secrets/secret-box';
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const url = process.argv.at(-1) ?? '';
@@ -234,27 +235,6 @@ const MAX_SIGN_INS = 3;
 const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const APP_ORIGIN = 'https://conformance-test.local';
 
-/** An AES-256-GCM box under a key of this process only: the database is thrown away after the run. */
-function ephemeralSecretBox(): SecretBox {
-  const key = randomBytes(32);
-  const keyId = 'conformance';
-  return {
-    keyId,
-    seal(plaintext) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', keyId, iv.toString('base64url'), sealed.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
-    },
-    open(sealed) {
-      const [, , iv, body, tag] = sealed.split('.');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv ?? '', 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag ?? '', 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body ?? '', 'base64url')), decipher.final()]).toString('utf8');
-    },
-  };
-}
-
 /** Postgres when MCP_CONFORMANCE_DATABASE_URL or DATABASE_URL names one (shared, one user per run), else an in-memory PGlite. */
 async function openDatabase(): Promise<DbHandle> {
   const urlOf = process.env.MCP_CONFORMANCE_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -276,7 +256,8 @@ async function prepareSignIn(): Promise<() => Promise<void>> {
   signIn = {
     deps: {
       db: handle.db,
-      box: ephemeralSecretBox(),
+      // The app's secret box under a key of this run only: the database is thrown away afterwards.
+      box: createSecretBox(randomBytes(32)),
       fetch: guardedFetch,
       appOrigin: APP_ORIGIN,
       clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
@@ -296,14 +277,14 @@ async function prepareSignIn(): Promise<() => Promise<void>> {
  * conformance authorization server approves at once and redirects), complete it as the callback
  * route does. False when no (further) sign-in may be tried.
  */
-async function signInAgain(scopes: string | undefined): Promise<boolean> {
+async function signInAgain(scopes: string[] | undefined): Promise<boolean> {
   if (!signIn) return false;
   if (signIn.attempts >= MAX_SIGN_INS) {
     log(`not signing in again: ${MAX_SIGN_INS} sign-ins already`);
     return false;
   }
   signIn.attempts++;
-  log(`signing in (attempt ${signIn.attempts}${scopes ? `, scopes "${scopes}"` : ''})`);
+  log(`signing in (attempt ${signIn.attempts}${scopes?.length ? `, scopes "${scopes.join(' ')}"` : ''})`);
   const { authorizationUrl } = await startSignIn(signIn.deps, {
     userId: signIn.userId,
     sessionId: signIn.sessionId,

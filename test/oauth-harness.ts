@@ -1,40 +1,19 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { Db } from '@/db/connection';
 import { authSessions, users } from '@/db/schema';
 import { clientMetadataDocument } from '@/lib/mcp/oauth/client-metadata';
-import type { OAuthDeps, SecretBox } from '@/lib/mcp/oauth/types';
+import type { OAuthDeps } from '@/lib/mcp/oauth/types';
+import { createSecretBox, type SecretBox } from '@/lib/secrets/secret-box';
 
 import { loopbackFetch } from './loopback-fetch';
 
-/**
- * A SecretBox for tests with the same contract as lib/secrets (AES-256-GCM, key id in the sealed
- * text, a previous key still opens what it sealed).
- */
+/** The app's SecretBox (lib/secrets) with keys derived from names: `previous` still opens what it sealed. */
 export function testSecretBox(current: string, previous?: string): SecretBox {
-  const keyOf = (secret: string) => createHash('sha256').update(secret).digest();
-  const idOf = (secret: string) => createHash('sha256').update(`id:${secret}`).digest('hex').slice(0, 8);
-  const keys = new Map([[idOf(current), keyOf(current)], ...(previous ? [[idOf(previous), keyOf(previous)] as const] : [])]);
-  const keyId = idOf(current);
-  return {
-    keyId,
-    seal(plaintext) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', keys.get(keyId)!, iv);
-      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return ['v1', keyId, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
-    },
-    open(sealed) {
-      const [, id, iv, ct, tag] = sealed.split('.');
-      const key = keys.get(id ?? '');
-      if (!key) throw new Error(`sealed with an unknown key (${id})`);
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv!, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag!, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(ct!, 'base64url')), decipher.final()]).toString('utf8');
-    },
-  };
+  const key = (name: string) => createHash('sha256').update(name).digest();
+  return createSecretBox(key(current), previous ? [key(previous)] : []);
 }
 
 /** Serves the app's client ID metadata document, as `GET /oauth/client-metadata.json` does. */

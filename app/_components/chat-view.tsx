@@ -14,6 +14,7 @@ import { EmptyConversation } from './empty-conversation';
 import { InputCard, type InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { MessageItem, Note } from './message-item';
+import { SignInCard } from './sign-in-card';
 import { ToolCallCard } from './tool-call-card';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
@@ -164,6 +165,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
+  const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
   const contentKey = [
     state.messages.length,
     state.partials.map((p) => p.blocks.join('').length).join(','),
@@ -178,6 +180,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     if (!call) return null;
     if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={decide} onStop={stop} />;
     if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={answer} />;
+    if (call.status === 'awaiting_sign_in') return <SignInCard call={call} onStop={stop} />;
     return <ToolCallCard call={call} progress={state.progress[call.id]} />;
   };
 
@@ -187,11 +190,13 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const announcement =
     pending.length > 0
       ? `${pending.length === 1 ? 'A tool call needs' : `${pending.length} tool calls need`} your decision.`
-      : state.lastRun?.status === 'completed'
-        ? 'The answer is complete.'
-        : state.lastRun?.status === 'failed'
-          ? 'The turn failed.'
-          : '';
+      : signIns.length > 0
+        ? `${signIns[0]!.signIn?.serverName ?? signIns[0]!.server ?? 'A server'} needs you to sign in.`
+        : state.lastRun?.status === 'completed'
+          ? 'The answer is complete.'
+          : state.lastRun?.status === 'failed'
+            ? 'The turn failed.'
+            : '';
   return (
     <div className="relative flex h-full min-h-0 flex-col">
       <p className="sr-only" role="status" aria-live="polite">

@@ -19,6 +19,7 @@ export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTo
   rejected: { label: 'Not run', tone: 'danger' },
   executing: { label: 'Running', tone: 'info' },
   awaiting_input: { label: 'Waiting for your input', tone: 'warning' },
+  awaiting_sign_in: { label: 'Waiting for you to sign in', tone: 'warning' },
   succeeded: { label: 'Done', tone: 'success' },
   errored: { label: 'Failed', tone: 'danger' },
   timed_out: { label: 'Timed out', tone: 'danger' },

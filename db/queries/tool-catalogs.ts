@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { toolCatalogs } from '../schema';
@@ -25,6 +25,16 @@ export async function findFreshCatalog(
       ),
     );
   return rows.find((r) => r.scope === userId) ?? rows[0] ?? null;
+}
+
+/** The caller's (or the public) last listing at this URL, expired or not: what the servers page shows. */
+export async function findLatestCatalog(db: Db, serverId: string, serverUrl: string, userId: string): Promise<ToolCatalogRow | null> {
+  const rows = await db
+    .select()
+    .from(toolCatalogs)
+    .where(and(eq(toolCatalogs.serverId, serverId), inArray(toolCatalogs.scope, [userId, '*']), eq(toolCatalogs.serverUrl, serverUrl)))
+    .orderBy(desc(toolCatalogs.fetchedAt));
+  return rows[0] ?? null;
 }
 
 export async function saveCatalog(

@@ -31,6 +31,10 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     decision: c.decision ? { kind: c.decision.kind, reason: c.decision.reason ?? null, edited: c.decision.editedFrom !== undefined } : null,
     result: c.result ? resultView(c.result, { chars: c.resultChars, truncated: c.resultTruncated }) : null,
     inputRequests: c.status === 'awaiting_input' ? c.inputRequests : null,
+    signIn:
+      c.status === 'awaiting_sign_in' && c.signIn
+        ? { serverId: c.signIn.serverId, serverName: c.signIn.serverName, scopes: c.signIn.scopes ?? [], reason: c.signIn.reason }
+        : null,
     startedAt: c.startedAt?.toISOString() ?? null,
     endedAt: c.endedAt?.toISOString() ?? null,
   };

@@ -36,6 +36,17 @@ export function normalizeAnnotations(raw: unknown, title?: unknown): ToolAnnotat
   return out;
 }
 
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/** The boolean hints a server declared, as it declared them; undefined when it sent no annotations. */
+export function declaredAnnotations(raw: unknown): ToolAnnotations | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const a = raw as Record<string, unknown>;
+  const out: ToolAnnotations = {};
+  for (const hint of HINTS) if (typeof a[hint] === 'boolean') out[hint] = a[hint] as boolean;
+  return out;
+}
+
 /** SHA-256 over RFC 8785 JSON of what a grant covers: URL, name, description, schemas, hints. */
 export function toolFingerprint(
   url: string,
@@ -112,6 +123,8 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
       annotations: raw.annotations,
     }),
   };
+  const declared = declaredAnnotations(raw.annotations);
+  if (declared) tool.declaredAnnotations = declared;
   const title = typeof raw.title === 'string' ? raw.title : annotations.title;
   if (title) tool.title = title.slice(0, MAX_NAME);
   // Cut only what the model reads; the fingerprint above covers the full text.

@@ -196,6 +196,11 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   }
 }
 
+/** Which transport a connected client uses. */
+export function transportOf(client: Client): 'streamable_http' | 'sse' {
+  return client.transport instanceof SSEClientTransport ? 'sse' : 'streamable_http';
+}
+
 /**
  * Calls `onEnd` when the per-request response stream of any request sent from now on ends
  * without a deliberate abort. The SDK's transport reports this, but `Client` does not pass the

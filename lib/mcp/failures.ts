@@ -1,8 +1,10 @@
-import { InsufficientScopeError, ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+
+import type { SignInReason } from '@/db/vocabulary';
 
 import { RemoteServersDisabled } from './connection';
-import { NotOAuthProtected, SignInRequired } from './oauth/connection-auth';
-import { RefreshFailed } from './oauth/credentials';
+import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
+import { UrlRefused } from './url-guard';
 
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
@@ -11,6 +13,45 @@ import { RefreshFailed } from './oauth/credentials';
  */
 
 const MAX_QUOTE = 300;
+
+/**
+ * A server that needs the person to sign in (OAuth) before it answers: not a failure of the
+ * call, which waits for them (`awaiting_sign_in`) and runs once they have. The one shape for
+ * it: a call's outcome carries it, and the OAuth provider raises it as `SignInRequired`.
+ */
+export interface NeedsSignIn {
+  kind: 'needs_sign_in';
+  serverId: string;
+  serverName: string;
+  /** Scopes the server asked for (from `WWW-Authenticate`), when it said. */
+  scopes?: string[];
+  reason: SignInReason;
+}
+
+/**
+ * Thrown by whatever supplies a server's credential (the OAuth provider) when there is none it
+ * can use without the person. The gateway finds it anywhere in an error's cause chain (the SDK
+ * may wrap it) and reports `needs_sign_in` instead of a failure.
+ */
+export class SignInRequired extends Error {
+  readonly needs: NeedsSignIn;
+  constructor(needs: Omit<NeedsSignIn, 'kind'>) {
+    super(`${needs.serverName} needs you to sign in (${needs.reason}).`);
+    this.name = 'SignInRequired';
+    this.needs = { kind: 'needs_sign_in', ...needs };
+  }
+}
+
+/** The sign-in a failure stands for, if any. */
+export function signInRequiredIn(error: unknown): NeedsSignIn | undefined {
+  let cur: unknown = error;
+  for (let i = 0; i < 6 && cur; i++) {
+    if (cur instanceof SignInRequired) return cur.needs;
+    const e = cur as { cause?: unknown; data?: { cause?: unknown } };
+    cur = e.cause ?? e.data?.cause;
+  }
+  return undefined;
+}
 
 export function quote(text: string): string {
   // Our sentences end with their own period.
@@ -66,22 +107,36 @@ export function findInChain<T>(error: unknown, type: abstract new (...args: neve
   return undefined;
 }
 
-/** Why the person must sign in to a server, when that is what went wrong; null otherwise. */
-export function signInReason(
-  error: unknown,
-): { kind: 'sign_in'; required: SignInRequired } | { kind: 'step_up'; requiredScope?: string } | null {
-  const required = findInChain(error, SignInRequired);
-  if (required) return { kind: 'sign_in', required };
-  const insufficient = findInChain(error, InsufficientScopeError);
-  if (insufficient) return { kind: 'step_up', requiredScope: insufficient.requiredScope };
-  return null;
+/** What kind of failure reaching a server was, as the servers page shows it. */
+export type FailureKind = 'unreachable' | 'needs_sign_in' | 'protocol_error';
+
+/**
+ * Unreachable: nothing usable answered (network, refused URL, timeout, 404, 5xx, 429).
+ * Needs sign-in: the server wants credentials (401, 403). Protocol error: something answered,
+ * but not as an MCP server should.
+ */
+export function classifyFailure(error: unknown): FailureKind {
+  if (error instanceof RemoteServersDisabled) return 'unreachable';
+  if (findInChain(error, NotOAuthProtected)) return 'needs_sign_in';
+  if (findInChain(error, RefreshFailed)) return 'unreachable';
+  if (error instanceof SdkHttpError) {
+    if (error.status === 401 || error.status === 403) return 'needs_sign_in';
+    if (error.status === 404 || error.status === 408 || error.status === 429 || error.status >= 500) return 'unreachable';
+    return 'protocol_error';
+  }
+  if (error instanceof ProtocolError) return 'protocol_error';
+  if (isTimeout(error) || networkReason(error) !== undefined || hasRefusal(error)) return 'unreachable';
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return 'unreachable';
+  return 'protocol_error';
 }
 
-/** The sentence for a `needs_sign_in` outcome. */
-export function describeSignIn(serverName: string, action: string, stepUp: boolean, scopes?: string): string {
-  if (!stepUp) return `${serverName} needs you to sign in before Switchboard can ${action}.`;
-  const which = scopes ? ` (${quote(scopes)})` : '';
-  return `${serverName} needs you to sign in again and allow more access${which} before Switchboard can ${action}.`;
+function hasRefusal(error: unknown): boolean {
+  for (let cur: unknown = error, i = 0; cur && i < 6; i++) {
+    if ((cur as { code?: unknown }).code === 'EURLREFUSED' || (cur as Error).name === 'UrlRefused' || cur instanceof UrlRefused)
+      return true;
+    cur = (cur as { cause?: unknown }).cause ?? (cur as { data?: { cause?: unknown } }).data?.cause;
+  }
+  return false;
 }
 
 export function isTimeout(error: unknown): boolean {

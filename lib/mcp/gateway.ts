@@ -1,11 +1,20 @@
-import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 
 import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
-import { closeQuietly, connect, onRequestStreamEnd, type ConnectDeps } from './connection';
-import { describeFailure, describeSignIn, isTimeout, quote, signInReason } from './failures';
+import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
+import {
+  classifyFailure,
+  describeFailure,
+  findInChain,
+  isTimeout,
+  quote,
+  signInRequiredIn,
+  type FailureKind,
+  type NeedsSignIn,
+} from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -18,6 +27,8 @@ import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGatewa
 export interface GatewayDeps extends ConnectDeps {
   /** Tools taken per server; the rest are cut and the catalog says so. */
   maxToolsPerServer?: number;
+  /** A connection received `notifications/tools/list_changed`: what was cached of the server's list is stale. */
+  onToolsListChanged?: (server: McpServerConfig, caller: CallerIdentity) => void;
 }
 
 /** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
@@ -25,6 +36,11 @@ export interface ListedCatalog extends ServerCatalog {
   era?: 'modern' | 'legacy';
   ttlMs?: number;
   cacheScope?: 'public' | 'private';
+  /** The protocol revision the connection negotiated, e.g. `2026-07-28`. */
+  protocolVersion?: string;
+  transport?: 'streamable_http' | 'sse';
+  /** With `error`: what kind of failure it was (the server's status on the servers page). */
+  failure?: FailureKind;
 }
 
 export interface SwitchboardGateway extends McpGateway {
@@ -57,17 +73,26 @@ const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
 export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
 
-  /** A failure that only the person signing in (again) can fix, as data; null for any other failure. */
-  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown, action: string) {
-    if (!deps.oauth) return null;
-    const why = signInReason(error);
-    if (!why) return null;
-    if (why.kind === 'sign_in') {
-      const { scopes, reason } = why.required;
-      return { scopes, message: describeSignIn(server.displayName, action, reason === 'insufficient_scope', scopes) };
-    }
-    const { scopes } = await deps.oauth.stepUp(server, caller, why.requiredScope).catch(() => ({ scopes: why.requiredScope }));
-    return { scopes, message: describeSignIn(server.displayName, action, true, scopes) };
+  /**
+   * A failure only the person can fix by signing in (again), as data; undefined for any other
+   * failure. A 403 insufficient_scope is a step-up: the wider scopes are remembered for the next
+   * sign-in.
+   */
+  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown): Promise<NeedsSignIn | undefined> {
+    const needs = signInRequiredIn(error);
+    if (needs) return needs;
+    const insufficient = findInChain(error, InsufficientScopeError);
+    if (!insufficient || !deps.oauth) return undefined;
+    const { scopes } = await deps.oauth
+      .stepUp(server, caller, insufficient.requiredScope)
+      .catch(() => ({ scopes: insufficient.requiredScope }));
+    return {
+      kind: 'needs_sign_in',
+      serverId: server.id,
+      serverName: server.displayName,
+      ...(scopes && { scopes: scopes.split(' ') }),
+      reason: 'insufficient_scope',
+    };
   }
 
   async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
@@ -75,8 +100,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     const size = watchSize();
     try {
       client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs, ...size.connectOptions });
+      watchListChanged(client, server, caller);
       const era = client.getProtocolEra();
-      if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), era };
+      const reached = { era, protocolVersion: client.getNegotiatedProtocolVersion(), transport: transportOf(client) };
+      if (!client.getServerCapabilities()?.tools) return { ...buildServerCatalog(server, []), ...reached };
       const raw: RawTool[] = [];
       const seenCursors = new Set<string>();
       let cursor: string | undefined;
@@ -103,25 +130,20 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         cursor = next;
       }
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern' });
-      return { ...catalog, era, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
+      return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
-      const signIn = await signInNeeded(server, caller, error, 'list its tools');
-      if (signIn) {
-        return {
-          server,
-          tools: [],
-          skipped: [],
-          truncated: false,
-          error: signIn.message,
-          needsSignIn: signIn.scopes ? { scopes: signIn.scopes } : {},
-        };
+      const needsSignIn = await signInNeeded(server, caller, error);
+      if (needsSignIn) {
+        const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
+        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn, failure: 'needs_sign_in' };
       }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
         : isTimeout(error)
           ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
           : describeFailure(server.displayName, server.url, 'list its tools', error);
-      return { server, tools: [], skipped: [], truncated: false, error: message };
+      const failure: FailureKind = size.tooLarge ? 'protocol_error' : isTimeout(error) ? 'unreachable' : classifyFailure(error);
+      return { server, tools: [], skipped: [], truncated: false, error: message, failure };
     } finally {
       if (client) await closeQuietly(client);
     }
@@ -141,6 +163,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let streamTimer: ReturnType<typeof setTimeout> | undefined;
     try {
       client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal });
+      watchListChanged(client, server, opts.caller);
       let lastTransportError: unknown;
       client.onerror = (error) => (lastTransportError = error);
 
@@ -196,9 +219,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
-      const signIn = await signInNeeded(server, opts.caller, error, action);
-      if (signIn)
-        return { kind: 'needs_sign_in', serverId: server.id, message: signIn.message, ...(signIn.scopes && { scopes: signIn.scopes }) };
+      // Not a failure: the call waits for the person to sign in, then runs.
+      const signIn = await signInNeeded(server, opts.caller, error);
+      if (signIn) return signIn;
       if (size.tooLarge) {
         const why = tooLargeReason(size.tooLarge);
         return {
@@ -232,6 +255,12 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       clearTimeout(streamTimer);
       if (client) await closeQuietly(client);
     }
+  }
+
+  /** Any connection may hear that the server's tools changed (e.g. mid-call, on the response stream). */
+  function watchListChanged(client: Client, server: McpServerConfig, caller: CallerIdentity): void {
+    const notify = deps.onToolsListChanged;
+    if (notify) client.setNotificationHandler('notifications/tools/list_changed', () => notify(server, caller));
   }
 
   return { listTools, callTool };

@@ -6,6 +6,8 @@
 import type { StoredInputRequests } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 
+import type { NeedsSignIn } from './failures';
+
 export type { Trust };
 
 export interface McpServerConfig {
@@ -21,6 +23,11 @@ export interface McpServerConfig {
   timeoutMs: number;
   headers?: Record<string, string>;
   builtin?: boolean;
+  /**
+   * User-added servers: tool name → the fingerprint the person approved. A tool whose current
+   * fingerprint is not here is not offered to the model. Absent for built-in servers.
+   */
+  reviewedTools?: Record<string, string>;
 }
 
 export interface ToolAnnotations {
@@ -43,6 +50,11 @@ export interface CatalogTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /**
+   * The hints exactly as the server declared them (boolean ones only); absent when the server
+   * sent no annotations at all, which the servers page shows as "not annotated".
+   */
+  declaredAnnotations?: ToolAnnotations;
   /** SHA-256 over server URL + name + description + schemas + annotations. */
   fingerprint: string;
 }
@@ -61,8 +73,8 @@ export interface ServerCatalog {
   truncated: boolean;
   /** Listing failed: the server's tools are not offered this step. */
   error?: string;
-  /** Listing failed because the person must sign in to the server first (OAuth). */
-  needsSignIn?: { scopes?: string };
+  /** Listing failed because the person must sign in first (the servers page offers Connect). */
+  needsSignIn?: NeedsSignIn;
 }
 
 /** The caller of a tool: first-party servers take the user from here, never from arguments. */
@@ -88,11 +100,10 @@ export interface McpCallResult {
 export type CallOutcome =
   | { kind: 'result'; result: McpCallResult }
   | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
+  | NeedsSignIn
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
-  | { kind: 'failed'; message: string }
-  /** The server needs the person to sign in (OAuth): first use, a dead grant, or more scopes (step-up). */
-  | { kind: 'needs_sign_in'; serverId: string; scopes?: string; message: string };
+  | { kind: 'failed'; message: string };
 
 export interface CallOptions {
   caller: CallerIdentity;

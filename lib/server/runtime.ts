@@ -12,6 +12,7 @@ import { processSingleton } from '@/lib/process-singleton';
 
 import { getDbHandle } from './database';
 import { buildEngineDeps } from './engine-deps';
+import { createAppTools, type AppTools } from './tool-host';
 
 export interface Runtime {
   handle: DbHandle;
@@ -19,6 +20,8 @@ export interface Runtime {
   secret: string;
   modelConfig: ModelConfig;
   engine: EngineDeps;
+  /** The tool host and what the servers page needs of it (remote catalogs, built-in listings). */
+  tools: AppTools;
   /** The open event streams of this process, for the per-user and per-conversation caps. */
   streams: StreamRegistry;
   streamTiming: { pingMs: number; pausedIdleMs: number };
@@ -39,8 +42,9 @@ async function build(): Promise<Runtime> {
   const secret = await getAuthSecret();
   const handle = await getDbHandle();
   const modelConfig = getModelConfig();
-  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true });
-  return { handle, bus: engine.bus, secret, modelConfig, engine, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
+  const tools = createAppTools(handle.db);
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host });
+  return { handle, bus: engine.bus, secret, modelConfig, engine, tools, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
 }
 
 /**

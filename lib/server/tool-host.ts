@@ -1,27 +1,129 @@
 import type { Db } from '@/db/connection';
+import { listEnabledServers } from '@/db/queries/servers';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { allToolsOfOwnServers, type GrantSource } from '@/lib/consent/grant-source';
+import { errorSummary } from '@/lib/log-safe';
+import { boundedFetch } from '@/lib/mcp/bounded-fetch';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from '@/lib/mcp/builtin';
-import { withCatalogCache } from '@/lib/mcp/catalog-cache';
-import { createMcpGateway } from '@/lib/mcp/gateway';
+import { dropOnListChanged, withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
+import type { FetchLike } from '@/lib/mcp/connection';
+import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
+import { gatewayOAuth } from '@/lib/mcp/oauth';
+import type { McpServerConfig } from '@/lib/mcp/types';
+import { createGuardedFetch } from '@/lib/mcp/url-guard';
+import { processSingleton } from '@/lib/process-singleton';
+import { getSecretBox, type SecretBox } from '@/lib/secrets/secret-box';
+import { serverConfig } from '@/lib/servers/config';
 
 /**
  * The app's tools: the first-party servers, reached in-process through the same client code as
- * remote ones. User-added servers join `serversFor` with the servers work, together with the
- * URL-guarded fetch; until then the gateway has no remote fetch, so it refuses remote servers
- * and nothing can leave the machine.
+ * remote ones, and the person's enabled servers, reached through the URL guard. Of a user-added
+ * server, only tools the person reviewed (same fingerprint as when they enabled it) are offered.
+ * Catalogs: remote ones cached in Postgres (lib/mcp/catalog-cache.ts); the built-in ones held
+ * in memory for the life of the process (they change only with a deploy).
  */
-export function createAppToolHost(db: Db, grants: GrantSource = allToolsOfOwnServers): ToolHost {
+
+export interface AppTools {
+  host: ToolHost;
+  /** Remote servers, every tool (unfiltered), catalogs cached in Postgres: the servers page uses it. */
+  remote: CachedGateway;
+  /** A built-in server's catalog, from memory after the first listing. */
+  builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
+}
+
+export interface AppToolsOptions {
+  grants?: GrantSource;
+  /** The fetch for remote servers; default: the URL guard (`remoteFetch()`). */
+  fetch?: FetchLike;
+  box?: () => Promise<SecretBox>;
+  /** The fetch for OAuth requests (default: `remoteFetch()`, or `fetch` when given). */
+  oauthFetch?: FetchLike;
+}
+
+/**
+ * The guarded fetch for anything a person's server makes us request: loopback only with
+ * MCP_ALLOW_LOOPBACK=true (tests). The MCP gateway takes it unbounded, because every connection
+ * bounds its responses itself (lib/mcp/connection.ts) and reports the bound in its own words;
+ * `remoteFetch` (bounded) is for other requests, e.g. OAuth metadata and tokens.
+ */
+export function guardedRemoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
+  return createGuardedFetch({ allowLoopback: env.MCP_ALLOW_LOOPBACK === 'true' });
+}
+
+export function remoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
+  return boundedFetch(guardedRemoteFetch(env));
+}
+
+const builtinCatalogs = processSingleton('builtinCatalogs', () => new Map<string, Promise<ListedCatalog>>());
+
+export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   const getDb = async () => db;
+  const box = opts.box ?? (() => getSecretBox());
   const gateway = createMcpGateway({
     inProcess: (server, caller) =>
       server.builtin && isBuiltinNamespace(server.namespace)
         ? inProcessFetch(builtinHandler(server.namespace, getDb), builtinAuthInfo(caller))
         : undefined,
+    fetch: opts.fetch ?? guardedRemoteFetch(),
+    onToolsListChanged: dropOnListChanged(db),
+    // OAuth requests (metadata, token) go through the same guard, bounded.
+    oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
   });
-  return {
-    gateway: withCatalogCache(gateway, db),
-    serversFor: async () => [...BUILTIN_SERVERS],
-    grants,
+  const remote = withCatalogCache(gateway, db);
+
+  function builtinListing(server: McpServerConfig, refresh = false): Promise<ListedCatalog> {
+    const kept = builtinCatalogs.get(server.id);
+    if (kept && !refresh) return kept;
+    // Built-in tools do not depend on the caller.
+    const listing = gateway.listTools(server, { userId: 'builtin-catalog' }).then((c) => {
+      if (c.error) builtinCatalogs.delete(server.id); // a failure is not kept
+      return c;
+    });
+    builtinCatalogs.set(server.id, listing);
+    return listing;
+  }
+
+  const hostGateway: SwitchboardGateway = {
+    async listTools(server, caller, listOpts) {
+      if (server.builtin) return { ...(await builtinListing(server, listOpts?.refresh)), server };
+      const listed = await remote.listTools(server, caller, listOpts);
+      return onlyReviewed(listed, server);
+    },
+    callTool: (server, tool, args, callOpts) =>
+      server.builtin ? gateway.callTool(server, tool, args, callOpts) : remote.callTool(server, tool, args, callOpts),
   };
+
+  return {
+    host: {
+      gateway: hostGateway,
+      async serversFor(userId) {
+        const rows = await listEnabledServers(db, userId);
+        const own: McpServerConfig[] = [];
+        for (const row of rows) {
+          try {
+            own.push(serverConfig(row, await box()));
+          } catch (err) {
+            // Its credentials cannot be opened (the key changed): leave the server out rather than fail the turn.
+            console.error(`[tools] server ${row.id} left out:`, errorSummary(err));
+          }
+        }
+        return [...BUILTIN_SERVERS, ...own];
+      },
+      grants: opts.grants ?? allToolsOfOwnServers,
+    },
+    remote,
+    builtinListing,
+  };
+}
+
+/** The tools the person approved as they are now; the rest wait for them to look again. */
+function onlyReviewed(listed: ListedCatalog, server: McpServerConfig): ListedCatalog {
+  const reviewed = server.reviewedTools;
+  if (!reviewed) return listed;
+  return { ...listed, tools: listed.tools.filter((t) => reviewed[t.name] === t.fingerprint) };
+}
+
+/** The tool host the engine uses (see `createAppTools`). */
+export function createAppToolHost(db: Db, grants: GrantSource = allToolsOfOwnServers): ToolHost {
+  return createAppTools(db, { grants }).host;
 }

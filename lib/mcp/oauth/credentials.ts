@@ -15,7 +15,8 @@ import {
   type TokenValues,
 } from '@/db/queries/oauth';
 
-import type { OAuthDeps, SecretBox } from './types';
+import { RefreshFailed } from './errors';
+import type { OAuthStore, SecretBox } from './types';
 
 /**
  * Stored credentials and their refresh. One refresh at a time per credential, across every
@@ -66,13 +67,13 @@ export function resourceCandidates(serverUrl: string): string[] {
   return [...out];
 }
 
-export async function credentialForServer(deps: OAuthDeps, userId: string, serverUrl: string): Promise<OAuthCredentialRow | null> {
+export async function credentialForServer(deps: OAuthStore, userId: string, serverUrl: string): Promise<OAuthCredentialRow | null> {
   const rows = await findCredentialsForResources(deps.db, userId, resourceCandidates(serverUrl));
   return rows[0] ?? null;
 }
 
 /** Refreshes in flight in this process (per deps: one per runtime), by credential: concurrent callers share one. */
-const inFlightByDeps = new WeakMap<OAuthDeps, Map<string, Promise<string | undefined>>>();
+const inFlightByDeps = new WeakMap<OAuthStore, Map<string, Promise<string | undefined>>>();
 
 export interface AccessTokenOptions {
   /** The server refused this token: refresh even though it has not expired (unless it changed meanwhile). */
@@ -84,7 +85,7 @@ export interface AccessTokenOptions {
  * refused). `undefined` when there is none and only a new sign-in can help. Throws when the
  * authorization server could not be reached (the credential is kept).
  */
-export async function accessToken(deps: OAuthDeps, credentialId: string, opts: AccessTokenOptions = {}): Promise<string | undefined> {
+export async function accessToken(deps: OAuthStore, credentialId: string, opts: AccessTokenOptions = {}): Promise<string | undefined> {
   const now = deps.now?.() ?? new Date();
   const row = await getCredential(deps.db, credentialId);
   if (!row) return undefined;
@@ -105,7 +106,7 @@ export async function accessToken(deps: OAuthDeps, credentialId: string, opts: A
   return refresh;
 }
 
-async function refreshOnce(deps: OAuthDeps, read: OAuthCredentialRow): Promise<string | undefined> {
+async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {
   const now = deps.now?.() ?? new Date();
   const claimed = await claimRefresh(deps.db, read.id, read.version, REFRESH_LEASE_MS, now);
   if (!claimed) return waitForOtherRefresh(deps, read);
@@ -141,7 +142,7 @@ async function refreshOnce(deps: OAuthDeps, read: OAuthCredentialRow): Promise<s
 }
 
 /** Another process holds the claim: wait until the row changes, then use what it wrote. */
-async function waitForOtherRefresh(deps: OAuthDeps, read: OAuthCredentialRow): Promise<string | undefined> {
+async function waitForOtherRefresh(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {
   const deadline = Date.now() + REFRESH_LEASE_MS + 2_000;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
@@ -165,14 +166,4 @@ function isDeadGrant(error: unknown): boolean {
     error instanceof OAuthError &&
     [OAuthErrorCode.InvalidGrant, OAuthErrorCode.InvalidClient, OAuthErrorCode.UnauthorizedClient].includes(error.code as OAuthErrorCode)
   );
-}
-
-/** The authorization server could not be reached, or answered with something other than a verdict on the grant. */
-export class RefreshFailed extends Error {
-  constructor(cause: unknown) {
-    // The SDK's messages may quote the server's raw body; only its class and OAuth code are kept.
-    const code = cause instanceof OAuthError ? ` (${cause.code})` : '';
-    super(`refreshing the access token failed${code}`);
-    this.name = 'RefreshFailed';
-  }
 }

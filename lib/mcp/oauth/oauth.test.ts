@@ -57,8 +57,13 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
 
   it('a first call needs sign-in; after connecting, the token is used and the tool runs', async () => {
     const before = await call();
-    expect(before).toMatchObject({ kind: 'needs_sign_in', serverId: server.id });
-    expect((before as { message: string }).message).toMatch(/Fixture needs you to sign in/);
+    expect(before).toMatchObject({
+      kind: 'needs_sign_in',
+      serverId: server.id,
+      serverName: 'Fixture',
+      reason: 'first_use',
+      scopes: ['mcp:read'],
+    });
 
     const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/c/1' });
     const asked = new URL(authorizationUrl).searchParams;
@@ -155,8 +160,8 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
   it('step-up: a tool that needs more scope asks for a new sign-in with the union of scopes', async () => {
     await signIn();
     const stepped = await call('admin_write');
-    expect(stepped).toMatchObject({ kind: 'needs_sign_in', serverId: server.id });
-    const scopes = (stepped as { scopes?: string }).scopes?.split(' ') ?? [];
+    expect(stepped).toMatchObject({ kind: 'needs_sign_in', serverId: server.id, reason: 'insufficient_scope' });
+    const scopes = (stepped as { scopes?: string[] }).scopes ?? [];
     expect(scopes).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
 
     await signIn();
@@ -170,7 +175,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     await signIn();
     expect(await call()).toMatchObject({ kind: 'result' });
     fx.revokeAll();
-    expect(await call()).toMatchObject({ kind: 'needs_sign_in' });
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in', reason: 'expired' });
     const cred = (await credentialForServer(deps, user.userId, server.url))!;
     expect(cred.tokens).toBeNull();
     expect(await call()).toMatchObject({ kind: 'needs_sign_in' });

@@ -1,22 +1,25 @@
 import type { Db } from '@/db/connection';
+import type { SecretBox } from '@/lib/secrets/secret-box';
 
 import type { FetchLike } from '../connection';
 
-/** Seals secrets at rest (AES-256-GCM under `SECRETS_KEY`, lib/secrets): tokens and client secrets. */
-export interface SecretBox {
-  seal(plaintext: string): string;
-  open(sealed: string): string;
-  keyId: string;
-}
+export type { SecretBox };
 
-export interface OAuthDeps {
+/** What reading, refreshing and revoking stored credentials need. */
+export interface OAuthStore {
   db: Db;
+  /** Seals tokens, client secrets and code verifiers at rest (lib/secrets). */
   box: SecretBox;
   /**
    * Every outbound OAuth request — metadata, registration, token, revocation — goes through this
    * fetch: the URL-guarded, bounded one in the app. Nothing falls back to the global fetch.
    */
   fetch: FetchLike;
+  now?: () => Date;
+}
+
+/** What the interactive sign-in needs as well. */
+export interface OAuthDeps extends OAuthStore {
   /** The app's own origin, e.g. `https://switchboard.example`: redirect URI and client ID metadata URL. */
   appOrigin: string;
   /**
@@ -25,7 +28,6 @@ export interface OAuthDeps {
    * server expects).
    */
   clientMetadataUrl?: string;
-  now?: () => Date;
 }
 
 export const CALLBACK_PATH = '/api/oauth/callback';

@@ -1,0 +1,54 @@
+import type { Db } from '@/db/connection';
+import { errorSummary } from '@/lib/log-safe';
+import { forgetServerOAuth } from '@/lib/mcp/oauth/flows';
+import { processSingleton } from '@/lib/process-singleton';
+
+/**
+ * What else belongs to a server's URL. When a person changes a server's URL (or removes the
+ * server), the server's own secrets and cached catalogs are dropped by lib/servers; anything
+ * other modules keep for that server — OAuth credentials, above all — registers here to be
+ * dropped too.
+ */
+export interface ServerUrlChange {
+  userId: string;
+  serverId: string;
+  oldUrl: string;
+  /** null when the server was removed. */
+  newUrl: string | null;
+}
+
+export type UrlChangeHook = (db: Db, change: ServerUrlChange) => Promise<void>;
+
+const hooks = processSingleton('serverUrlChangeHooks', () => new Map<string, UrlChangeHook>());
+
+/** Registers (or replaces, by name) a callback run after a server's URL changes or it is removed. */
+export function onServerUrlChange(name: string, hook: UrlChangeHook): void {
+  hooks.set(name, hook);
+}
+
+/**
+ * Runs every registered hook. A failing hook is logged and the others still run, but the
+ * failure is rethrown at the end: a credential that could not be dropped must not pass silently.
+ */
+export async function runUrlChangeHooks(db: Db, change: ServerUrlChange): Promise<void> {
+  const failures: unknown[] = [];
+  for (const [name, hook] of hooks) {
+    try {
+      await hook(db, change);
+    } catch (err) {
+      console.error(`[servers] the "${name}" hook failed after a URL change:`, errorSummary(err));
+      failures.push(err);
+    }
+  }
+  if (failures.length) throw new Error(`Could not drop everything kept for the old URL (${failures.length} hook(s) failed).`);
+}
+
+/**
+ * Drops the OAuth credentials and sign-ins in progress kept for this server (its URL changed, or
+ * it was removed). Registered as a hook so lib/servers needs no OAuth import elsewhere.
+ */
+export async function dropOAuthCredentialsForServer(db: Db, change: ServerUrlChange): Promise<void> {
+  await forgetServerOAuth({ db }, change.userId, change.serverId, change.oldUrl);
+}
+
+onServerUrlChange('oauth', dropOAuthCredentialsForServer);

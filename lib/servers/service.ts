@@ -1,0 +1,326 @@
+import type { Db } from '@/db/connection';
+import {
+  deleteServer,
+  enableServer,
+  getServer,
+  insertServer,
+  listServers,
+  recordServerCheck,
+  setServerEnabled,
+  updateServer,
+  type ServerPatch,
+  type ServerRow,
+} from '@/db/queries/servers';
+import { dropCatalogs } from '@/db/queries/tool-catalogs';
+import { AppError } from '@/lib/http/errors';
+import { errorSummary, redactSecrets } from '@/lib/log-safe';
+import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
+import type { CachedGateway } from '@/lib/mcp/catalog-cache';
+import type { ListedCatalog } from '@/lib/mcp/gateway';
+import type { McpServerConfig } from '@/lib/mcp/types';
+import type { SecretBox } from '@/lib/secrets/secret-box';
+
+import { openHeaders, serverConfig } from './config';
+import {
+  checkBody,
+  checkHeaders,
+  checkName,
+  checkNamespace,
+  checkOAuthClient,
+  checkTimeout,
+  checkTrust,
+  checkUrl,
+  DEFAULT_TIMEOUT_MS,
+  FieldProblem,
+  namespaceFromName,
+} from './fields';
+import { runUrlChangeHooks } from './hooks';
+import { ImportShapeError, planImport } from './import';
+import { builtinServerView, userServerView, type ServerView } from './view';
+
+/**
+ * The use-cases of the servers page: add, edit, remove, test, refresh, enable after review,
+ * import. Every read and write is scoped to the user; another user's server is "not found".
+ */
+
+export interface ServersContext {
+  db: Db;
+  box: SecretBox;
+  /** Remote servers, all tools, catalogs cached in Postgres. */
+  remote: CachedGateway;
+  builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
+  allowLoopback: boolean;
+}
+
+export const MAX_SERVERS_PER_USER = 50;
+/** A test connection (on add, import, test) waits at most this long, whatever the server's call timeout. */
+export const TEST_TIMEOUT_MS = 20_000;
+
+const notFound = (id: string) => new AppError('not_found', 'server', `No server with id "${id}".`);
+
+async function own(ctx: ServersContext, userId: string, id: string): Promise<ServerRow> {
+  const row = await getServer(ctx.db, userId, id);
+  if (!row) throw notFound(id);
+  return row;
+}
+
+/** The page's view of one server, from its last listing (no request to the server). */
+export async function serverView(ctx: ServersContext, userId: string, row: ServerRow): Promise<ServerView> {
+  let headerNames: string[] = [];
+  let credentialsUnreadable = false;
+  let config: McpServerConfig;
+  try {
+    headerNames = Object.keys(openHeaders(row, ctx.box));
+    config = serverConfig(row, ctx.box);
+  } catch (err) {
+    console.error(`[servers] credentials of ${row.id} cannot be opened:`, errorSummary(err));
+    credentialsUnreadable = true;
+    config = { ...serverConfig({ ...row, headersSealed: null }, ctx.box) };
+  }
+  const listing = await ctx.remote.lastListing(config, { userId });
+  return userServerView(row, listing, { headerNames, credentialsUnreadable });
+}
+
+export async function listServerViews(ctx: ServersContext, userId: string): Promise<{ servers: ServerView[]; builtin: ServerView[] }> {
+  const rows = await listServers(ctx.db, userId);
+  const [servers, builtin] = await Promise.all([
+    Promise.all(rows.map((r) => serverView(ctx, userId, r))),
+    Promise.all(BUILTIN_SERVERS.map(async (s) => builtinServerView(await ctx.builtinListing(s)))),
+  ]);
+  return { servers, builtin };
+}
+
+function sealHeaders(ctx: ServersContext, headers: Record<string, string>): string | null {
+  return Object.keys(headers).length ? ctx.box.seal(JSON.stringify(headers)) : null;
+}
+
+interface AddInput {
+  name: string;
+  namespace?: string;
+  url: string;
+  trust?: string;
+  headers?: Record<string, string>;
+  oauthClient?: unknown;
+  timeoutMs?: number;
+}
+
+/** Checks every field and inserts the server (disabled until the person reviews its tools). */
+async function insertChecked(ctx: ServersContext, userId: string, body: Record<string, unknown>, taken: Set<string>): Promise<ServerRow> {
+  const name = checkName(body.name);
+  const url = checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
+  const trust = body.trust === undefined ? 'untrusted' : checkTrust(body.trust);
+  const timeoutMs = body.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checkTimeout(body.timeoutMs);
+  const headers = body.headers === undefined ? {} : (checkHeaders(body.headers) as Record<string, string>);
+  const oauth = body.oauthClient === undefined ? null : checkOAuthClient(body.oauthClient);
+  const namespace = body.namespace === undefined ? namespaceFromName(name, (ns) => taken.has(ns)) : checkNamespace(body.namespace);
+  if (taken.has(namespace)) {
+    throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
+  }
+  if (taken.size >= MAX_SERVERS_PER_USER) {
+    throw new AppError('conflict', 'server', `You have ${taken.size} servers, the most allowed: remove one before adding another.`);
+  }
+  const row = await insertServer(ctx.db, userId, {
+    name,
+    namespace,
+    url,
+    trust,
+    timeoutMs,
+    headersSealed: sealHeaders(ctx, headers),
+    oauthClientId: oauth?.clientId ?? null,
+    oauthClientSecretSealed: oauth?.clientSecret ? ctx.box.seal(oauth.clientSecret) : null,
+  });
+  if (!row)
+    throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
+  taken.add(namespace);
+  return row;
+}
+
+async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Set<string>> {
+  return new Set((await listServers(ctx.db, userId)).map((r) => r.namespace));
+}
+
+/** Adds a server and tries it at once, so its tools show before anything is enabled. */
+export async function addServer(ctx: ServersContext, userId: string, raw: unknown): Promise<ServerView> {
+  const body = checkBody(raw, 'add') as Partial<AddInput> & Record<string, unknown>;
+  const row = await insertChecked(ctx, userId, body, await takenNamespaces(ctx, userId));
+  return checkServer(ctx, userId, row);
+}
+
+/**
+ * Edits a server. A new URL drops what belonged to the old one: header secrets and the OAuth
+ * client secret (unless the edit gives new ones), OAuth credentials (hooks), cached catalogs,
+ * and the approval of its tools; then the new URL is tried.
+ */
+export async function editServer(ctx: ServersContext, userId: string, id: string, raw: unknown): Promise<ServerView> {
+  const body = checkBody(raw, 'edit');
+  const row = await own(ctx, userId, id);
+  const patch: ServerPatch = {};
+  if (body.name !== undefined) patch.name = checkName(body.name);
+  if (body.namespace !== undefined) patch.namespace = checkNamespace(body.namespace);
+  if (body.trust !== undefined) patch.trust = checkTrust(body.trust);
+  if (body.timeoutMs !== undefined) patch.timeoutMs = checkTimeout(body.timeoutMs);
+  if (body.enabled !== undefined && body.enabled !== false) {
+    throw new FieldProblem(
+      'enabled',
+      'Only "enabled": false is accepted here; enable a server with POST /api/servers/:id/enable after reviewing its tools.',
+    );
+  }
+  const url = body.url === undefined ? row.url : checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
+  const urlChanged = url !== row.url;
+  if (urlChanged) patch.url = url;
+
+  let stored: Record<string, string> = {};
+  try {
+    stored = openHeaders(row, ctx.box);
+  } catch {
+    stored = {}; // unreadable: only new values can be given
+  }
+  if (body.headers !== undefined) {
+    // null keeps a stored value, which a new URL never does.
+    const keep = urlChanged ? new Set<string>() : new Set(Object.keys(stored).map((n) => n.toLowerCase()));
+    const given = checkHeaders(body.headers ?? {}, keep);
+    const next: Record<string, string> = {};
+    for (const [name, value] of Object.entries(given)) {
+      next[name] = value ?? Object.entries(stored).find(([n]) => n.toLowerCase() === name.toLowerCase())![1];
+    }
+    patch.headersSealed = sealHeaders(ctx, next);
+  }
+  if (body.oauthClient !== undefined) {
+    const oauth = checkOAuthClient(body.oauthClient);
+    patch.oauthClientId = oauth?.clientId ?? null;
+    if (!oauth) patch.oauthClientSecretSealed = null;
+    else if (oauth.clientSecret) patch.oauthClientSecretSealed = ctx.box.seal(oauth.clientSecret);
+    else if (oauth.clientSecret === null || oauth.clientId !== row.oauthClientId) patch.oauthClientSecretSealed = null;
+  }
+
+  const updated = await updateServer(ctx.db, userId, id, patch, { urlChanged });
+  if (updated === 'conflict') {
+    throw new AppError(
+      'conflict',
+      'server',
+      `You already have a server with the namespace "${patch.namespace}": choose another.`,
+      'namespace',
+    );
+  }
+  if (!updated) throw notFound(id);
+  if (body.enabled === false && updated.enabled) await setServerEnabled(ctx.db, userId, id, false);
+  if (urlChanged) {
+    await dropCatalogs(ctx.db, id);
+    await runUrlChangeHooks(ctx.db, { userId, serverId: id, oldUrl: row.url, newUrl: url });
+    return checkServer(ctx, userId, updated);
+  }
+  return serverView(ctx, userId, (await getServer(ctx.db, userId, id)) ?? updated);
+}
+
+export async function removeServer(ctx: ServersContext, userId: string, id: string): Promise<void> {
+  const row = await own(ctx, userId, id);
+  if (!(await deleteServer(ctx.db, userId, id))) throw notFound(id);
+  await dropCatalogs(ctx.db, id);
+  await runUrlChangeHooks(ctx.db, { userId, serverId: id, oldUrl: row.url, newUrl: null });
+}
+
+/**
+ * Connects and lists the tools, bypassing the cache; records the status, protocol version,
+ * transport and last error (in words, without secrets).
+ */
+async function checkServer(ctx: ServersContext, userId: string, row: ServerRow): Promise<ServerView> {
+  let config: McpServerConfig;
+  try {
+    config = serverConfig(row, ctx.box);
+  } catch {
+    config = serverConfig({ ...row, headersSealed: null }, ctx.box);
+  }
+  const listed = await ctx.remote.listTools(
+    { ...config, timeoutMs: Math.min(config.timeoutMs, TEST_TIMEOUT_MS) },
+    { userId },
+    { refresh: true },
+  );
+  const secrets = [
+    ...Object.values(config.headers ?? {}),
+    ...(row.oauthClientSecretSealed ? [safeOpen(ctx, row.oauthClientSecretSealed)] : []),
+  ];
+  const updated = await recordServerCheck(ctx.db, userId, row.id, {
+    status: listed.error ? (listed.failure ?? 'protocol_error') : 'connected',
+    lastError: listed.error ? redactSecrets(listed.error, secrets).slice(0, 1000) : null,
+    protocolVersion: listed.protocolVersion ?? (listed.error ? null : row.protocolVersion),
+    transport: listed.transport ?? (listed.error ? null : row.transport),
+    checkedAt: new Date(),
+  });
+  if (!updated) throw notFound(row.id);
+  return userServerView(updated, listed.error ? await ctx.remote.lastListing(config, { userId }) : listed, {
+    headerNames: Object.keys(config.headers ?? {}),
+  });
+}
+
+function safeOpen(ctx: ServersContext, sealed: string): string {
+  try {
+    return ctx.box.open(sealed);
+  } catch {
+    return '';
+  }
+}
+
+export async function testServer(ctx: ServersContext, userId: string, id: string): Promise<ServerView> {
+  return checkServer(ctx, userId, await own(ctx, userId, id));
+}
+
+/** Lists the tools again, bypassing (and replacing) the cached catalog. */
+export async function refreshServer(ctx: ServersContext, userId: string, id: string): Promise<ServerView> {
+  return checkServer(ctx, userId, await own(ctx, userId, id));
+}
+
+/**
+ * The person saw these tools and enables the server: each named tool must be listed now with
+ * the fingerprint they saw (else they are looking at an old list and must look again).
+ */
+export async function enableServerTools(
+  ctx: ServersContext,
+  userId: string,
+  id: string,
+  tools: Record<string, string>,
+): Promise<ServerView> {
+  const row = await own(ctx, userId, id);
+  const config = serverConfig(row, ctx.box);
+  const listing = (await ctx.remote.lastListing(config, { userId })) ?? (await ctx.remote.listTools(config, { userId }, { refresh: true }));
+  const current = new Map(listing.tools.map((t) => [t.name, t.fingerprint]));
+  for (const [name, fingerprint] of Object.entries(tools)) {
+    if (!current.has(name))
+      throw new FieldProblem(`tools.${name}`, `The server does not list a tool named "${name}" (any more): refresh its tools.`);
+    if (current.get(name) !== fingerprint) {
+      throw new AppError('conflict', 'server', `The tool "${name}" changed since you looked at it: review it again.`, `tools.${name}`);
+    }
+  }
+  const updated = await enableServer(ctx.db, userId, id, tools);
+  if (!updated) throw notFound(id);
+  return serverView(ctx, userId, updated);
+}
+
+export interface ImportResult {
+  added: ServerView[];
+  notUsable: Array<{ name: string; reason: string }>;
+  problems: Array<{ name: string; field: string; message: string }>;
+}
+
+/** Adds every remote entry of a Claude Desktop / VS Code configuration that passes the checks. */
+export async function importServers(ctx: ServersContext, userId: string, config: unknown): Promise<ImportResult> {
+  let plan;
+  try {
+    plan = planImport(config);
+  } catch (err) {
+    if (err instanceof ImportShapeError) throw new AppError('bad_request', 'import', err.message);
+    throw err;
+  }
+  const taken = await takenNamespaces(ctx, userId);
+  const problems = [...plan.problems];
+  const rows: ServerRow[] = [];
+  for (const c of plan.candidates) {
+    try {
+      rows.push(await insertChecked(ctx, userId, { name: c.name, url: c.url, headers: c.headers }, taken));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.type === 'internal') throw err;
+      problems.push({ name: c.name, field: err.field ?? 'server', message: err.message });
+    }
+  }
+  const added = await Promise.all(rows.map((r) => checkServer(ctx, userId, r)));
+  return { added, notUsable: plan.notUsable, problems };
+}

@@ -1,0 +1,107 @@
+import type { ServerRow } from '@/db/queries/servers';
+import type { ServerStatus, ServerTransport, Trust } from '@/db/vocabulary';
+import type { ListedCatalog } from '@/lib/mcp/gateway';
+import type { ServerCatalog, ToolAnnotations } from '@/lib/mcp/types';
+
+/**
+ * What the servers page (and the API) sees of a server. Never a secret: header names without
+ * their values, whether an OAuth client secret is stored but not the secret.
+ */
+export interface ServerToolView {
+  name: string;
+  title: string | null;
+  description: string | null;
+  /** The hints the server declared; null when it declared none ("not annotated"). */
+  annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'> | null;
+  fingerprint: string;
+  /** The person approved this tool as it is now (same fingerprint); only such tools are offered. */
+  reviewed: boolean;
+}
+
+export interface ServerView {
+  id: string;
+  name: string;
+  namespace: string;
+  url: string;
+  trust: Trust;
+  timeoutMs: number;
+  enabled: boolean;
+  builtin: boolean;
+  headerNames: string[];
+  oauthClient: { clientId: string; hasSecret: boolean } | null;
+  status: ServerStatus;
+  lastError: string | null;
+  protocolVersion: string | null;
+  transport: ServerTransport | null;
+  checkedAt: string | null;
+  /** Enabled, and some tool is new or changed since the person approved: it waits for review. */
+  toolsChanged: boolean;
+  tools: ServerToolView[];
+  skipped: Array<{ name: string; reason: string }>;
+}
+
+function toolViews(listing: ServerCatalog | null, isReviewed: (name: string, fingerprint: string) => boolean): ServerToolView[] {
+  return (listing?.tools ?? []).map((t) => ({
+    name: t.name,
+    title: t.title ?? null,
+    description: t.description ?? null,
+    annotations: t.declaredAnnotations ?? null,
+    fingerprint: t.fingerprint,
+    reviewed: isReviewed(t.name, t.fingerprint),
+  }));
+}
+
+export function userServerView(
+  row: ServerRow,
+  listing: ServerCatalog | null,
+  extra: { headerNames: string[]; credentialsUnreadable?: boolean },
+): ServerView {
+  const tools = toolViews(listing, (name, fp) => row.reviewedTools.tools[name] === fp);
+  return {
+    id: row.id,
+    name: row.name,
+    namespace: row.namespace,
+    url: row.url,
+    trust: row.trust,
+    timeoutMs: row.timeoutMs,
+    enabled: row.enabled,
+    builtin: false,
+    headerNames: extra.headerNames,
+    oauthClient: row.oauthClientId ? { clientId: row.oauthClientId, hasSecret: row.oauthClientSecretSealed !== null } : null,
+    status: row.status,
+    lastError: extra.credentialsUnreadable
+      ? "The server's stored credentials cannot be read (the encryption key changed): enter them again."
+      : row.lastError,
+    protocolVersion: row.protocolVersion,
+    transport: row.transport,
+    checkedAt: row.checkedAt?.toISOString() ?? null,
+    toolsChanged: row.enabled && tools.some((t) => !t.reviewed),
+    tools,
+    skipped: (listing?.skipped ?? []).map((s) => ({ name: s.name, reason: s.reason })),
+  };
+}
+
+/** A first-party server: always on, read-only, every tool counts as reviewed. */
+export function builtinServerView(listing: ListedCatalog): ServerView {
+  const s = listing.server;
+  return {
+    id: s.id,
+    name: s.displayName,
+    namespace: s.namespace,
+    url: s.url,
+    trust: s.trust,
+    timeoutMs: s.timeoutMs,
+    enabled: true,
+    builtin: true,
+    headerNames: [],
+    oauthClient: null,
+    status: listing.error ? (listing.failure ?? 'protocol_error') : 'connected',
+    lastError: listing.error ?? null,
+    protocolVersion: listing.protocolVersion ?? null,
+    transport: listing.error ? null : 'streamable_http',
+    checkedAt: null,
+    toolsChanged: false,
+    tools: toolViews(listing, () => true),
+    skipped: listing.skipped.map((x) => ({ name: x.name, reason: x.reason })),
+  };
+}
