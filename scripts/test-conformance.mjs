@@ -95,7 +95,8 @@ function scenarioResults(version, outputDir, out, code) {
     if (skipped) rows.push({ version, scenario: skipped[1], ok: true, skipped: true, detail: [] });
   }
   if (onlyScenario && rows.length === 0) {
-    rows.push({ version, scenario: onlyScenario, ok: code === 0, detail: failuresOf(outputDir, onlyScenario) });
+    const detail = failuresOf(outputDir, onlyScenario);
+    rows.push({ version, scenario: onlyScenario, ok: code === 0 && detail.length === 0, detail });
   }
   return rows;
 }
