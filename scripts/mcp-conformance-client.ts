@@ -235,9 +235,13 @@ const MAX_SIGN_INS = 3;
 const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const APP_ORIGIN = 'https://conformance-test.local';
 
-/** Postgres when MCP_CONFORMANCE_DATABASE_URL or DATABASE_URL names one (shared, one user per run), else an in-memory PGlite. */
+/**
+ * Postgres when MCP_CONFORMANCE_DATABASE_URL names one (`test:conformance` makes a database of
+ * its own for a run; one user per client), else an in-memory PGlite. Never the app's own
+ * DATABASE_URL: a test user does not belong there.
+ */
 async function openDatabase(): Promise<DbHandle> {
-  const urlOf = process.env.MCP_CONFORMANCE_DATABASE_URL ?? process.env.DATABASE_URL;
+  const urlOf = process.env.MCP_CONFORMANCE_DATABASE_URL;
   const handle = urlOf ? await openPostgres(urlOf, { max: 2 }) : await openPglite();
   await handle.migrate();
   return handle;

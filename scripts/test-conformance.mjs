@@ -142,19 +142,29 @@ function finish(rows, extraFailures = 0) {
 }
 
 /**
- * The auth scenarios keep credentials in a database. With DATABASE_URL (CI), a database of
- * their own on that server, made here and dropped afterwards; without it each client opens an
- * in-memory PGlite (heavier: one per auth scenario, run in parallel).
+ * The auth scenarios keep credentials in a database: one of their own, made here on the Postgres
+ * server of DATABASE_URL (else the local one at 127.0.0.1:5432, when it answers), migrated once
+ * and dropped afterwards. Without any Postgres each auth client opens an in-memory PGlite: about
+ * 800 MB each, and the runner starts 25 of them at once.
  */
+const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+
 async function conformanceDatabase() {
-  if (process.env.MCP_CONFORMANCE_DATABASE_URL || !process.env.DATABASE_URL) return { env: {}, drop: async () => {} };
+  const none = { env: {}, drop: async () => {} };
+  if (process.env.MCP_CONFORMANCE_DATABASE_URL) return none;
+  const base = process.env.DATABASE_URL ?? LOCAL_POSTGRES;
   const pg = (await import('pg')).default;
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
+  const admin = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3_000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    console.warn(`No Postgres at ${new URL(base).host} (${error.message}): each auth client will use an in-memory PGlite (~800 MB each).`);
+    return none;
+  }
   const name = `sb_conformance_${process.pid}`;
   await admin.query(`DROP DATABASE IF EXISTS ${name}`);
   await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(process.env.DATABASE_URL);
+  const url = new URL(base);
   url.pathname = `/${name}`;
   // Migrated once here, so the clients starting together do not queue on the migration lock.
   spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/migrate.ts')], {
