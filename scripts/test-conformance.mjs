@@ -39,10 +39,36 @@ if (!existsSync(node22) || !existsSync(runner)) {
   }
 }
 
-// The client under test: this Node, the repo's tsx, the app's code (absolute paths: the
-// runner's shell starts wherever it is).
+// The client under test: scripts/mcp-conformance-client.ts on this Node. The runner starts every
+// scenario of a version at once (up to 33 clients); compiling the app's TypeScript in each of
+// them (tsx) starves 2 cores for long enough to time sockets out, so it is bundled once here with
+// esbuild (tsx's own compiler; packages stay external and load from node_modules). Without
+// esbuild, tsx runs it directly. Absolute paths: the runner's shell starts wherever it is.
 const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
-const command = [process.execPath, tsxCli, join(root, 'scripts/mcp-conformance-client.ts')].map(shellQuote).join(' ');
+const clientSource = join(root, 'scripts/mcp-conformance-client.ts');
+const command = (await bundleClient()) ?? [process.execPath, tsxCli, clientSource].map(shellQuote).join(' ');
+
+async function bundleClient() {
+  try {
+    const esbuild = await import('esbuild');
+    const outfile = join(root, 'test-results/conformance/client.mjs');
+    await esbuild.build({
+      entryPoints: [clientSource],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      tsconfig: join(root, 'tsconfig.json'),
+      logLevel: 'warning',
+    });
+    return [process.execPath, outfile].map(shellQuote).join(' ');
+  } catch (error) {
+    console.warn(`Could not bundle the conformance client (${error.message}); running it with tsx.`);
+    return null;
+  }
+}
 
 /** Runs the runner for one spec version; resolves to its stdout (also echoed). */
 function runSuite(version, outputDir) {
