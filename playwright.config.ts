@@ -1,7 +1,10 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
+
+import { EVERYTHING_HTTP_PORT, EVERYTHING_SSE_PORT, FIXTURE_PORT } from './e2e/fixtures/ports';
 
 // End-to-end tests in Chromium against `next start` (a production build made beforehand by
 // `npm run build`; this config does not build). Each run gets a fresh data folder: the embedded
@@ -25,6 +28,11 @@ if (!process.env[DATA_DIR_VAR]) {
   }
 }
 const dataDir = process.env[DATA_DIR_VAR]!;
+
+const everythingEntry = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -65,38 +73,66 @@ export default defineConfig({
       },
     },
   ],
-  webServer: {
-    command: `npx next start -H 127.0.0.1 -p ${PORT}`,
-    url: `${BASE_URL}/sign-in`,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-    env: {
-      SWITCHBOARD_DATA_DIR: dataDir,
-      DEMO_MODEL_DELAY_MS: '40',
-      NEXT_TELEMETRY_DISABLED: '1',
-      NODE_ENV: 'production',
-      // Cheap password hashes: the suite signs in dozens of times (lib/auth/password.ts says why).
-      PASSWORD_HASH_COST: 'test',
-      // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
-      // created in the data folder, the request's own origin, no OAuth buttons.
-      DATABASE_URL: '',
-      ANTHROPIC_API_KEY: '',
-      ANTHROPIC_BASE_URL: '',
-      ANTHROPIC_MODEL: '',
-      AUTH_SECRET: '',
-      SECRETS_KEY: '',
-      SECRETS_KEY_PREVIOUS: '',
-      AUTH_URL: '',
-      APP_URL: '',
-      TRUSTED_PROXIES: '',
-      AUTH_GITHUB_ID: '',
-      AUTH_GITHUB_SECRET: '',
-      AUTH_GOOGLE_ID: '',
-      AUTH_GOOGLE_SECRET: '',
-      // The per-user limits at their defaults (lib/limits.ts): no spec sends faster than a person.
-      SWITCHBOARD_LIMITS: '',
+  webServer: [
+    {
+      command: `npx next start -H 127.0.0.1 -p ${PORT}`,
+      url: `${BASE_URL}/sign-in`,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: {
+        SWITCHBOARD_DATA_DIR: dataDir,
+        DEMO_MODEL_DELAY_MS: '40',
+        NEXT_TELEMETRY_DISABLED: '1',
+        NODE_ENV: 'production',
+        // Cheap password hashes: the suite signs in dozens of times (lib/auth/password.ts says why).
+        PASSWORD_HASH_COST: 'test',
+        // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
+        // created in the data folder, the request's own origin, no OAuth buttons.
+        DATABASE_URL: '',
+        ANTHROPIC_API_KEY: '',
+        ANTHROPIC_BASE_URL: '',
+        ANTHROPIC_MODEL: '',
+        AUTH_SECRET: '',
+        SECRETS_KEY: '',
+        SECRETS_KEY_PREVIOUS: '',
+        AUTH_URL: '',
+        APP_URL: '',
+        TRUSTED_PROXIES: '',
+        AUTH_GITHUB_ID: '',
+        AUTH_GITHUB_SECRET: '',
+        AUTH_GOOGLE_ID: '',
+        AUTH_GOOGLE_SECRET: '',
+        // The per-user limits at their defaults (lib/limits.ts): no spec sends faster than a person.
+        SWITCHBOARD_LIMITS: '',
+        // The MCP servers below listen on 127.0.0.1 over plain HTTP; the URL guard refuses loopback
+        // addresses unless this is set (tests only: it would expose local services).
+        MCP_ALLOW_LOOPBACK: 'true',
+      },
     },
-  },
+    // Remote MCP servers for e2e/servers.spec.ts, on loopback ports (e2e/fixtures/ports.ts).
+    {
+      command: 'npx tsx e2e/fixtures/mcp-fixture-server.ts',
+      url: `http://127.0.0.1:${FIXTURE_PORT}/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+      env: { E2E_MCP_FIXTURE_PORT: String(FIXTURE_PORT) },
+    },
+    ...(['streamableHttp', 'sse'] as const).map((mode) => {
+      const port = mode === 'sse' ? EVERYTHING_SSE_PORT : EVERYTHING_HTTP_PORT;
+      return {
+        // The published server reads only PORT and would listen on every interface: the preload pins it to 127.0.0.1.
+        command: `node --import ./test/fixtures/loopback-listen.mjs ${everythingEntry} ${mode}`,
+        port,
+        reuseExistingServer: false,
+        timeout: 60_000,
+        stdout: 'ignore' as const,
+        stderr: 'pipe' as const,
+        env: { PORT: String(port) },
+      };
+    }),
+  ],
 });

@@ -60,6 +60,10 @@ export const WAITING_CALL_STATUSES = {
 } as const satisfies Partial<Record<ToolCallStatus, PausedRunStatus>>;
 export type WaitingCallStatus = keyof typeof WAITING_CALL_STATUSES;
 
+/** What a call waited for before it could run: the person's decision, their answer to the server, or their sign-in to it. */
+export const WAIT_REASONS = ['approval', 'input', 'sign_in'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
 /** A call in one of these has its result: it will not run (again). */
 export const FINISHED_CALL_STATUSES = [
   'denied',

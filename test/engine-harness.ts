@@ -91,6 +91,9 @@ const SAMPLE_CALL = {
   result: null,
   inputRequests: null,
   signIn: null,
+  waitedFor: null,
+  step: 0,
+  proposedAt: null,
   startedAt: null,
   endedAt: null,
 } as const satisfies EventPayload<'tool_call.started'>['toolCall'];

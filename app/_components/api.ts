@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The request field the error is about (`error.field`), to show it next to that field. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -28,7 +30,12 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (!res.ok) {
     // The session ended (signed out elsewhere, expired): reloading lands on sign-in.
     if (res.status === 401) window.location.reload();
-    throw new ApiError(res.status, body?.error?.code ?? 'unknown', body?.error?.message ?? `Request failed (${res.status}).`);
+    throw new ApiError(
+      res.status,
+      body?.error?.code ?? 'unknown',
+      body?.error?.message ?? `Request failed (${res.status}).`,
+      typeof body?.error?.field === 'string' ? body.error.field : undefined,
+    );
   }
   return body as T;
 }

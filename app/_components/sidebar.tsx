@@ -1,6 +1,6 @@
 'use client';
 
-import { LogOut, Pencil, SquarePen, Trash2, UserCog, X } from 'lucide-react';
+import { LogOut, Pencil, Server, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -80,6 +80,19 @@ export function Sidebar({
         <Link href="/" onClick={onNavigate} className={cx(buttonClasses({ variant: 'secondary' }), 'w-full justify-start')}>
           <SquarePen className="size-4" aria-hidden />
           New chat
+        </Link>
+        <Link
+          href="/servers"
+          onClick={onNavigate}
+          aria-current={pathname === '/servers' ? 'page' : undefined}
+          className={cx(
+            buttonClasses({ variant: 'ghost' }),
+            'mt-1 w-full justify-start',
+            pathname === '/servers' && 'bg-surface-hover text-fg',
+          )}
+        >
+          <Server className="size-4" aria-hidden />
+          Servers
         </Link>
       </div>
       <ConversationSearch onNavigate={onNavigate}>

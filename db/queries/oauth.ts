@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { oauthCredentials, oauthFlows } from '../schema';
+import { mcpServers, oauthCredentials, oauthFlows } from '../schema';
 import { parseStored, storedAuthServer, storedOAuthDiscovery, type StoredAuthServer, type StoredOAuthDiscovery } from '../stored-json';
 
 type CredentialColumns = typeof oauthCredentials.$inferSelect;
@@ -170,4 +170,14 @@ export async function deleteFlowsForServer(db: Db, userId: string, serverId: str
 
 export async function deleteExpiredFlows(db: Db, now = new Date()): Promise<void> {
   await db.delete(oauthFlows).where(lt(oauthFlows.expiresAt, now));
+}
+
+// ── the server, once signed in ──────────────────────────────────────────────────────────────
+
+/** The person signed in to this server: it is connected (the next listing records the details). */
+export async function markServerSignedIn(db: Db, userId: string, serverId: string, now = new Date()): Promise<void> {
+  await db
+    .update(mcpServers)
+    .set({ status: 'connected', lastError: null, checkedAt: now })
+    .where(and(eq(mcpServers.id, serverId), eq(mcpServers.userId, userId)));
 }

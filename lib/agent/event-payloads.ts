@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { EventRow } from '@/db/queries/events';
 import { storedDecision, storedInputRequests, storedMessageContent, storedRunError, storedToolResult, storedUsage } from '@/db/stored-json';
-import { DECISION_KINDS, RUN_STATUSES, SIGN_IN_REASONS, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS } from '@/db/vocabulary';
+import { DECISION_KINDS, RUN_STATUSES, SIGN_IN_REASONS, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS, WAIT_REASONS } from '@/db/vocabulary';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { BusEvent, RunEventType } from './events';
@@ -38,6 +38,10 @@ const toolCallBase = {
   input: z.unknown(),
   argsHash: z.string(),
   trust: z.enum(TRUST_LEVELS).nullable(),
+  /** The model step that asked for it: calls of one step run side by side. */
+  step: z.number().nullable().default(null),
+  /** When the model asked for it; with startedAt and endedAt it places the call on the turn's timeline. */
+  proposedAt: z.string().nullable().default(null),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
 };
@@ -60,6 +64,8 @@ export const toolCallViewSchema = z.object({
   inputRequests: storedInputRequests.nullable(),
   /** The server the person must sign in to, while the call waits for that (absent before it existed). */
   signIn: signInView.nullable().default(null),
+  /** What it waited for before it could finish: the person's decision or answer (null when nothing). */
+  waitedFor: z.enum(WAIT_REASONS).nullable().default(null),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -80,6 +86,7 @@ const toolCallViewV0 = z
     result: result ? resultView(result) : null,
     inputRequests: same.status === 'awaiting_input' ? (inputRequests ?? null) : null,
     signIn: null,
+    waitedFor: decision ? 'approval' : null,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

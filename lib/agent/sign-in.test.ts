@@ -18,9 +18,12 @@ import { startScriptedModel, type ScriptedReply } from '@/test/fixtures/scripted
 import { loopbackFetch } from '@/test/loopback-fetch';
 import { text, toolUse } from '@/test/tool-harness';
 
+import { answerInput } from './answer-input';
 import { activeRunOf, cancelRun, resumeLapsedRuns, RunConflict, startRun } from './engine';
+import type { EventSink } from './events';
 import { toMessageParams } from './history';
 import { resumeAfterSignIn } from './sign-in';
+import { toToolCallView } from './tool-call-view';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
 
@@ -130,7 +133,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(out).toEqual({ toolCallIds: [call!.id], resumedRunIds: [run.id] });
       await deps.idle();
       expect((await getRun(h.db, run.id))!.status).toBe('completed');
-      expect((await listConversationToolCalls(h.db, conversation.id))[0]!.status).toBe('succeeded');
+      const done = (await listConversationToolCalls(h.db, conversation.id))[0]!;
+      expect(done.status).toBe('succeeded');
+      expect(toToolCallView(done)).toMatchObject({ signIn: null, waitedFor: 'sign_in' }); // the turn's timeline says what it waited for
       const result = (model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
       expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_1' });
       expect(result.is_error ?? false).toBe(false);
@@ -191,6 +196,73 @@ for (const { kind, available } of TEST_DATABASES) {
         ['tu_b', false],
       ]);
       await model.close();
+    });
+
+    it("waits for a sign-in and a server's question in the same step, in either order", async () => {
+      for (const order of ['sign-in first', 'answer first'] as const) {
+        const gate = signInGate(servers);
+        gate.signIn('srv-b'); // Beta asks a question; Alpha needs the sign-in
+        const { deps, model } = await instance(gate, [
+          {
+            blocks: [toolUse('tu_s', 'fa__echo', { message: `mixed ${order}` }), toolUse('tu_q', 'fb__ask_input', { question: 'Colour?' })],
+          },
+          { blocks: [text('Both answered.')] },
+        ]);
+        const { user, conversation } = await userAndConversation(h);
+        const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });
+        await deps.idle();
+        expect((await getRun(h.db, run.id))!.status).toBe('awaiting_sign_in');
+        const calls = await listConversationToolCalls(h.db, conversation.id);
+        expect(calls.map((c) => c.status)).toEqual(['awaiting_sign_in', 'awaiting_input']);
+        const answer = () =>
+          answerInput(deps, {
+            userId: user.id,
+            toolCallId: calls[1]!.id,
+            responses: { answer: { action: 'accept', content: { answer: 'teal' } } },
+          });
+        gate.signIn('srv-a');
+        if (order === 'sign-in first') {
+          expect((await resumeAfterSignIn(deps, { userId: user.id, serverId: 'srv-a' })).resumedRunIds).toEqual([]);
+          expect((await answer()).resumed).toBe(true);
+        } else {
+          expect((await answer()).resumed).toBe(false);
+          expect((await resumeAfterSignIn(deps, { userId: user.id, serverId: 'srv-a' })).resumedRunIds).toEqual([run.id]);
+        }
+        await deps.idle();
+        expect((await getRun(h.db, run.id))!.status).toBe('completed');
+        const results = model.requests[1]!.body.messages.at(-1)!.content as Block[];
+        expect(results.map((b) => b.tool_use_id)).toEqual(['tu_s', 'tu_q']);
+        expect(JSON.stringify(results[1]!.content)).toContain('You answered: teal');
+        await model.close();
+      }
+    });
+
+    it('does not pause for a sign-in that landed while the driver was about to pause', async () => {
+      const gate = signInGate(servers);
+      const base = await instance(gate, [{ blocks: [toolUse('tu_w', 'fa__echo', { message: 'window' })] }, { blocks: [text('Ran.')] }]);
+      const { user, conversation } = await userAndConversation(h);
+      let landed: Awaited<ReturnType<typeof resumeAfterSignIn>> | undefined;
+      // The callback lands between the call being marked awaiting_sign_in and the run pausing.
+      const events: EventSink = {
+        persist: async (conversationId, runId, type, data) => {
+          const stored = await base.deps.events.persist(conversationId, runId, type, data);
+          if (type === 'tool_call.sign_in_requested' && !landed) {
+            gate.signIn('srv-a');
+            landed = await resumeAfterSignIn(deps, { userId: user.id, serverId: 'srv-a' });
+          }
+          return stored;
+        },
+        live: (...args) => base.deps.events.live(...args),
+        broadcast: (e) => base.deps.events.broadcast(e),
+      };
+      const deps = { ...base.deps, events };
+      const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });
+      await deps.idle();
+      expect(landed).toMatchObject({ resumedRunIds: [] }); // the run was still running: the driver carries on itself
+      expect((await getRun(h.db, run.id))!.status).toBe('completed');
+      expect((await listEvents(h.db, conversation.id, 0)).map((e) => e.type)).not.toContain('run.awaiting_sign_in');
+      expect(fa.calls.filter((c) => c.arguments.message === 'window')).toHaveLength(1);
+      await base.model.close();
     });
 
     it('Stop ends a run that waits for sign-in, with a valid history', async () => {

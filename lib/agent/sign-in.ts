@@ -11,6 +11,7 @@ import type { StoredVerdict } from '@/db/stored-json';
 import { verdictFor } from '@/lib/consent/policy';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
+import type { McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 
 import { resumeIfSettled } from './decide';
 import type { EngineDeps } from './deps';
@@ -80,7 +81,8 @@ type ConsentChecker = (run: RunRow, call: ToolCallRow) => Promise<ToolCallPatch 
  * was when the call was decided.
  */
 function consentChecker(deps: EngineDeps, userId: string, serverId: string): ConsentChecker {
-  let servers: Promise<Awaited<ReturnType<NonNullable<EngineDeps['tools']>['serversFor']>>> | undefined;
+  let servers: Promise<McpServerConfig[]> | undefined;
+  const catalogs = new Map<string, Promise<ServerCatalog>>();
   return async (run, call) => {
     const host = deps.tools;
     const runnable: ToolCallPatch = { status: call.decision ? 'approved' : 'auto_approved' };
@@ -88,7 +90,11 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
     servers ??= host.serversFor(userId);
     const server = (await servers).find((x) => x.id === serverId);
     if (!server) return ended(call, 'rejected', `${call.modelName} was not run: its server is no longer available.`);
-    const catalog = await host.gateway.listTools(server, { userId, conversationId: run.conversationId });
+    // One listing per conversation, however many of its calls waited for this server.
+    let listing = catalogs.get(run.conversationId);
+    if (!listing)
+      catalogs.set(run.conversationId, (listing = host.gateway.listTools(server, { userId, conversationId: run.conversationId })));
+    const catalog = await listing;
     if (catalog.needsSignIn) return 'keep';
     const tool = catalog.tools.find((t) => t.name === call.tool);
     if (!tool) {

@@ -40,6 +40,12 @@ export async function runToolPhase(
 
   await executeCalls(deps, host, run, calls, signal);
   const settled = await listStepToolCalls(deps.db, run.id, run.step);
+  // A sign-in or an answer that landed while its siblings ran released a call again (to run, or
+  // to ask the person): go round once more rather than close it unrun.
+  if (!signal.aborted && settled.some((c) => AGAIN.has(c.status))) {
+    const fresh = await getRun(deps.db, run.id);
+    return fresh?.status === 'running' && fresh.leaseOwner === deps.instanceId ? fresh : null; // else it is no longer ours
+  }
   // A server that needs the person to sign in, or asks them something: the step waits for them.
   // Sign-in first: a call waiting for it cannot run at all until they have.
   const signIn = settled.filter((c) => c.status === 'awaiting_sign_in');
@@ -59,6 +65,8 @@ export async function runToolPhase(
     },
   );
 }
+
+const AGAIN: ReadonlySet<string> = new Set(['auto_approved', 'approved', 'pending_approval']);
 
 class NothingToWaitFor extends Error {}
 

@@ -152,8 +152,10 @@ export function describeFailure(serverName: string, url: string, action: string,
   const notOAuth = findInChain(error, NotOAuthProtected);
   if (notOAuth) return `Could not ${action}: ${notOAuth.message}`;
   const refresh = findInChain(error, RefreshFailed);
-  if (refresh)
-    return `Could not ${action} on ${serverName}: ${refresh.message} (its authorization server could not be reached); try again.`;
+  if (refresh) {
+    const why = `${refresh.message}; its authorization server did not answer`;
+    return `Could not ${action}: ${serverName}'s sign-in could not be renewed (${why}). Try again.`;
+  }
   const who = `${serverName} (${originOf(url)})`;
   const network = error instanceof SdkHttpError || error instanceof ProtocolError ? undefined : networkReason(error);
   if (network) return `Could not reach ${who} to ${action}: ${network}.`;

@@ -103,7 +103,12 @@ export async function accessToken(deps: OAuthStore, credentialId: string, opts: 
   if (running) return running;
   const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(credentialId));
   inFlight.set(credentialId, refresh);
-  return refresh;
+  if (opts.rejected !== undefined || !row.expiresAt || row.expiresAt <= now) return refresh;
+  // Refreshing early failed, but the token has not expired yet: it serves meanwhile.
+  return refresh.catch((error: unknown) => {
+    if (error instanceof RefreshFailed) return tokens.access_token;
+    throw error;
+  });
 }
 
 async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {

@@ -12,6 +12,7 @@ import {
   consumeFlow,
   deleteCredential,
   deleteCredentialsForResources,
+  deleteExpiredFlows,
   deleteFlowsForServer,
   findFlowByStateHash,
 } from '@/db/queries/oauth';
@@ -61,6 +62,7 @@ export interface StartInput {
 
 export async function startSignIn(deps: OAuthDeps, input: StartInput): Promise<{ authorizationUrl: string }> {
   const { server } = input;
+  await deleteExpiredFlows(deps.db, deps.now?.() ?? new Date()); // abandoned sign-ins go
   const challenge = await probeChallenge(deps, server.url);
   const credential = await credentialForServer(deps, input.userId, server.url);
   // The server's challenge first, then what was granted and what a step-up asked for since.

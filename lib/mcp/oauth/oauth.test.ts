@@ -1,16 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import type { DbHandle } from '@/db/connection';
+import { openPostgres, type DbHandle } from '@/db/connection';
 import { getCredential } from '@/db/queries/oauth';
 import { oauthCredentials, oauthFlows } from '@/db/schema';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
+import { loopbackFetch } from '@/test/loopback-fetch';
 import { approveAt, makeUserWithSession, oauthDeps, startClientMetadataHost, testSecretBox } from '@/test/oauth-harness';
 
 import { createMcpGateway } from '../gateway';
 import type { CallOutcome, McpServerConfig } from '../types';
-import { accessToken, credentialForServer, openTokens } from './credentials';
+import { accessToken, credentialForServer, openTokens, resourceCandidates } from './credentials';
 import { completeSignIn, disconnect, forgetServerOAuth, startSignIn } from './flows';
 import { gatewayOAuth } from './index';
 import type { OAuthDeps, OAuthServerRef } from './types';
@@ -21,7 +22,7 @@ import type { OAuthDeps, OAuthServerRef } from './types';
  */
 
 describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote servers ($kind)', ({ kind }) => {
-  let handle: DbHandle;
+  let handle: DbHandle & { url?: string };
   let fx: OAuthFixture;
   let app: { origin: string; close(): Promise<void> };
   let deps: OAuthDeps;
@@ -149,8 +150,12 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
       .set({ expiresAt: new Date(Date.now() + 10_000) })
       .where(eq(oauthCredentials.id, cred.id));
     // Separate deps objects stand for separate processes: no shared in-process de-duplication,
-    // only the claim in the database.
-    const [ta, tb] = await Promise.all([accessToken({ ...deps }, cred.id), accessToken({ ...deps }, cred.id)]);
+    // only the claim in the database. On Postgres the second one has its own connection pool.
+    const other = handle.url ? await openPostgres(handle.url, { max: 2 }) : null;
+    const [ta, tb] = await Promise.all([
+      accessToken({ ...deps }, cred.id),
+      accessToken({ ...deps, ...(other && { db: other.db }) }, cred.id),
+    ]).finally(() => other?.close());
     expect(ta).toBeDefined();
     expect(ta).toBe(tb);
     expect(fx.counts.refresh).toBe(1);
@@ -243,5 +248,100 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     await forgetServerOAuth(deps, user.userId, server.id, server.url);
     expect(await credentialForServer(deps, user.userId, server.url)).toBeNull();
     expect(await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId))).toEqual([]);
+  });
+
+  it('the fixture detects a replayed refresh token (so "replays: 0" above means none was sent)', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    const old = openTokens(deps.box, cred)!.refresh_token!;
+    fx.expireAccessTokens();
+    expect(await call()).toMatchObject({ kind: 'result' }); // refreshed with `old`, rotated
+    const replay = await loopbackFetch(`${fx.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old, client_id: `${app.origin}/oauth/client-metadata.json` }),
+    });
+    expect(replay.status).toBe(400);
+    expect(fx.counts.replays).toBe(1);
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in' }); // the whole grant ended
+  });
+
+  it('never writes a token, code or verifier to the logs, errors or a failure message', async () => {
+    const logged: string[] = [];
+    const spies = (['log', 'warn', 'error', 'info'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' '))),
+    );
+    try {
+      const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/' });
+      const params = await approveAt(authorizationUrl);
+      await completeSignIn(deps, { ...user, params, loadServer });
+      const cred = (await credentialForServer(deps, user.userId, server.url))!;
+      const tokens = openTokens(deps.box, cred)!;
+      fx.expireAccessTokens();
+      await call();
+      fx.revokeAll();
+      const outcome = await call();
+      const reused = await completeSignIn(deps, { ...user, params, loadServer }).catch((e: Error) => e.message);
+      const secrets = [tokens.access_token, tokens.refresh_token!, params.get('code')!, params.get('state')!];
+      for (const text of [...logged, JSON.stringify(outcome), String(reused)]) {
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      }
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+    }
+  });
+
+  it('an unreachable authorization server fails the call (try again) and keeps the credential', async () => {
+    await signIn();
+    const tokenDown: OAuthDeps = {
+      ...deps,
+      fetch: (url, init) =>
+        new URL(url.toString()).pathname === '/token' ? Promise.reject(new TypeError('fetch failed')) : deps.fetch(url, init),
+    };
+    // Early refresh fails: the token, still valid, serves meanwhile.
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 30_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    expect(await call('whoami', tokenDown)).toMatchObject({ kind: 'result' });
+    // Refused by the server and no way to refresh: a failure in words, not a sign-in.
+    fx.expireAccessTokens();
+    const outcome = await call('whoami', tokenDown);
+    expect(outcome).toMatchObject({ kind: 'failed' });
+    expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
+    expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
+    expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
+
+  it("credentials are per user: another user's call to the same server still needs their own sign-in", async () => {
+    await signIn();
+    const other = await makeUserWithSession(handle.db);
+    const outcome = await gatewayFor().callTool(
+      server,
+      'whoami',
+      {},
+      {
+        caller: { userId: other.userId },
+        signal: new AbortController().signal,
+        timeoutMs: 5_000,
+      },
+    );
+    expect(outcome).toMatchObject({ kind: 'needs_sign_in', reason: 'first_use' });
+    expect(await call()).toMatchObject({ kind: 'result' });
+  });
+});
+
+describe('resource candidates', () => {
+  it('are the URL and each of its path prefixes, down to the origin', () => {
+    expect(resourceCandidates('https://mcp.example.com/a/b?x=1#f')).toEqual([
+      'https://mcp.example.com/a/b?x=1',
+      'https://mcp.example.com',
+      'https://mcp.example.com/',
+      'https://mcp.example.com/a',
+      'https://mcp.example.com/a/',
+      'https://mcp.example.com/a/b',
+      'https://mcp.example.com/a/b/',
+    ]);
   });
 });

@@ -1,25 +1,3 @@
-CREATE TABLE "mcp_servers" (
-	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
-	"user_id" uuid NOT NULL,
-	"name" text NOT NULL,
-	"namespace" text NOT NULL,
-	"url" text NOT NULL,
-	"trust" text DEFAULT 'untrusted' NOT NULL,
-	"headers_sealed" text,
-	"oauth_client_id" text,
-	"oauth_client_secret_sealed" text,
-	"timeout_ms" integer DEFAULT 60000 NOT NULL,
-	"enabled" boolean DEFAULT false NOT NULL,
-	"reviewed_tools" jsonb DEFAULT '{"v":1,"tools":{}}'::jsonb NOT NULL,
-	"status" text DEFAULT 'unchecked' NOT NULL,
-	"last_error" text,
-	"protocol_version" text,
-	"transport" text,
-	"checked_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
-);
---> statement-breakpoint
 CREATE TABLE "oauth_credentials" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"user_id" uuid NOT NULL,
@@ -56,10 +34,8 @@ CREATE TABLE "oauth_flows" (
 	CONSTRAINT "oauth_flows_state_hash_unique" UNIQUE("state_hash")
 );
 --> statement-breakpoint
-ALTER TABLE "mcp_servers" ADD CONSTRAINT "mcp_servers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_credentials" ADD CONSTRAINT "oauth_credentials_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_flows" ADD CONSTRAINT "oauth_flows_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "oauth_flows" ADD CONSTRAINT "oauth_flows_auth_session_id_auth_sessions_id_fk" FOREIGN KEY ("auth_session_id") REFERENCES "public"."auth_sessions"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE UNIQUE INDEX "mcp_servers_user_namespace_idx" ON "mcp_servers" USING btree ("user_id","namespace");--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_credentials_key_idx" ON "oauth_credentials" USING btree ("user_id","issuer","resource");--> statement-breakpoint
 CREATE INDEX "oauth_flows_server_idx" ON "oauth_flows" USING btree ("user_id","server_id");

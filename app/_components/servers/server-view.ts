@@ -1,0 +1,216 @@
+// What the servers page reads from /api/servers, and the pure decisions the page makes about it
+// (labels, what to review, the bodies it sends). No React here: server-view.test.ts covers it.
+
+import type { BadgeTone } from '@/app/_components/ui';
+import type { ServerStatus, ServerTransport } from '@/db/vocabulary';
+import type { ServerView as LibServerView, ServerToolView } from '@/lib/servers/view';
+
+export type { ServerStatus, ServerTransport } from '@/db/vocabulary';
+export type { ServerToolView } from '@/lib/servers/view';
+export type { ImportResult } from '@/lib/servers/service';
+
+type ToolAnnotations = NonNullable<ServerToolView['annotations']>;
+
+/** What GET /api/servers sends of each server (lib/servers/view.ts). */
+export type ServerView = LibServerView & {
+  /** An OAuth credential is stored for this person (sent by the OAuth routes when present). */
+  signedIn?: boolean;
+};
+
+export type ServerList = { servers: ServerView[]; builtin: ServerView[] };
+
+/** Status in words (never by colour alone), with the badge tone that goes with it. */
+export const STATUS: Record<ServerStatus, { label: string; tone: BadgeTone }> = {
+  unchecked: { label: 'Not checked yet', tone: 'neutral' },
+  connected: { label: 'Connected', tone: 'success' },
+  needs_sign_in: { label: 'Needs sign-in', tone: 'warning' },
+  unreachable: { label: 'Unreachable', tone: 'danger' },
+  protocol_error: { label: 'Protocol error', tone: 'danger' },
+};
+
+export const TRANSPORT: Record<ServerTransport, string> = {
+  streamable_http: 'Streamable HTTP',
+  sse: 'HTTP+SSE (legacy)',
+};
+
+export type AnnotationBadge = { key: string; label: string; tone: BadgeTone; title: string };
+
+/** A tool's annotations as small badges; `null` annotations say "not annotated". */
+export function annotationBadges(annotations: ToolAnnotations | null): AnnotationBadge[] {
+  if (!annotations || Object.values(annotations).every((v) => v === undefined)) {
+    return [
+      {
+        key: 'none',
+        label: 'not annotated',
+        tone: 'neutral',
+        title: 'The server says nothing about what this tool does, so Switchboard asks before it runs.',
+      },
+    ];
+  }
+  const out: AnnotationBadge[] = [];
+  if (annotations.readOnlyHint)
+    out.push({ key: 'read', label: 'read-only', tone: 'neutral', title: 'The server says this tool only reads.' });
+  if (annotations.destructiveHint && !annotations.readOnlyHint)
+    out.push({ key: 'destructive', label: 'destructive', tone: 'danger', title: 'The server says this tool can delete or overwrite.' });
+  if (annotations.idempotentHint)
+    out.push({
+      key: 'idempotent',
+      label: 'idempotent',
+      tone: 'neutral',
+      title: 'Calling it twice with the same input does no more than once.',
+    });
+  if (annotations.openWorldHint)
+    out.push({ key: 'open', label: 'open world', tone: 'info', title: 'It reaches beyond the server (the web, other services).' });
+  return out;
+}
+
+export function isDestructive(tool: ServerToolView): boolean {
+  return Boolean(tool.annotations?.destructiveHint && !tool.annotations.readOnlyHint);
+}
+
+/** The server has tools the person has not enabled in their current form: show the review. */
+export function needsReview(server: ServerView): boolean {
+  return !server.builtin && server.tools.length > 0 && (server.toolsChanged || server.tools.some((t) => !t.reviewed));
+}
+
+/** How a tool in the review is marked: everything is new on a first review; later, what changed. */
+export function reviewMark(server: ServerView, tool: ServerToolView): 'new or changed' | null {
+  const firstReview = server.tools.every((t) => !t.reviewed);
+  return !firstReview && !tool.reviewed ? 'new or changed' : null;
+}
+
+/** The body of POST /api/servers/:id/enable: exactly the definitions the person saw. */
+export function enableBody(server: ServerView): { tools: Record<string, string> } {
+  return { tools: Object.fromEntries(server.tools.map((t) => [t.name, t.fingerprint])) };
+}
+
+/** Connect is offered when the server asks for sign-in, Disconnect when a credential is stored. */
+export function oauthActions(server: ServerView): { connect: boolean; disconnect: boolean } {
+  return { connect: server.status === 'needs_sign_in', disconnect: server.signedIn === true };
+}
+
+// ---- The add / edit form ----
+
+export type HeaderRow = { key: number; name: string; value: string };
+
+export type ServerForm = {
+  name: string;
+  namespace: string;
+  url: string;
+  trust: 'trusted' | 'untrusted';
+  timeoutSeconds: string;
+  /** Edit: whether the person chose to replace the stored headers (an add always sends its rows). */
+  replaceHeaders: boolean;
+  headers: HeaderRow[];
+  clientId: string;
+  clientSecret: string;
+};
+
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+export function emptyForm(): ServerForm {
+  return {
+    name: '',
+    namespace: '',
+    url: '',
+    trust: 'untrusted',
+    timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS),
+    replaceHeaders: true,
+    headers: [],
+    clientId: '',
+    clientSecret: '',
+  };
+}
+
+export function formFrom(server: ServerView): ServerForm {
+  return {
+    name: server.name,
+    namespace: server.namespace,
+    url: server.url,
+    trust: server.trust,
+    timeoutSeconds: String(Math.round(server.timeoutMs / 1000)),
+    replaceHeaders: false,
+    headers: server.headerNames.map((name, i) => ({ key: i, name, value: '' })),
+    clientId: server.oauthClient?.clientId ?? '',
+    clientSecret: '',
+  };
+}
+
+export type FormProblem = { field: string; message: string };
+
+/**
+ * The POST / PATCH body from the form. For an edit only what changed is sent; header values and
+ * the client secret are sent only when typed (they are never read back). A problem the browser
+ * can see for itself comes back with its field, like the server's own errors.
+ */
+export function serverBody(form: ServerForm, original?: ServerView): { body: Record<string, unknown> } | { problem: FormProblem } {
+  const body: Record<string, unknown> = {};
+  const put = (key: string, value: unknown, before: unknown) => {
+    if (!original || value !== before) body[key] = value;
+  };
+  const name = form.name.trim();
+  if (!name) return { problem: { field: 'name', message: 'Give the server a name.' } };
+  const url = form.url.trim();
+  if (!url) return { problem: { field: 'url', message: 'Enter the server’s URL.' } };
+  put('name', name, original?.name);
+  put('url', url, original?.url);
+  const namespace = form.namespace.trim();
+  if (namespace) put('namespace', namespace, original?.namespace);
+  put('trust', form.trust, original?.trust);
+
+  const seconds = Number(form.timeoutSeconds);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    return { problem: { field: 'timeoutMs', message: 'The timeout is a number of seconds above zero.' } };
+  put('timeoutMs', Math.round(seconds * 1000), original?.timeoutMs);
+
+  if (!original || form.replaceHeaders) {
+    const headers: Record<string, string | null> = {};
+    const seen = new Set<string>();
+    for (const row of form.headers) {
+      const key = row.name.trim();
+      if (!key && !row.value) continue;
+      if (!key) return { problem: { field: 'headers', message: 'Each header needs a name.' } };
+      if (seen.has(key.toLowerCase())) return { problem: { field: 'headers', message: `The header ${key} is listed twice.` } };
+      seen.add(key.toLowerCase());
+      // An edit that leaves a stored header's value empty keeps it (null), unless the URL changed.
+      const stored = original?.headerNames.some((n) => n.toLowerCase() === key.toLowerCase());
+      headers[key] = row.value === '' && stored && url === original?.url ? null : row.value;
+    }
+    // An add sends headers only when there are some; an edit that replaces them sends the new set (maybe none).
+    if (original || seen.size > 0) body.headers = headers;
+  }
+
+  const clientId = form.clientId.trim();
+  const clientChanged = clientId !== (original?.oauthClient?.clientId ?? '') || form.clientSecret !== '';
+  if (clientChanged) {
+    if (!clientId && form.clientSecret) return { problem: { field: 'oauthClient', message: 'A client secret needs its client ID.' } };
+    if (clientId) body.oauthClient = { clientId, ...(form.clientSecret && { clientSecret: form.clientSecret }) };
+    else if (original) body.oauthClient = null;
+  }
+  return { body };
+}
+
+/** Which form field an API error's `field` belongs to (`headers.X-Api-Key` → headers). */
+export function formFieldOf(field: string | undefined): string | undefined {
+  if (!field) return undefined;
+  return field.split(/[.[]/)[0];
+}
+
+/** The URL changed on an edit: stored header values and OAuth credentials will be dropped. */
+export function urlChangeDropsSecrets(form: ServerForm, original?: ServerView): boolean {
+  if (!original || form.url.trim() === original.url) return false;
+  return original.headerNames.length > 0 || original.oauthClient?.hasSecret === true || original.signedIn === true;
+}
+
+/** Parses pasted or picked import text; a problem comes back in words. */
+export function parseImport(text: string): { config: unknown } | { problem: string } {
+  if (!text.trim()) return { problem: 'Paste a configuration or choose a file.' };
+  try {
+    const config: unknown = JSON.parse(text);
+    if (typeof config !== 'object' || config === null || Array.isArray(config))
+      return { problem: 'The configuration must be a JSON object (with "mcpServers" or "servers").' };
+    return { config };
+  } catch (err) {
+    return { problem: `This is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

@@ -1,0 +1,156 @@
+'use client';
+
+import { FileUp, Plus, Server } from 'lucide-react';
+import { useCallback, useEffect, useState } from 'react';
+
+import { api, ApiError } from '@/app/_components/api';
+import { Button, EmptyState, Notice, Spinner } from '@/app/_components/ui';
+
+import { ImportDialog } from './import-dialog';
+import { ServerCard } from './server-card';
+import { ServerFormDialog } from './server-form-dialog';
+import type { ServerList, ServerView } from './server-view';
+
+const EMPTY_DESCRIPTION =
+  'An MCP server is a service that offers tools (search a tracker, query a database, post a message) ' +
+  'which Claude can use on your behalf once you allow it.';
+
+/** The servers page: the person's remote MCP servers, then the built-in ones (read-only). */
+export function ServersPage() {
+  const [list, setList] = useState<ServerList | null>(null);
+  const [loadError, setLoadError] = useState('');
+  const [adding, setAdding] = useState(false);
+  // A fresh form each time the dialog opens (a new key), while the dialog element stays mounted
+  // so that closing it gives the focus back to the button that opened it.
+  const [addKey, setAddKey] = useState(0);
+  const [importing, setImporting] = useState(false);
+  const [focusId, setFocusId] = useState<string | null>(null);
+
+  const load = useCallback(
+    () =>
+      api<ServerList>('/api/servers').then(
+        (l) => (setList(l), setLoadError('')),
+        (err) => setLoadError(err instanceof ApiError ? err.message : 'Could not load your servers.'),
+      ),
+    [],
+  );
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const replace = (server: ServerView) => setList((l) => l && { ...l, servers: l.servers.map((s) => (s.id === server.id ? server : s)) });
+  const append = (added: ServerView[]) =>
+    setList((l) => l && { ...l, servers: [...l.servers.filter((s) => !added.some((a) => a.id === s.id)), ...added] });
+  const removed = (id: string) => setList((l) => l && { ...l, servers: l.servers.filter((s) => s.id !== id) });
+  // The new server's review takes the keyboard focus (and scrolls into view) once, after an add:
+  // after the Add dialog has closed, since closing gives the focus back to whatever opened it.
+  const focusReview = useCallback((el: HTMLHeadingElement | null) => {
+    if (!el) return;
+    setFocusId(null);
+    const focus = () => setTimeout(() => el.focus(), 0);
+    const dialog = document.querySelector('dialog[open]');
+    if (dialog) dialog.addEventListener('close', focus, { once: true });
+    else focus();
+  }, []);
+
+  const actions = (
+    <div className="flex flex-wrap gap-2">
+      <Button
+        variant="primary"
+        icon={Plus}
+        onClick={() => {
+          setAddKey((k) => k + 1);
+          setAdding(true);
+        }}
+      >
+        Add server
+      </Button>
+      <Button icon={FileUp} onClick={() => setImporting(true)}>
+        Import
+      </Button>
+    </div>
+  );
+
+  return (
+    <div className="h-full overflow-y-auto">
+      <div className="mx-auto max-w-3xl space-y-8 px-4 py-8 sm:py-12">
+        <div className="flex flex-wrap items-end justify-between gap-4">
+          <div className="min-w-0">
+            <h1 className="text-2xl font-semibold tracking-tight">Servers</h1>
+            <p className="mt-1.5 text-[15px] text-muted">The MCP servers whose tools Claude can use in your conversations.</p>
+          </div>
+          {list && list.servers.length > 0 && actions}
+        </div>
+
+        {loadError && (
+          <Notice
+            tone="error"
+            actions={
+              <Button size="sm" onClick={() => void load()}>
+                Try again
+              </Button>
+            }
+          >
+            {loadError}
+          </Notice>
+        )}
+        {!list && !loadError && (
+          <div className="flex justify-center py-12">
+            <Spinner size="md" label="Loading servers" />
+          </div>
+        )}
+
+        {list && (
+          <section aria-labelledby="your-servers" className="space-y-4">
+            <h2 id="your-servers" className="text-lg font-semibold">
+              Your servers
+            </h2>
+            {list.servers.length === 0 ? (
+              <div className="rounded-card border border-dashed border-border-strong py-10">
+                <EmptyState icon={Server} headingLevel="h3" title="No servers of your own yet" description={EMPTY_DESCRIPTION}>
+                  <div className="flex justify-center">{actions}</div>
+                </EmptyState>
+              </div>
+            ) : (
+              list.servers.map((s) => (
+                <ServerCard
+                  key={s.id}
+                  server={s}
+                  onChange={replace}
+                  onRemoved={removed}
+                  reviewRef={s.id === focusId ? focusReview : undefined}
+                />
+              ))
+            )}
+          </section>
+        )}
+
+        {list && list.builtin.length > 0 && (
+          <section aria-labelledby="builtin-servers" className="space-y-4">
+            <div>
+              <h2 id="builtin-servers" className="text-lg font-semibold">
+                Built in
+              </h2>
+              <p className="mt-1 text-sm text-muted">Part of Switchboard, always available; they cannot be changed here.</p>
+            </div>
+            {list.builtin.map((s) => (
+              <ServerCard key={s.id} server={s} onChange={() => {}} />
+            ))}
+          </section>
+        )}
+      </div>
+
+      <ServerFormDialog
+        key={addKey}
+        open={adding}
+        onClose={() => setAdding(false)}
+        onSaved={(server) => {
+          setAdding(false);
+          append([server]);
+          setFocusId(server.id);
+        }}
+      />
+      <ImportDialog open={importing} onClose={() => setImporting(false)} onAdded={append} />
+    </div>
+  );
+}

@@ -1,0 +1,88 @@
+import { CircleSlash, ShieldQuestion, TriangleAlert } from 'lucide-react';
+
+import { Badge, cx } from '@/app/_components/ui';
+
+import { annotationBadges, isDestructive, type ServerToolView } from './server-view';
+
+/** A tool's annotations as outline badges (properties, not states). */
+export function AnnotationBadges({ tool }: { tool: ServerToolView }) {
+  return (
+    <>
+      {annotationBadges(tool.annotations).map((b) => (
+        <Badge
+          key={b.key}
+          appearance="outline"
+          tone={b.tone}
+          title={b.title}
+          icon={b.key === 'destructive' ? TriangleAlert : b.key === 'none' ? ShieldQuestion : undefined}
+        >
+          {b.label}
+        </Badge>
+      ))}
+    </>
+  );
+}
+
+/**
+ * A server's tools: name, title and description, annotations. In a review, destructive tools are
+ * highlighted and `mark` labels the new or changed ones.
+ */
+export function ToolList({
+  tools,
+  highlightDestructive,
+  mark,
+  label,
+}: {
+  tools: ServerToolView[];
+  highlightDestructive?: boolean;
+  mark?: (tool: ServerToolView) => string | null;
+  label: string;
+}) {
+  if (tools.length === 0) return <p className="text-sm text-muted">No tools listed.</p>;
+  return (
+    <ul aria-label={label} className="divide-y divide-border rounded-control border border-border">
+      {tools.map((tool) => {
+        const danger = highlightDestructive && isDestructive(tool);
+        const m = mark?.(tool);
+        return (
+          <li key={tool.name} data-testid="server-tool" className={cx('px-3 py-2.5', danger && 'bg-danger-soft')}>
+            <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+              <code className={cx('font-mono text-[13px] font-medium break-all', danger ? 'text-danger-text' : 'text-fg')}>
+                {tool.name}
+              </code>
+              {tool.title && tool.title !== tool.name && <span className="text-sm text-muted">{tool.title}</span>}
+              <AnnotationBadges tool={tool} />
+              {m && (
+                <Badge tone="accent" appearance="soft">
+                  {m}
+                </Badge>
+              )}
+            </div>
+            {tool.description && <p className="mt-1 line-clamp-3 text-[13px] leading-5 text-muted">{tool.description}</p>}
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** Tools the server listed that cannot be used, each with the reason. */
+export function SkippedTools({ skipped }: { skipped: { name: string; reason: string }[] }) {
+  if (skipped.length === 0) return null;
+  return (
+    <div>
+      <h4 className="flex items-center gap-1.5 text-[13px] font-medium text-muted">
+        <CircleSlash className="size-3.5" aria-hidden />
+        Left out ({skipped.length})
+      </h4>
+      <ul className="mt-1.5 space-y-1 text-[13px] leading-5">
+        {skipped.map((s) => (
+          <li key={s.name}>
+            <code className="font-mono font-medium text-fg break-all">{s.name}</code>
+            <span className="text-muted"> — {s.reason}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
