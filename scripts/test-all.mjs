@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: every suite, one summary line. Unit and integration (vitest, on PGlite and — when
-// DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
+// `npm test`: every suite, one summary line. The formatter and lint checks, unit and integration
+// (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default), then the first-run e2e against
 // `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
 // skips them). Ends with `N passed, N failed`; each part prints its time.
@@ -26,6 +26,21 @@ function readJson(path) {
   } catch {
     return null;
   }
+}
+
+// 0. formatting and lint (the layering rules run with vitest below): one check each.
+for (const [label, cmd, args] of [
+  ['format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
+  ['lint (eslint)', 'npx', ['eslint', '.']],
+]) {
+  const res = run(label, cmd, args);
+  results.push({
+    part: label.split(' ')[0],
+    seconds: res.seconds,
+    passed: res.status === 0 ? 1 : 0,
+    failed: res.status === 0 ? 0 : 1,
+    skipped: 0,
+  });
 }
 
 // 1. vitest
