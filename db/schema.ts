@@ -10,6 +10,7 @@ import type {
   StoredNameMap,
   StoredReviewedTools,
   StoredRunError,
+  StoredSignIn,
   StoredToolResult,
   StoredUsage,
   StoredVerdict,
@@ -248,6 +249,8 @@ export const toolCalls = pgTable(
     inputRequests: jsonb('input_requests').$type<StoredInputRequests>(),
     // The person's answers to them, sent back with the exact request state.
     inputResponses: jsonb('input_responses').$type<StoredInputResponses>(),
+    // While the call waits in awaiting_sign_in: which server needs the person to sign in, and why.
+    signIn: jsonb('sign_in').$type<StoredSignIn>(),
     requestState: text('request_state'),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
@@ -260,6 +263,10 @@ export const toolCalls = pgTable(
     index('tool_calls_user_idx').on(t.userId, t.createdAt),
     // The conversation page and every step (taint, stored results) filter on it.
     index('tool_calls_conversation_idx').on(t.conversationId, t.createdAt),
+    // A finished sign-in finds the calls that wait for it (lib/agent/sign-in.ts).
+    index('tool_calls_awaiting_sign_in_idx')
+      .on(t.userId, t.serverId)
+      .where(sql`status = 'awaiting_sign_in'`),
   ],
 );
 

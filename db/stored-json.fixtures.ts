@@ -47,6 +47,19 @@ export const STORED_SAMPLES = {
   inputResponses: {
     v1: [{ v: 1, responses: { name: { action: 'accept', content: { name: 'Ada' } } }, by: 'u-1', at: '2026-11-30T10:00:00.000Z' }],
   },
+  signIn: {
+    v1: [
+      { v: 1, serverId: 'srv-1', serverName: 'Docs', reason: 'first_use', at: '2026-12-01T10:00:00.000Z' },
+      {
+        v: 1,
+        serverId: 'srv-1',
+        serverName: 'Docs',
+        scopes: ['files:write'],
+        reason: 'insufficient_scope',
+        at: '2026-12-01T10:00:00.000Z',
+      },
+    ],
+  },
   inputRequests: {
     v0: [
       {

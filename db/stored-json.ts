@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
+import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
 
 /**
  * The shape of every JSON column, declared once. Rows are parsed through these on read (in
@@ -135,6 +135,19 @@ export type ElicitationRequest = z.infer<typeof elicitationRequest>;
 export type ElicitationField = NonNullable<NonNullable<NonNullable<ElicitationRequest['params']>['requestedSchema']>['properties']>[string];
 export const storedInputRequests = z.record(z.string(), elicitationRequest);
 export type StoredInputRequests = z.infer<typeof storedInputRequests>;
+
+// ── tool_calls.sign_in: the server that needs the person to sign in before the call can run ──
+const signInV1 = z.object({
+  v: z.literal(1),
+  serverId: z.string(),
+  serverName: z.string(),
+  /** Scopes the server asked for (step-up), when it said. */
+  scopes: z.array(z.string()).optional(),
+  reason: z.enum(SIGN_IN_REASONS),
+  at: iso,
+});
+export type StoredSignIn = z.infer<typeof signInV1>;
+export const storedSignIn = signInV1;
 
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });

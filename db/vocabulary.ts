@@ -4,15 +4,28 @@
  * handled (a label, a badge, a branch). The state machines are drawn in docs/ARCHITECTURE.md.
  */
 
-export const RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input', 'completed', 'failed', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'awaiting_input',
+  'awaiting_sign_in',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** A run in one of these needs its conversation: a new message gets 409 until it ends. */
-export const ACTIVE_RUN_STATUSES = ['running', 'awaiting_approval', 'awaiting_input'] as const satisfies readonly RunStatus[];
+export const ACTIVE_RUN_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'awaiting_input',
+  'awaiting_sign_in',
+] as const satisfies readonly RunStatus[];
 export type ActiveRunStatus = (typeof ACTIVE_RUN_STATUSES)[number];
 
-/** A run paused for a person: nobody drives it until they decide or answer. */
-export const PAUSED_RUN_STATUSES = ['awaiting_approval', 'awaiting_input'] as const satisfies readonly RunStatus[];
+/** A run paused for a person: nobody drives it until they decide, answer or sign in. */
+export const PAUSED_RUN_STATUSES = ['awaiting_approval', 'awaiting_input', 'awaiting_sign_in'] as const satisfies readonly RunStatus[];
 export type PausedRunStatus = (typeof PAUSED_RUN_STATUSES)[number];
 
 export const ENDED_RUN_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly RunStatus[];
@@ -27,6 +40,7 @@ export const TOOL_CALL_STATUSES = [
   'rejected',
   'executing',
   'awaiting_input',
+  'awaiting_sign_in',
   'succeeded',
   'errored',
   'timed_out',
@@ -34,6 +48,21 @@ export const TOOL_CALL_STATUSES = [
   'cancelled',
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+/**
+ * A call in one of these waits for a person, and its run is paused (or pausing) for it: the
+ * status the run waits in is the one paired here.
+ */
+export const WAITING_CALL_STATUSES = {
+  pending_approval: 'awaiting_approval',
+  awaiting_input: 'awaiting_input',
+  awaiting_sign_in: 'awaiting_sign_in',
+} as const satisfies Partial<Record<ToolCallStatus, PausedRunStatus>>;
+export type WaitingCallStatus = keyof typeof WAITING_CALL_STATUSES;
+
+/** What a call waited for before it could run: the person's decision, their answer to the server, or their sign-in to it. */
+export const WAIT_REASONS = ['approval', 'input', 'sign_in'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** A call in one of these has its result: it will not run (again). */
 export const FINISHED_CALL_STATUSES = [
@@ -60,6 +89,14 @@ export type DecisionKind = (typeof DECISION_KINDS)[number];
 /** How the person answered one elicitation request of a server. */
 export const INPUT_RESPONSE_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 export type InputResponseAction = (typeof INPUT_RESPONSE_ACTIONS)[number];
+
+/**
+ * Why a server needs the person to sign in before a call can run: never connected, the
+ * credential expired and cannot be refreshed, the tool needs more scopes (step-up), or the
+ * provider revoked it.
+ */
+export const SIGN_IN_REASONS = ['first_use', 'expired', 'insufficient_scope', 'revoked'] as const;
+export type SignInReason = (typeof SIGN_IN_REASONS)[number];
 
 export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
 export type Trust = (typeof TRUST_LEVELS)[number];

@@ -3,7 +3,18 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
-import { appOrigin, DEMO_CLOSING, expectedTitle, newUser, sendWithEnter, signInViaApi, signUpViaApi, waitForConversation } from './helpers';
+import { EVERYTHING_HTTP_URL } from './fixtures/ports';
+import {
+  appOrigin,
+  DEMO_CLOSING,
+  jsonWrite,
+  newUser,
+  sendWithEnter,
+  signInViaApi,
+  signUpViaApi,
+  waitForConversation,
+  waitForIdle,
+} from './helpers';
 
 // PNGs for people to look at (git-ignored), at a desktop and a phone size.
 const SHOTS_DIR = path.resolve('screenshots');
@@ -26,62 +37,127 @@ async function shoot(page: Page, name: string, viewport: { width: number; height
   expect(pngSize(file)).toEqual(viewport);
 }
 
-test('screenshots of sign-in, the empty chat and a streamed answer at 1280×800 and 390×844', async ({ browser, baseURL }) => {
-  test.setTimeout(60_000);
+const THEMES = ['light', 'dark'] as const;
+
+/** The conversations the screenshots show, written once (by the first viewport) and revisited. */
+interface Scenes {
+  code: string;
+  tools: string;
+  approval: string;
+}
+
+async function writeScenes(page: Page, origin: string): Promise<Scenes> {
+  const code = await newConversationWith(
+    page,
+    'Show this back as code:\n\n```ts\nexport function greet(name: string): string {\n  return `Hello, ${name}!`;\n}\n```',
+  );
+  await expect(page.getByTestId('assistant-message').last()).toContainText(DEMO_CLOSING, { timeout: 20_000 });
+
+  // Three calls in one turn, one of them answered with an image: server-everything, added and enabled over the API.
+  const added = await page.request.post('/api/servers', {
+    headers: jsonWrite(origin),
+    data: { name: 'Everything', url: EVERYTHING_HTTP_URL },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const { server } = (await added.json()) as { server: { id: string; tools: { name: string; fingerprint: string }[] } };
+  const tools = Object.fromEntries(server.tools.map((t) => [t.name, t.fingerprint]));
+  const enabled = await page.request.post(`/api/servers/${server.id}/enable`, { headers: jsonWrite(origin), data: { tools } });
+  expect(enabled.status(), await enabled.text()).toBe(200);
+  const tools3 = await newConversationWith(
+    page,
+    'call everything__get-tiny-image {}\ncall everything__get-sum {"a": 2, "b": 3}\ncall notes__search {"query": "plans"}',
+  );
+  await page.getByRole('button', { name: 'Allow all once' }).click();
+  await waitForIdle(page.request, tools3);
+  await expect(page.getByTestId('tool-call')).toHaveCount(3);
+
+  const approval = await newConversationWith(
+    page,
+    'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}',
+  );
+  await expect(page.getByTestId('approval-card')).toBeVisible();
+  return { code, tools: tools3, approval };
+}
+
+async function newConversationWith(page: Page, text: string): Promise<string> {
+  await page.goto('/');
+  await sendWithEnter(page, text);
+  return waitForConversation(page);
+}
+
+// One pass per page, theme and size; the conversations are written once and revisited.
+test('screenshots at 1280×800 and 390×844, light and dark, of the pages people use most', async ({ browser, baseURL }) => {
+  test.setTimeout(240_000);
   fs.mkdirSync(SHOTS_DIR, { recursive: true });
   const origin = appOrigin(baseURL);
   const user = newUser('shots');
+  let scenes: Scenes | null = null;
 
   for (const viewport of VIEWPORTS) {
-    const narrow = viewport.width < 768;
-    const context = await browser.newContext({ baseURL, viewport, deviceScaleFactor: 1 });
-    try {
+    for (const theme of THEMES) {
+      const narrow = viewport.width < 768;
+      const context = await browser.newContext({ baseURL, viewport, deviceScaleFactor: 1, colorScheme: theme });
+      const shot = (name: string) => shoot(page, `${name}-${theme}`, viewport);
       const page = await context.newPage();
-      if (viewport === VIEWPORTS[0]) await signUpViaApi(context.request, origin, user);
+      try {
+        if (!scenes) await signUpViaApi(context.request, origin, user);
+        await test.step(`sign-in at ${viewport.width}, ${theme}`, async () => {
+          await page.goto('/sign-in');
+          await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+          await expect(page.locator('html')).toHaveCSS('color-scheme', theme);
+          await shot('sign-in');
+        });
+        await signInViaApi(context.request, user.email, user.password);
 
-      await test.step(`sign-in page at ${viewport.width}`, async () => {
-        await page.goto('/sign-in');
-        await expect(page.getByRole('button', { name: 'Sign in' })).toBeEnabled();
-        await shoot(page, 'sign-in', viewport);
-      });
-
-      await signInViaApi(context.request, user.email, user.password);
-
-      await test.step(`empty chat at ${viewport.width}`, async () => {
-        await page.goto('/');
-        await expect(page.getByRole('heading', { name: 'What can I help with?' })).toBeVisible();
-        await expect(page.locator('#composer')).toBeFocused();
-        const sidebar = page.getByRole('complementary', { name: 'Conversations' });
-        const opener = page.getByRole('button', { name: 'Open conversations' });
-        if (narrow) {
-          await expect(sidebar).toBeHidden();
-          await expect(opener).toBeVisible();
-        } else {
-          await expect(sidebar).toBeVisible();
-          await expect(opener).toBeHidden();
-        }
-        await shoot(page, 'empty-chat', viewport);
-      });
-
-      await test.step(`streamed answer at ${viewport.width}`, async () => {
-        const text = `At ${viewport.width} pixels wide, show me how this looks, with enough words to wrap onto a second line.`;
-        await sendWithEnter(page, text);
-        await waitForConversation(page);
-        await expect(page.getByTestId('streaming-message')).toContainText('offline demo model');
-        await expect(page.getByTestId('assistant-message')).toContainText(DEMO_CLOSING, { timeout: 15_000 });
-        await expect(page.getByTestId('assistant-message')).toContainText(`You wrote: "${text}"`);
-        await shoot(page, 'answer', viewport);
-        if (narrow) {
-          // The drawer opens over the page and lists the conversation.
-          await page.getByRole('button', { name: 'Open conversations' }).click();
+        await test.step(`first run (the empty chat) at ${viewport.width}, ${theme}`, async () => {
+          await page.goto('/');
+          await expect(page.getByRole('heading', { name: 'What can I help with?' })).toBeVisible();
+          await expect(page.locator('#composer')).toBeFocused();
           const sidebar = page.getByRole('complementary', { name: 'Conversations' });
-          await expect(sidebar).toBeVisible();
-          await expect(sidebar.getByRole('link', { name: expectedTitle(text) })).toBeVisible();
-          await shoot(page, 'drawer', viewport);
-        }
-      });
-    } finally {
-      await context.close();
+          await expect(sidebar).toBeVisible({ visible: !narrow });
+          await expect(page.getByRole('button', { name: 'Open conversations' })).toBeVisible({ visible: narrow });
+          if (!scenes) await shot('first-run');
+        });
+
+        scenes ??= await writeScenes(page, origin);
+
+        await test.step(`an answer with code at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.code}`);
+          await expect(page.getByTestId('assistant-message').last().locator('pre').first()).toBeVisible();
+          await shot('answer-code');
+          if (narrow) {
+            await page.getByRole('button', { name: 'Open conversations' }).click();
+            await expect(page.getByRole('complementary', { name: 'Conversations' })).toBeVisible();
+            await shot('drawer');
+          }
+        });
+
+        await test.step(`three tool calls with an image at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.tools}`);
+          await expect(page.getByTestId('tool-call')).toHaveCount(3);
+          for (const card of await page.getByTestId('tool-call').all()) await card.locator('summary').first().click();
+          await expect(page.getByRole('img').first()).toBeVisible();
+          await page.getByTestId('turn-timeline').locator('summary').click();
+          await page.getByTestId('tool-call').first().scrollIntoViewIfNeeded();
+          await shot('tool-calls');
+          await page.getByTestId('turn-timeline').scrollIntoViewIfNeeded();
+          await shot('timeline');
+        });
+
+        await test.step(`an approval at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.approval}`);
+          await expect(page.getByTestId('approval-card')).toBeVisible();
+          await shot('approval');
+        });
+
+        await test.step(`the servers page at ${viewport.width}, ${theme}`, async () => {
+          await page.goto('/servers');
+          await expect(page.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
+          await shot('servers');
+        });
+      } finally {
+        await context.close();
+      }
     }
   }
 });
@@ -97,7 +173,10 @@ function axeInstalled(): boolean {
   }
 }
 
-test('accessibility (axe): sign-in, sign-up, empty chat and an answer have no serious violations', async ({ page, baseURL }, testInfo) => {
+test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an approval have no serious violations', async ({
+  page,
+  baseURL,
+}, testInfo) => {
   test.skip(!axeInstalled(), '@axe-core/playwright is not installed');
   // A variable specifier: the suite still compiles where the package is absent.
   const specifier = '@axe-core/playwright';
@@ -127,10 +206,17 @@ test('accessibility (axe): sign-in, sign-up, empty chat and an answer have no se
     await expect(page.locator('#composer')).toBeVisible();
     expect(await check('empty-chat')).toEqual([]);
 
-    await sendWithEnter(page, 'Check the answer page for accessibility.');
+    await sendWithEnter(page, `Check the answer page for accessibility, while it streams. ${'Many words. '.repeat(30)}`);
     await waitForConversation(page);
+    await expect(page.getByTestId('streaming-message')).toBeVisible();
+    expect(await check('streaming')).toEqual([]);
     await expect(page.getByTestId('assistant-message')).toContainText(DEMO_CLOSING, { timeout: 15_000 });
     expect(await check('answer')).toEqual([]);
+
+    await page.goto('/');
+    await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
+    await expect(page.getByTestId('approval-card')).toBeVisible();
+    expect(await check('awaiting-approval')).toEqual([]);
   } finally {
     // Every finding, minor ones included, for whoever reads the report.
     await testInfo.attach('axe-violations.json', { body: JSON.stringify(found, null, 2), contentType: 'application/json' });

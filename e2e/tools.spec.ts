@@ -72,6 +72,31 @@ test('an approval survives a reload, and Allow once runs the call', async ({ pag
   await expect(page.getByTestId('approval-card')).toHaveCount(0);
 });
 
+test('a turn with several calls shows its timeline: what waited for approval, what ran at once, how long each took', async ({
+  page,
+  baseURL,
+}) => {
+  await signedInUser(page.context(), appOrigin(baseURL), 'tools-timeline');
+  await page.goto('/');
+  await sendWithEnter(page, 'call notes__search {"query": "plans"}\ncall notes__create {"title": "Plans", "body": "timeline"}');
+  const id = await waitForConversation(page);
+  await page.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
+  await waitForIdle(page.request, id);
+
+  const timeline = page.getByTestId('turn-timeline');
+  await expect(timeline).toContainText('2 tool calls in 1 step');
+  await expect(timeline.getByRole('heading', { name: 'Step 1' })).toBeAttached();
+  await timeline.getByText('Timeline').click();
+  const rows = timeline.getByTestId('timeline-row');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText('Notes · search');
+  await expect(rows.nth(0)).toContainText(/^Notes · searchran \d/);
+  await expect(rows.nth(1)).toContainText('Notes · create');
+  await expect(rows.nth(1)).toContainText(/waited [\d.]+ (ms|s) for your approval, ran \d/);
+  // For people to look at (git-ignored, like e2e/screenshots.spec.ts).
+  await timeline.screenshot({ path: 'screenshots/timeline.png' });
+});
+
 test('the sandbox runs JavaScript without asking and returns structured output', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-sandbox');
   await page.goto('/');

@@ -90,6 +90,10 @@ const SAMPLE_CALL = {
   decision: null,
   result: null,
   inputRequests: null,
+  signIn: null,
+  waitedFor: null,
+  step: 0,
+  proposedAt: null,
   startedAt: null,
   endedAt: null,
 } as const satisfies EventPayload<'tool_call.started'>['toolCall'];
@@ -118,6 +122,8 @@ export function samplePayload(type: RunEventType): EventPayload<RunEventType> {
       return { status: 'awaiting_approval', toolCallIds: [SAMPLE_CALL.id] };
     case 'run.awaiting_input':
       return { status: 'awaiting_input', toolCallIds: [SAMPLE_CALL.id] };
+    case 'run.awaiting_sign_in':
+      return { status: 'awaiting_sign_in', toolCallIds: [SAMPLE_CALL.id], servers: [{ serverId: 'srv-sample', serverName: 'Sample' }] };
     case 'run.completed':
       return ended('completed');
     case 'run.failed':

@@ -66,14 +66,16 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
     case 'tool_call.approval_requested':
     case 'tool_call.decided':
     case 'tool_call.input_requested':
+    case 'tool_call.sign_in_requested':
     case 'tool_call.completed': {
-      // A call starting means the run runs again (after a decision or an answer).
+      // A call starting means the run runs again (after a decision, an answer or a sign-in).
       const base = event.type === 'tool_call.started' ? running(state) : state;
       const call = event.data.toolCall;
       return { ...base, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
     }
     case 'run.awaiting_approval':
     case 'run.awaiting_input':
+    case 'run.awaiting_sign_in':
       return state.activeRun ? { ...state, activeRun: { ...state.activeRun, status: event.data.status } } : state;
     case 'run.completed':
     case 'run.failed':

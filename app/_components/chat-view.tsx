@@ -2,7 +2,7 @@
 
 import { ArrowDown } from 'lucide-react';
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useReducer, useState } from 'react';
+import { Fragment, useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
@@ -14,7 +14,9 @@ import { EmptyConversation } from './empty-conversation';
 import { InputCard, type InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { MessageItem, Note } from './message-item';
+import { SignInCard } from './sign-in-card';
 import { ToolCallCard } from './tool-call-card';
+import { TurnTimeline } from './turn-timeline';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
@@ -164,6 +166,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
+  const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
   const contentKey = [
     state.messages.length,
     state.partials.map((p) => p.blocks.join('').length).join(','),
@@ -178,20 +181,28 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     if (!call) return null;
     if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={decide} onStop={stop} />;
     if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={answer} />;
+    if (call.status === 'awaiting_sign_in') return <SignInCard call={call} onStop={stop} />;
     return <ToolCallCard call={call} progress={state.progress[call.id]} />;
   };
 
+  // A finished turn's timeline sits under its last message; the live turn has its cards.
+  const { callsByRun, turnEnds } = useMemo(
+    () => turnsOf(state.messages, state.toolCalls, state.activeRun?.id),
+    [state.messages, state.toolCalls, state.activeRun?.id],
+  );
   const running = state.activeRun !== null;
   const empty = state.messages.length === 0 && state.partials.length === 0;
   // For screen readers: what changed that needs the person, not every streamed word.
   const announcement =
     pending.length > 0
       ? `${pending.length === 1 ? 'A tool call needs' : `${pending.length} tool calls need`} your decision.`
-      : state.lastRun?.status === 'completed'
-        ? 'The answer is complete.'
-        : state.lastRun?.status === 'failed'
-          ? 'The turn failed.'
-          : '';
+      : signIns.length > 0
+        ? `${signIns[0]!.signIn?.serverName ?? signIns[0]!.server ?? 'A server'} needs you to sign in.`
+        : state.lastRun?.status === 'completed'
+          ? 'The answer is complete.'
+          : state.lastRun?.status === 'failed'
+            ? 'The turn failed.'
+            : '';
   return (
     <div className="relative flex h-full min-h-0 flex-col">
       <p className="sr-only" role="status" aria-live="polite">
@@ -202,7 +213,10 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           {state.messages.map((m) => (
-            <MessageItem key={m.id} role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
+            <Fragment key={m.id}>
+              <MessageItem role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
+              {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} />}
+            </Fragment>
           ))}
           {state.partials.map((p) => (
             <div key={p.messageId} className="space-y-3" data-testid="streaming-message">
@@ -267,6 +281,15 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       </div>
     </div>
   );
+}
+
+/** Each finished run's tool calls, and the message that closes it. */
+function turnsOf(messages: MessageView[], toolCalls: Record<string, ToolCallView>, activeRunId: string | undefined) {
+  const callsByRun = new Map<string, ToolCallView[]>();
+  for (const c of Object.values(toolCalls)) callsByRun.set(c.runId, [...(callsByRun.get(c.runId) ?? []), c]);
+  const turnEnds = new Map<string, string>();
+  for (const m of messages) if (m.runId && m.runId !== activeRunId && callsByRun.has(m.runId)) turnEnds.set(m.runId, m.id);
+  return { callsByRun, turnEnds };
 }
 
 function Thinking() {

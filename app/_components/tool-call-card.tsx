@@ -1,13 +1,14 @@
 'use client';
 
 import { Globe, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
-import { useEffect, useState } from 'react';
 
 import { FAILED_CALL_STATUSES, isOneOf, type ToolCallStatus } from '@/db/vocabulary';
+import { formatDuration } from '@/lib/chat/timeline';
 
 import { ToolResultView } from './tool-result-view';
 import type { ToolCallView } from './types';
 import { Badge, Card, CodeBlock, Disclosure, type BadgeTone } from './ui';
+import { useNow } from './use-now';
 
 // Keyed by the status union: a new status does not compile until it has its words and tone here.
 export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTone }> = {
@@ -19,6 +20,7 @@ export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTo
   rejected: { label: 'Not run', tone: 'danger' },
   executing: { label: 'Running', tone: 'info' },
   awaiting_input: { label: 'Waiting for your input', tone: 'warning' },
+  awaiting_sign_in: { label: 'Waiting for you to sign in', tone: 'warning' },
   succeeded: { label: 'Done', tone: 'success' },
   errored: { label: 'Failed', tone: 'danger' },
   timed_out: { label: 'Timed out', tone: 'danger' },
@@ -73,17 +75,10 @@ export function AnnotationBadges({ call }: { call: ToolCallView }) {
 }
 
 function Duration({ call }: { call: ToolCallView }) {
-  const [now, setNow] = useState(() => Date.now());
-  const running = call.status === 'executing';
-  useEffect(() => {
-    if (!running) return;
-    const t = setInterval(() => setNow(Date.now()), 250);
-    return () => clearInterval(t);
-  }, [running]);
+  const now = useNow(call.status === 'executing');
   if (!call.startedAt) return null;
   const end = call.endedAt ? Date.parse(call.endedAt) : now;
-  const ms = Math.max(0, end - Date.parse(call.startedAt));
-  return <span className="text-xs tabular-nums text-faint">{ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`}</span>;
+  return <span className="text-xs tabular-nums text-faint">{formatDuration(Math.max(0, end - Date.parse(call.startedAt)))}</span>;
 }
 
 /** Which tool, what state, what the server says about it, how long it took. */

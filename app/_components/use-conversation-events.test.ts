@@ -109,6 +109,15 @@ describe('following a conversation', () => {
     expect(lost).toBe(1);
   });
 
+  it('waiting for a sign-in is a pause too: the stream may end, a new one follows from its seq', () => {
+    current().emit('tool_call.sign_in_requested', { seq: 8, runId: 'r', toolCall: { toolUseId: 't' } });
+    current().emit('run.awaiting_sign_in', { seq: 9, runId: 'r', status: 'awaiting_sign_in', toolCallIds: ['c'], servers: [] });
+    current().end(0);
+    expect(lost).toBe(0);
+    expect(current().url).toBe('/api/conversations/c1/events?after=9');
+    expect(events.map((e) => e.type)).toEqual(['tool_call.sign_in_requested', 'run.awaiting_sign_in']);
+  });
+
   it('an end is final', () => {
     current().emit('run.completed', { seq: 8, runId: 'r', status: 'completed' });
     expect(current().closed).toBe(true);

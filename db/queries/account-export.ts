@@ -1,7 +1,7 @@
 import { asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { authAccounts, authSessions, conversations, messages, notes, toolCalls, users } from '../schema';
+import { authAccounts, authSessions, conversations, mcpServers, messages, notes, toolCalls, users } from '../schema';
 import { parseStored, storedDecision, storedMessageContent, storedToolResult, storedVerdict } from '../stored-json';
 
 /**
@@ -22,7 +22,7 @@ export async function loadAccountData(db: Db, userId: string) {
     .from(users)
     .where(eq(users.id, userId));
   if (!profile) return null;
-  const [linked, sessions, convs, msgs, calls, noteRows] = await Promise.all([
+  const [linked, sessions, convs, msgs, calls, noteRows, serverRows] = await Promise.all([
     db
       .select({ provider: authAccounts.provider, createdAt: authAccounts.createdAt })
       .from(authAccounts)
@@ -90,6 +90,22 @@ export async function loadAccountData(db: Db, userId: string) {
       .from(notes)
       .where(eq(notes.userId, userId))
       .orderBy(asc(notes.createdAt)),
+    // The person's MCP servers, without their sealed credentials (only whether there are any).
+    db
+      .select({
+        name: mcpServers.name,
+        namespace: mcpServers.namespace,
+        url: mcpServers.url,
+        trust: mcpServers.trust,
+        timeoutMs: mcpServers.timeoutMs,
+        enabled: mcpServers.enabled,
+        hasHeaders: sql<boolean>`${mcpServers.headersSealed} is not null`,
+        oauthClientId: mcpServers.oauthClientId,
+        createdAt: mcpServers.createdAt,
+      })
+      .from(mcpServers)
+      .where(eq(mcpServers.userId, userId))
+      .orderBy(asc(mcpServers.createdAt)),
   ]);
   const { passwordHash, ...rest } = profile;
   return {
@@ -106,6 +122,7 @@ export async function loadAccountData(db: Db, userId: string) {
       result: parseStored(storedToolResult, c.result, 'tool_calls.result', c.id),
     })),
     notes: noteRows,
+    servers: serverRows,
   };
 }
 

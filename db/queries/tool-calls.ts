@@ -8,6 +8,7 @@ import {
   storedDecision,
   storedInputRequests,
   storedInputResponses,
+  storedSignIn,
   storedToolResult,
   storedVerdict,
 } from '../stored-json';
@@ -32,6 +33,7 @@ export type ToolCallPatch = Partial<
   Pick<
     typeof toolCalls.$inferSelect,
     | 'status'
+    | 'verdict'
     | 'input'
     | 'argsHash'
     | 'decision'
@@ -43,6 +45,7 @@ export type ToolCallPatch = Partial<
     | 'fullText'
     | 'attempts'
     | 'inputRequests'
+    | 'signIn'
     | 'requestState'
     | 'startedAt'
     | 'endedAt'
@@ -60,6 +63,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     result: parseStored(storedToolResult, raw.result, ...at('result')),
     inputRequests: parseStored(storedInputRequests, raw.inputRequests, ...at('inputRequests')),
     inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
+    signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
   };
 }
 
@@ -111,12 +115,28 @@ export async function updateToolCallIfVersion(db: Db, id: string, version: numbe
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
-export async function countStepCallsWithStatus(db: Db, runId: string, step: number, status: ToolCallStatus): Promise<number> {
+export async function countStepCallsWithStatus(
+  db: Db,
+  runId: string,
+  step: number,
+  status: ToolCallStatus | readonly ToolCallStatus[],
+): Promise<number> {
+  const statuses = typeof status === 'string' ? [status] : [...status];
   const rows = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(toolCalls)
-    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), eq(toolCalls.status, status)));
+    .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), inArray(toolCalls.status, statuses)));
   return Number(rows[0]?.n ?? 0);
+}
+
+/** A user's calls that wait for them to sign in to one server, oldest first. */
+export async function listCallsAwaitingSignIn(db: Db, userId: string, serverId: string): Promise<ToolCallRow[]> {
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
+    .from(toolCalls)
+    .where(and(eq(toolCalls.userId, userId), eq(toolCalls.serverId, serverId), eq(toolCalls.status, 'awaiting_sign_in')))
+    .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 /**

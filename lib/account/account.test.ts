@@ -8,6 +8,7 @@ import { createConversation, listConversations } from '@/db/queries/conversation
 import { appendMessage } from '@/db/queries/messages';
 import { createNote } from '@/db/queries/notes';
 import { insertRun } from '@/db/queries/runs';
+import { insertServer } from '@/db/queries/servers';
 import { insertToolCalls } from '@/db/queries/tool-calls';
 import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { authSessions, messages, notes, passwordResetTokens, toolCalls } from '@/db/schema';
@@ -145,6 +146,19 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(data.conversations[0]!.messages).toMatchObject([{ seq: 1, role: 'user', content: [{ type: 'text', text: 'pack mine' }] }]);
       expect(data.conversations[0]!.toolCalls).toMatchObject([{ server: 'Notes', tool: 'search', input: { query: 'mine' } }]);
       expect(data.notes).toMatchObject([{ title: 'Note mine', body: 'body mine' }]);
+      await insertServer(h.db, session.user.id, {
+        name: 'Mine',
+        namespace: 'mine',
+        url: 'https://mcp.example.test/',
+        trust: 'untrusted',
+        headersSealed: 'sealed-header-secret-mine',
+        oauthClientId: 'client-mine',
+        oauthClientSecretSealed: 'sealed-client-secret-mine',
+        timeoutMs: 30_000,
+      });
+      const withServers = await buildAccountExport(h.db, session.user.id);
+      expect(withServers.servers).toMatchObject([{ name: 'Mine', namespace: 'mine', hasHeaders: true, oauthClientId: 'client-mine' }]);
+      expect(JSON.stringify(withServers)).not.toMatch(/sealed-(header|client)-secret/);
 
       const text = JSON.stringify(data);
       const stored = (await findUserById(h.db, session.user.id))!.passwordHash!;

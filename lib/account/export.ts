@@ -7,7 +7,7 @@ export const EXPORT_VERSION = 1;
 
 /**
  * The person's data as one JSON document: profile, sessions, conversations with their messages
- * and tool calls, and notes. No password hash, session id, token or secret is in it (see
+ * and tool calls, notes, and MCP servers (without their credentials). No password hash, session id, token or secret is in it (see
  * loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
@@ -29,6 +29,7 @@ export async function buildAccountExport(db: Db, userId: string, now = new Date(
       toolCalls: byConversation(data.toolCalls, c.id),
     })),
     notes: data.notes,
+    servers: data.servers,
   };
 }
 

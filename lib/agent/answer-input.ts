@@ -36,7 +36,7 @@ export async function answerInput(
       continue;
     }
     await deps.events.persist(answered.conversationId, answered.runId, 'tool_call.decided', { toolCall: toToolCallView(answered) });
-    return { toolCall: answered, resumed: await resumeIfSettled(deps, answered, 'awaiting_input', 'awaiting_input') };
+    return { toolCall: answered, resumed: await resumeIfSettled(deps, answered) };
   }
   throw new DecisionError('conflict', 'This call is being answered elsewhere. Reload and try again.');
 }

@@ -6,7 +6,7 @@ import {
   updateToolCallIfVersion,
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
-import type { DecisionKind } from '@/db/vocabulary';
+import { isOneOf, PAUSED_RUN_STATUSES, type DecisionKind, type ToolCallStatus } from '@/db/vocabulary';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
@@ -14,7 +14,9 @@ import { argsHash } from './args-hash';
 import { leaseUntil, type EngineDeps } from './deps';
 import { driveRun } from './drive-run';
 import { finish } from './finish';
+import { checkTransition } from './run-state';
 import { toToolCallView } from './tool-call-view';
+import { WAITING } from './tool-phase';
 
 export class DecisionError extends Error {
   constructor(
@@ -89,7 +91,7 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       continue;
     }
     await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
-    return { toolCall: decided, resumed: await resumeIfSettled(deps, decided, 'awaiting_approval', 'pending_approval') };
+    return { toolCall: decided, resumed: await resumeIfSettled(deps, decided) };
   }
   throw new DecisionError('conflict', 'This call is being decided elsewhere. Reload and try again.');
 }
@@ -103,22 +105,25 @@ function repeatOrConflict(call: ToolCallRow, d: DecisionInput): ToolCallRow {
 }
 
 /**
- * The last decision (or answer) of a step moves the run from its paused status back to running,
- * once: of several instances deciding at the same moment, one wins the compare-and-swap.
+ * The last decision, answer or sign-in a step waited for moves the run from its paused status back
+ * to running, once: of several instances acting at the same moment, one wins the compare-and-swap.
+ * A step may wait for several things (input from one server, a sign-in to another): the run goes
+ * on only when none of its calls waits any more.
  */
 export async function resumeIfSettled(
   deps: EngineDeps,
-  call: ToolCallRow,
-  paused: 'awaiting_approval' | 'awaiting_input',
-  waitingStatus: 'pending_approval' | 'awaiting_input',
+  call: Pick<ToolCallRow, 'runId' | 'step'>,
+  /** What still holds the run; a sign-in lets it go on to ask for approvals itself. */
+  blocking: readonly ToolCallStatus[] = WAITING,
 ): Promise<boolean> {
   // The run row is locked: a driver that is pausing right now finishes first, and then either
   // sees this decision (and carries on) or has paused (and this resumes it).
   const outcome = await deps.db.transaction(async (tx) => {
     const run = await lockRun(tx, call.runId);
-    if (!run || run.status !== paused || run.step !== call.step) return null;
-    if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) > 0) return null;
+    if (!run || !isOneOf(PAUSED_RUN_STATUSES, run.status) || run.step !== call.step) return null;
+    if ((await countStepCallsWithStatus(tx, run.id, run.step, blocking)) > 0) return null;
     if (run.cancelRequestedAt) return { kind: 'cancelled' as const, run };
+    checkTransition(run, 'running');
     const resumed = await updateRunIfVersion(tx, run.id, run.version, {
       status: 'running',
       leaseOwner: deps.instanceId,

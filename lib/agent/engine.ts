@@ -5,6 +5,7 @@ import { appendEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
 import { runs } from '@/db/schema';
+import { isOneOf, PAUSED_RUN_STATUSES } from '@/db/vocabulary';
 
 import { leaseUntil, type EngineDeps } from './deps';
 import { abortLocalRun, driveRun } from './drive-run';
@@ -71,7 +72,8 @@ export function titleFrom(text: string): string {
 
 /**
  * Stop. Recorded on the run so whichever instance drives it stops at its next check (at once
- * when that is this one). A run nobody is driving — paused for a person, or whose instance
+ * when that is this one). A run nobody is driving — paused for a person (a decision, an answer,
+ * a sign-in), or whose instance
  * died — is ended here.
  */
 export async function cancelRun(deps: EngineDeps, conversationId: string): Promise<RunRow | null> {
@@ -85,7 +87,7 @@ export async function cancelRun(deps: EngineDeps, conversationId: string): Promi
     if (marked.status === 'running') return marked;
   }
   const lapsed = !marked.leaseExpiresAt || marked.leaseExpiresAt.getTime() < Date.now();
-  if (marked.status === 'awaiting_approval' || marked.status === 'awaiting_input' || (marked.status === 'running' && lapsed)) {
+  if (isOneOf(PAUSED_RUN_STATUSES, marked.status) || (marked.status === 'running' && lapsed)) {
     return finish(deps, marked, 'cancelled').catch(() => marked);
   }
   return marked;

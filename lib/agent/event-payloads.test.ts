@@ -56,6 +56,11 @@ describe('event payloads', () => {
         decision: null,
         result: { isError: false, parts: [{ kind: 'output', text: '{"hits":[]}' }], chars: 11, truncated: false },
         inputRequests: null,
+        signIn: null,
+        // Not known for version 0: it stays off the turn's timeline.
+        step: null,
+        proposedAt: null,
+        waitedFor: null,
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',
       },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import type { EventRow } from '@/db/queries/events';
 import { storedDecision, storedInputRequests, storedMessageContent, storedRunError, storedToolResult, storedUsage } from '@/db/stored-json';
-import { DECISION_KINDS, RUN_STATUSES, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS } from '@/db/vocabulary';
+import { DECISION_KINDS, RUN_STATUSES, SIGN_IN_REASONS, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS, WAIT_REASONS } from '@/db/vocabulary';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { BusEvent, RunEventType } from './events';
@@ -38,9 +38,20 @@ const toolCallBase = {
   input: z.unknown(),
   argsHash: z.string(),
   trust: z.enum(TRUST_LEVELS).nullable(),
+  /** The model step that asked for it: calls of one step run side by side. */
+  step: z.number().nullable().default(null),
+  /** When the model asked for it; with startedAt and endedAt it places the call on the turn's timeline. */
+  proposedAt: z.string().nullable().default(null),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
 };
+
+const signInView = z.object({
+  serverId: z.string(),
+  serverName: z.string(),
+  scopes: z.array(z.string()),
+  reason: z.enum(SIGN_IN_REASONS),
+});
 
 export const toolCallViewSchema = z.object({
   ...toolCallBase,
@@ -51,6 +62,10 @@ export const toolCallViewSchema = z.object({
   result: resultViewSchema.nullable(),
   /** What a server asked the person (elicitation), while the call waits for the answer. */
   inputRequests: storedInputRequests.nullable(),
+  /** The server the person must sign in to, while the call waits for that (absent before it existed). */
+  signIn: signInView.nullable().default(null),
+  /** What it waited for before it could finish: the person's decision or answer (null when nothing). */
+  waitedFor: z.enum(WAIT_REASONS).nullable().default(null),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -70,6 +85,8 @@ const toolCallViewV0 = z
     decision: decision ? { kind: decision.kind, reason: decision.reason ?? null, edited: decision.editedFrom !== undefined } : null,
     result: result ? resultView(result) : null,
     inputRequests: same.status === 'awaiting_input' ? (inputRequests ?? null) : null,
+    signIn: null,
+    waitedFor: decision ? 'approval' : null,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */
@@ -103,6 +120,7 @@ export const EVENT_PAYLOADS = {
   'tool_call.approval_requested': toolCallPayload,
   'tool_call.decided': toolCallPayload,
   'tool_call.input_requested': toolCallPayload,
+  'tool_call.sign_in_requested': toolCallPayload,
   'tool_call.started': toolCallPayload,
   'tool_call.progress': z.object({
     toolCallId: z.string(),
@@ -113,6 +131,12 @@ export const EVENT_PAYLOADS = {
   'tool_call.completed': toolCallPayload,
   'run.awaiting_approval': z.object({ status: z.literal('awaiting_approval'), toolCallIds: z.array(z.string()) }),
   'run.awaiting_input': z.object({ status: z.literal('awaiting_input'), toolCallIds: z.array(z.string()) }),
+  'run.awaiting_sign_in': z.object({
+    status: z.literal('awaiting_sign_in'),
+    toolCallIds: z.array(z.string()),
+    /** Every server the run waits for (it goes on once the person has signed in to all). */
+    servers: z.array(z.object({ serverId: z.string(), serverName: z.string() })),
+  }),
   'run.completed': runEnd,
   'run.failed': runEnd,
   'run.cancelled': runEnd,

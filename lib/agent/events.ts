@@ -9,11 +9,13 @@ export const RUN_EVENT_TYPES = [
   'tool_call.approval_requested',
   'tool_call.decided',
   'tool_call.input_requested',
+  'tool_call.sign_in_requested',
   'tool_call.started',
   'tool_call.progress',
   'tool_call.completed',
   'run.awaiting_approval',
   'run.awaiting_input',
+  'run.awaiting_sign_in',
   'run.completed',
   'run.failed',
   'run.cancelled',
@@ -23,8 +25,12 @@ export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 /** The run has ended: nothing more will happen in it. */
 export const RUN_END_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.completed', 'run.failed', 'run.cancelled']);
 
-/** The run waits for a person (a decision, an answer) and goes on once they act. */
-export const RUN_PAUSE_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.awaiting_approval', 'run.awaiting_input']);
+/** The run waits for a person (a decision, an answer, a sign-in) and goes on once they act. */
+export const RUN_PAUSE_EVENTS: ReadonlySet<string> = new Set<RunEventType>([
+  'run.awaiting_approval',
+  'run.awaiting_input',
+  'run.awaiting_sign_in',
+]);
 
 /** Seen only while the run runs: after a pause, one of these means it went on. */
 export const RUN_RUNNING_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.started', 'message.delta', 'tool_call.started']);

@@ -106,6 +106,19 @@ function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutco
       return resultPatch(call, server, outcome.result, readMoreNote(READ_RESULT_TOOL_NAME, call.id));
     case 'input_required':
       return { status: 'awaiting_input', inputRequests: outcome.inputRequests, requestState: outcome.requestState ?? null };
+    case 'needs_sign_in':
+      // The server refused before running anything: the call waits for the person, then runs.
+      return {
+        status: 'awaiting_sign_in',
+        signIn: {
+          v: 1,
+          serverId: outcome.serverId,
+          serverName: outcome.serverName,
+          ...(outcome.scopes?.length ? { scopes: outcome.scopes } : {}),
+          reason: outcome.reason,
+          at: new Date().toISOString(),
+        },
+      };
     case 'timeout':
       return {
         status: 'timed_out',
@@ -171,7 +184,8 @@ async function complete(
   overQuota?: (quotaBytes: number) => ToolCallPatch,
 ): Promise<void> {
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
-  const endedAt = patch.status === 'awaiting_input' ? null : new Date();
+  const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
+  const endedAt = waiting ? null : new Date();
   const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
   const { fullText } = patch;
   const done =
@@ -179,6 +193,11 @@ async function complete(
       ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
       : await write(deps.db, patch);
   if (!done) return;
-  const type = done.status === 'awaiting_input' ? 'tool_call.input_requested' : 'tool_call.completed';
+  const type =
+    done.status === 'awaiting_input'
+      ? 'tool_call.input_requested'
+      : done.status === 'awaiting_sign_in'
+        ? 'tool_call.sign_in_requested'
+        : 'tool_call.completed';
   await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });
 }

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/connection';
 import { appendEvent } from '@/db/queries/events';
 import { updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
+import { ENDED_RUN_STATUSES, PAUSED_RUN_STATUSES, type RunStatus } from '@/db/vocabulary';
 
 import type { BusEvent, EventSink, RunEvent } from './events';
 
@@ -8,6 +9,36 @@ export class LeaseLost extends Error {
   constructor(runId: string) {
     super(`run ${runId} is no longer ours`);
   }
+}
+
+/**
+ * Where a run may go from each status (docs/ARCHITECTURE.md draws it). A running run pauses for a
+ * person or ends; a paused one goes back to running once they act, or ends (Stop); an ended run
+ * stays ended. Staying in `running` (a new step, a renewed lease) is a change, not a transition.
+ */
+const NEXT_STATUSES: Record<RunStatus, readonly RunStatus[]> = {
+  running: ['running', ...PAUSED_RUN_STATUSES, ...ENDED_RUN_STATUSES],
+  awaiting_approval: ['running', ...ENDED_RUN_STATUSES],
+  awaiting_input: ['running', ...ENDED_RUN_STATUSES],
+  awaiting_sign_in: ['running', ...ENDED_RUN_STATUSES],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return NEXT_STATUSES[from].includes(to);
+}
+
+export class IllegalTransition extends Error {
+  constructor(runId: string, from: RunStatus, to: RunStatus) {
+    super(`run ${runId} cannot go from ${from} to ${to}`);
+  }
+}
+
+/** The one check every status change of a run goes through (here and where a person resumes one). */
+export function checkTransition(run: Pick<RunRow, 'id' | 'status'>, to: RunStatus): void {
+  if (!canTransition(run.status, to)) throw new IllegalTransition(run.id, run.status, to);
 }
 
 /**
@@ -30,6 +61,9 @@ export async function transitionRun(
   const next = await db.transaction(async (tx) => {
     const updated = await updateRunIfVersion(tx, run.id, run.version, patch, opts.owner);
     if (!updated) throw new LeaseLost(run.id);
+    // The swap held, so `run` was the current row: its status is where the run really was (a stale
+    // writer is told LeaseLost above, whatever it meant to do). An illegal move rolls back.
+    if (patch.status) checkTransition(run, patch.status);
     await opts.also?.(tx);
     for (const e of opts.events ?? []) {
       const row = await appendEvent(tx, { conversationId: run.conversationId, runId: run.id, type: e.type, data: e.data });

@@ -49,6 +49,7 @@ const row: ToolCallRow & { fullText: string } = {
   attempts: 1,
   inputRequests: null,
   inputResponses: null,
+  signIn: null,
   requestState: 'opaque-server-state',
   version: 3,
   createdAt: new Date('2026-11-30T10:00:00Z'),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 
 import type { ToolCallRow } from '@/db/queries/tool-calls';
+import type { WaitReason } from '@/db/vocabulary';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { toolCallViewSchema } from './event-payloads';
@@ -31,9 +32,24 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     decision: c.decision ? { kind: c.decision.kind, reason: c.decision.reason ?? null, edited: c.decision.editedFrom !== undefined } : null,
     result: c.result ? resultView(c.result, { chars: c.resultChars, truncated: c.resultTruncated }) : null,
     inputRequests: c.status === 'awaiting_input' ? c.inputRequests : null,
+    signIn:
+      c.status === 'awaiting_sign_in' && c.signIn
+        ? { serverId: c.signIn.serverId, serverName: c.signIn.serverName, scopes: c.signIn.scopes ?? [], reason: c.signIn.reason }
+        : null,
+    step: c.step,
+    proposedAt: c.createdAt.toISOString(),
     startedAt: c.startedAt?.toISOString() ?? null,
     endedAt: c.endedAt?.toISOString() ?? null,
+    waitedFor: waitedFor(c),
   };
+}
+
+/** What the call waited for, as the timeline says it: a decision first, else an answer to the server, else a sign-in. */
+function waitedFor(c: ToolCallRow): WaitReason | null {
+  if (c.decision) return 'approval';
+  if (c.inputRequests || c.inputResponses) return 'input';
+  if (c.signIn) return 'sign_in';
+  return null;
 }
 
 /** A tool's annotations as the badges the page shows; a hint the server left out counts as false. */

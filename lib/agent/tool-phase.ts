@@ -4,7 +4,7 @@ import type { Db } from '@/db/connection';
 import { appendMessage, getLastMessage } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
 import { closeUnfinishedCall, countStepCallsWithStatus, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
-import { FINISHED_CALL_STATUSES, isOneOf } from '@/db/vocabulary';
+import { FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type PausedRunStatus, type WaitingCallStatus } from '@/db/vocabulary';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import type { EngineDeps } from './deps';
@@ -23,7 +23,8 @@ export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] 
 
 /**
  * Decide all, then execute: pauses for a person while any call of the step is pending, runs the
- * decided ones in parallel, pauses for input while a server's elicitation is open, and finally
+ * decided ones in parallel, pauses for the person while a server needs them to sign in or its
+ * elicitation is open, and finally
  * appends ONE user message with every result in tool_use order. Returns the run to continue
  * with, or null when it paused.
  */
@@ -39,8 +40,19 @@ export async function runToolPhase(
 
   await executeCalls(deps, host, run, calls, signal);
   const settled = await listStepToolCalls(deps.db, run.id, run.step);
-  const waiting = settled.filter((c) => c.status === 'awaiting_input');
-  if (waiting.length && !signal.aborted) return pause(deps, run, 'awaiting_input', waiting);
+  // A sign-in or an answer that landed while its siblings ran released a call again (to run, or
+  // to ask the person): go round once more rather than close it unrun.
+  if (!signal.aborted && settled.some((c) => AGAIN.has(c.status))) {
+    const fresh = await getRun(deps.db, run.id);
+    return fresh?.status === 'running' && fresh.leaseOwner === deps.instanceId ? fresh : null; // else it is no longer ours
+  }
+  // A server that needs the person to sign in, or asks them something: the step waits for them.
+  // Sign-in first: a call waiting for it cannot run at all until they have.
+  const signIn = settled.filter((c) => c.status === 'awaiting_sign_in');
+  const input = settled.filter((c) => c.status === 'awaiting_input');
+  if ((signIn.length || input.length) && !signal.aborted) {
+    return pause(deps, run, signIn.length ? 'awaiting_sign_in' : 'awaiting_input', [...signIn, ...input]);
+  }
 
   return transitionRun(
     deps.db,
@@ -54,20 +66,17 @@ export async function runToolPhase(
   );
 }
 
+const AGAIN: ReadonlySet<string> = new Set(['auto_approved', 'approved', 'pending_approval']);
+
 class NothingToWaitFor extends Error {}
 
 /**
- * Hands the run to a person. The run row is locked first; a decision that landed meanwhile, or
- * a Stop, is seen here and the run carries on instead of waiting for nobody (deciders lock the
- * same row, see resumeIfSettled). Returns null when paused, else the fresh run to continue.
+ * Hands the run to a person. The run row is locked first; a decision, answer or sign-in that
+ * landed meanwhile, or a Stop, is seen here and the run carries on instead of waiting for nobody
+ * (whoever resumes locks the same row, see resumeIfSettled). Returns null when paused, else the
+ * fresh run to continue.
  */
-async function pause(
-  deps: EngineDeps,
-  run: RunRow,
-  status: 'awaiting_approval' | 'awaiting_input',
-  calls: ToolCallRow[],
-): Promise<RunRow | null> {
-  const waitingStatus = status === 'awaiting_approval' ? 'pending_approval' : 'awaiting_input';
+async function pause(deps: EngineDeps, run: RunRow, status: PausedRunStatus, calls: ToolCallRow[]): Promise<RunRow | null> {
   try {
     await transitionRun(
       deps.db,
@@ -76,16 +85,11 @@ async function pause(
       { status, leaseOwner: null, leaseExpiresAt: null },
       {
         owner: deps.instanceId,
-        events: [
-          pauseEvent(
-            status,
-            calls.map((c) => c.id),
-          ),
-        ],
+        events: [pauseEvent(status, calls)],
         also: async (tx) => {
           const fresh = await getRun(tx, run.id);
           if (fresh?.cancelRequestedAt) throw new NothingToWaitFor();
-          if ((await countStepCallsWithStatus(tx, run.id, run.step, waitingStatus)) === 0) throw new NothingToWaitFor();
+          if ((await countStepCallsWithStatus(tx, run.id, run.step, WAITING)) === 0) throw new NothingToWaitFor();
         },
       },
     );
@@ -95,6 +99,9 @@ async function pause(
     throw err;
   }
 }
+
+/** Every status in which a call waits for a person. */
+export const WAITING = Object.keys(WAITING_CALL_STATUSES) as WaitingCallStatus[];
 
 /**
  * Appends the step's results. Calls without a result yet (stopped, never decided) get an error
@@ -113,8 +120,18 @@ export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], u
   await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
 }
 
-function pauseEvent(status: 'awaiting_approval' | 'awaiting_input', toolCallIds: string[]): RunEvent {
-  return status === 'awaiting_approval'
-    ? { type: 'run.awaiting_approval', data: { status, toolCallIds } }
-    : { type: 'run.awaiting_input', data: { status, toolCallIds } };
+function pauseEvent(status: PausedRunStatus, calls: ToolCallRow[]): RunEvent {
+  const toolCallIds = calls.map((c) => c.id);
+  switch (status) {
+    case 'awaiting_approval':
+      return { type: 'run.awaiting_approval', data: { status, toolCallIds } };
+    case 'awaiting_input':
+      return { type: 'run.awaiting_input', data: { status, toolCallIds } };
+    case 'awaiting_sign_in': {
+      const servers = new Map<string, string>();
+      for (const c of calls) if (c.signIn) servers.set(c.signIn.serverId, c.signIn.serverName);
+      const list = [...servers].map(([serverId, serverName]) => ({ serverId, serverName }));
+      return { type: 'run.awaiting_sign_in', data: { status, toolCallIds, servers: list } };
+    }
+  }
 }

@@ -1,5 +1,7 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
+import type { SignInReason } from '@/db/vocabulary';
+
 import { RemoteServersDisabled } from './connection';
 import { UrlRefused } from './url-guard';
 
@@ -10,6 +12,45 @@ import { UrlRefused } from './url-guard';
  */
 
 const MAX_QUOTE = 300;
+
+/**
+ * A server that needs the person to sign in (OAuth) before it answers: not a failure of the
+ * call, which waits for them (`awaiting_sign_in`) and runs once they have. The one shape for
+ * it: a call's outcome carries it, and the OAuth provider raises it as `SignInRequired`.
+ */
+export interface NeedsSignIn {
+  kind: 'needs_sign_in';
+  serverId: string;
+  serverName: string;
+  /** Scopes the server asked for (from `WWW-Authenticate`), when it said. */
+  scopes?: string[];
+  reason: SignInReason;
+}
+
+/**
+ * Thrown by whatever supplies a server's credential (the OAuth provider) when there is none it
+ * can use without the person. The gateway finds it anywhere in an error's cause chain (the SDK
+ * may wrap it) and reports `needs_sign_in` instead of a failure.
+ */
+export class SignInRequired extends Error {
+  readonly needs: NeedsSignIn;
+  constructor(needs: Omit<NeedsSignIn, 'kind'>) {
+    super(`${needs.serverName} needs you to sign in (${needs.reason}).`);
+    this.name = 'SignInRequired';
+    this.needs = { kind: 'needs_sign_in', ...needs };
+  }
+}
+
+/** The sign-in a failure stands for, if any. */
+export function signInRequiredIn(error: unknown): NeedsSignIn | undefined {
+  let cur: unknown = error;
+  for (let i = 0; i < 6 && cur; i++) {
+    if (cur instanceof SignInRequired) return cur.needs;
+    const e = cur as { cause?: unknown; data?: { cause?: unknown } };
+    cur = e.cause ?? e.data?.cause;
+  }
+  return undefined;
+}
 
 export function quote(text: string): string {
   // Our sentences end with their own period.

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFixtureServer, type FixtureOptions, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
 import { loopbackFetch } from '@/test/loopback-fetch';
 
+import type { FetchLike } from './connection';
+import { SignInRequired, signInRequiredIn } from './failures';
 import { createMcpGateway } from './gateway';
 import type { CallOptions, McpServerConfig } from './types';
 
@@ -178,5 +180,29 @@ describe('a legacy-only server (2025-11-25)', () => {
     const ask = await gateway.callTool(server, 'ask_input', {}, options());
     expect(ask.kind).toBe('result');
     expect(ask.kind === 'result' && ask.result.isError).toBe(true);
+  });
+});
+
+describe('a server that needs the person to sign in', () => {
+  const needs = { serverId: 'srv', serverName: 'Flaky', reason: 'expired' as const, scopes: ['read'] };
+  /** What the OAuth provider does when it has no credential it can use without the person. */
+  const signInFetch: FetchLike = async () => {
+    throw new SignInRequired(needs);
+  };
+
+  it('a call → needs_sign_in (not a failure), whatever wraps the error', async () => {
+    const { server } = await fixture({});
+    const outcome = await createMcpGateway({ fetch: signInFetch }).callTool(server, 'echo', {}, options());
+    expect(outcome).toEqual({ kind: 'needs_sign_in', ...needs });
+    const wrapped = new Error('outer', { cause: new Error('middle', { cause: new SignInRequired(needs) }) });
+    expect(signInRequiredIn(wrapped)).toEqual({ kind: 'needs_sign_in', ...needs });
+    expect(signInRequiredIn(new Error('plain'))).toBeUndefined();
+  });
+
+  it('a listing → no tools, an error in words, and needsSignIn for the page', async () => {
+    const { server } = await fixture({});
+    const catalog = await createMcpGateway({ fetch: signInFetch }).listTools(server, caller);
+    expect(catalog).toMatchObject({ tools: [], needsSignIn: { kind: 'needs_sign_in', ...needs } });
+    expect(catalog.error).toBe('Flaky needs you to sign in before its tools can be listed.');
   });
 });

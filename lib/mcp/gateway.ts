@@ -5,7 +5,7 @@ import { storedInputRequests } from '@/db/stored-json';
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
-import { classifyFailure, describeFailure, isTimeout, quote, type FailureKind } from './failures';
+import { classifyFailure, describeFailure, isTimeout, quote, signInRequiredIn, type FailureKind } from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -101,6 +101,11 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
       return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
+      const needsSignIn = signInRequiredIn(error);
+      if (needsSignIn) {
+        const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
+        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn };
+      }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
         : isTimeout(error)
@@ -180,6 +185,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
+      // Not a failure: the call waits for the person to sign in, then runs.
+      const signIn = signInRequiredIn(error);
+      if (signIn) return signIn;
       if (size.tooLarge) {
         const why = tooLargeReason(size.tooLarge);
         return {

@@ -46,6 +46,9 @@ describe.each<[EverythingMode, typeof StreamableHTTPClientTransport | typeof SSE
     const catalog = await gateway.listTools(server, caller);
     expect(catalog.error).toBeUndefined();
     expect(catalog.era).toBe('legacy');
+    // What the servers page shows: the transport in use and the negotiated revision.
+    expect(catalog.transport).toBe(mode === 'sse' ? 'sse' : 'streamable_http');
+    expect(catalog.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(catalog.skipped).toEqual([]);
     const echo = catalog.tools.find((t) => t.name === 'echo');
     expect(echo).toMatchObject({

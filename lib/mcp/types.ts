@@ -6,6 +6,8 @@
 import type { StoredInputRequests } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 
+import type { NeedsSignIn } from './failures';
+
 export type { Trust };
 
 export interface McpServerConfig {
@@ -71,6 +73,8 @@ export interface ServerCatalog {
   truncated: boolean;
   /** Listing failed: the server's tools are not offered this step. */
   error?: string;
+  /** Listing failed because the person must sign in first (the servers page offers Connect). */
+  needsSignIn?: NeedsSignIn;
 }
 
 /** The caller of a tool: first-party servers take the user from here, never from arguments. */
@@ -96,6 +100,7 @@ export interface McpCallResult {
 export type CallOutcome =
   | { kind: 'result'; result: McpCallResult }
   | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
+  | NeedsSignIn
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
   | { kind: 'failed'; message: string };

@@ -89,6 +89,7 @@ export function namespaceFromName(name: string, taken: (ns: string) => boolean):
   const base =
     name
       .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '') // accents go, their letters stay
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
