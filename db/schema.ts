@@ -3,11 +3,13 @@ import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, time
 
 import type {
   StoredAnnotations,
+  StoredAuthServer,
   StoredDecision,
   StoredInputRequests,
   StoredInputResponses,
   StoredMessageContent,
   StoredNameMap,
+  StoredOAuthDiscovery,
   StoredReviewedTools,
   StoredRunError,
   StoredSignIn,
@@ -284,6 +286,59 @@ export const toolCatalogs = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.serverId, t.scope] })],
+);
+
+// OAuth credentials for remote MCP servers, one per (user, authorization server, protected
+// resource): two servers behind the same resource share one sign-in. Client information and
+// tokens are sealed (lib/secrets); `version` serialises refreshes across processes (a refresh is
+// claimed by compare-and-swap, `refreshing_until` is the claim's lease) so that a rotated
+// refresh token is never sent twice.
+export const oauthCredentials = pgTable(
+  'oauth_credentials',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    issuer: text('issuer').notNull(),
+    resource: text('resource').notNull(),
+    clientInfo: text('client_info'),
+    tokens: text('tokens'),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    // What the authorization server granted, and what a server asked for beyond it (step-up).
+    scope: text('scope'),
+    wantedScope: text('wanted_scope'),
+    authServer: jsonb('auth_server').notNull().$type<StoredAuthServer>(),
+    version: integer('version').notNull().default(0),
+    refreshingUntil: timestamp('refreshing_until', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('oauth_credentials_key_idx').on(t.userId, t.issuer, t.resource)],
+);
+
+// One authorization request in progress. Only the hash of `state` is stored; the row is
+// single-use (`used_at`) and bound to the user, the signed-in session and the server.
+export const oauthFlows = pgTable(
+  'oauth_flows',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    stateHash: text('state_hash').notNull().unique(),
+    userId: ownerRef(),
+    authSessionId: text('auth_session_id')
+      .notNull()
+      .references(() => authSessions.id, { onDelete: 'cascade' }),
+    serverId: text('server_id').notNull(),
+    codeVerifier: text('code_verifier').notNull(),
+    issuer: text('issuer').notNull(),
+    resource: text('resource').notNull(),
+    redirectUri: text('redirect_uri').notNull(),
+    returnTo: text('return_to').notNull(),
+    scope: text('scope'),
+    discovery: jsonb('discovery').notNull().$type<StoredOAuthDiscovery>(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('oauth_flows_server_idx').on(t.userId, t.serverId)],
 );
 
 // MCP servers a person added. Secrets (header values, the OAuth client secret) are sealed by

@@ -96,6 +96,37 @@ export const STORED_SAMPLES = {
       { type: 'tool_result', tool_use_id: 'toolu_2', is_error: true, content: [{ type: 'text', text: 'The person denied this call.' }] },
     ],
   },
+  authServer: {
+    v1: [
+      {
+        v: 1,
+        metadata: {
+          issuer: 'https://auth.example.com',
+          authorization_endpoint: 'https://auth.example.com/authorize',
+          token_endpoint: 'https://auth.example.com/token',
+          response_types_supported: ['code'],
+          revocation_endpoint: 'https://auth.example.com/revoke',
+        },
+      },
+    ],
+  },
+  oauthDiscovery: {
+    v1: [
+      {
+        v: 1,
+        authorizationServerUrl: 'https://auth.example.com/',
+        resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+        resourceMetadata: { resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://auth.example.com'] },
+        authorizationServerMetadata: {
+          issuer: 'https://auth.example.com',
+          authorization_endpoint: 'https://auth.example.com/authorize',
+          token_endpoint: 'https://auth.example.com/token',
+          response_types_supported: ['code'],
+          revocation_endpoint: 'https://auth.example.com/revoke',
+        },
+      },
+    ],
+  },
   reviewedTools: {
     v1: [
       { v: 1, tools: {} },

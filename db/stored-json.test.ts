@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuthServer,
   storedCatalog,
   storedDecision,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
+  storedOAuthDiscovery,
   storedReviewedTools,
   storedRunError,
   StoredShapeError,
@@ -29,6 +31,8 @@ const SCHEMAS = {
   nameMap: storedNameMap,
   annotations: storedAnnotations,
   result: storedToolResult,
+  authServer: storedAuthServer,
+  oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
 } as const;

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
 import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
@@ -189,6 +190,34 @@ export const storedMessageContent = z.custom<Anthropic.ContentBlockParam[]>((val
   error: 'must be an array of content blocks, each with a type',
 });
 export type StoredMessageContent = Anthropic.ContentBlockParam[];
+
+// ── oauth_credentials.auth_server and oauth_flows.discovery (lib/mcp/oauth) ───────────────────
+const authServerShape = z.looseObject({
+  issuer: z.string().min(1),
+  authorization_endpoint: z.string().min(1),
+  token_endpoint: z.string().min(1),
+  response_types_supported: z.array(z.string()),
+});
+/** An authorization server's metadata (RFC 8414) as discovered: its words, extra fields kept. */
+const authServerMetadata = z.custom<AuthorizationServerMetadata>((value) => authServerShape.safeParse(value).success, {
+  error: 'must be authorization server metadata with issuer, authorization_endpoint and token_endpoint',
+});
+const resourceMetadata = z.custom<OAuthProtectedResourceMetadata>(
+  (value) => z.looseObject({ resource: z.string().min(1) }).safeParse(value).success,
+  { error: 'must be protected resource metadata with a resource' },
+);
+/** What refreshing and revoking a credential need to know about its authorization server. */
+export const storedAuthServer = z.object({ v: z.literal(1), metadata: authServerMetadata });
+export type StoredAuthServer = z.infer<typeof storedAuthServer>;
+/** The discovery an authorization request was started with; the callback leg is checked against it. */
+export const storedOAuthDiscovery = z.object({
+  v: z.literal(1),
+  authorizationServerUrl: z.string().min(1),
+  resourceMetadataUrl: z.string().optional(),
+  resourceMetadata: resourceMetadata.optional(),
+  authorizationServerMetadata: authServerMetadata,
+});
+export type StoredOAuthDiscovery = z.infer<typeof storedOAuthDiscovery>;
 
 // ── mcp_servers.reviewed_tools: what the person saw and approved of a server's tools ──────
 /** Tool name → the fingerprint (lib/mcp/catalog.ts) it had when the person enabled the server. */

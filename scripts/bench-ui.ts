@@ -32,7 +32,7 @@ async function startApp(dataDir: string): Promise<ChildProcess> {
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 360; i++) {
     const up = await fetch(`${ORIGIN}/api/health`).then(
       (r) => r.ok,
       () => false,
@@ -40,7 +40,7 @@ async function startApp(dataDir: string): Promise<ChildProcess> {
     if (up) return app;
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error(`the app did not answer on ${ORIGIN} within a minute (did you run npm run build?)`);
+  throw new Error(`the app did not answer on ${ORIGIN} within three minutes (did you run npm run build?)`);
 }
 
 async function send(request: APIRequestContext, conversationId: string, text: string): Promise<void> {

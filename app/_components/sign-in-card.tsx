@@ -18,9 +18,11 @@ const WHY: Record<SignInReason, (scopes: string[]) => string> = {
   revoked: () => 'Your access to it was revoked.',
 };
 
-/** Where the provider's page is; the server's route (POST /api/servers/:id/oauth/start) says. */
-async function startSignIn(serverId: string, serverName: string): Promise<string> {
-  const returnTo = `${window.location.pathname}${window.location.search}`;
+/**
+ * Where the provider's page is; the server's route (POST /api/servers/:id/oauth/start) says, and
+ * brings the person back to `returnTo` (this conversation) afterwards. Throws an ApiError in words.
+ */
+export async function startSignIn(serverId: string, serverName: string, returnTo: string): Promise<string> {
   try {
     const res = await api<{ authorizationUrl?: unknown }>(`/api/servers/${encodeURIComponent(serverId)}/oauth/start`, {
       method: 'POST',
@@ -54,7 +56,8 @@ export function SignInCard({ call, onStop }: { call: ToolCallView; onStop: () =>
     setBusy(true);
     setError('');
     try {
-      window.location.assign(await startSignIn(signIn.serverId, serverName));
+      const here = `${window.location.pathname}${window.location.search}`;
+      window.location.assign(await startSignIn(signIn.serverId, serverName, here));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : `Could not start signing in to ${serverName}.`);
       setBusy(false);

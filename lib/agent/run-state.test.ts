@@ -1,8 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import type { DbHandle } from '@/db/connection';
+import { listEventsAfter } from '@/db/queries/events';
+import { getRun } from '@/db/queries/runs';
 import { ACTIVE_RUN_STATUSES, ENDED_RUN_STATUSES, PAUSED_RUN_STATUSES, RUN_STATUSES } from '@/db/vocabulary';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { conversationWithRun, engineDeps } from '@/test/engine-harness';
 
-import { canTransition, checkTransition, IllegalTransition } from './run-state';
+import { canTransition, checkTransition, IllegalTransition, LeaseLost, transitionRun } from './run-state';
 
 describe('run status transitions', () => {
   it('a running run pauses for a person (a decision, an answer, a sign-in) or ends', () => {
@@ -33,3 +38,30 @@ describe('run status transitions', () => {
     expect(() => checkTransition({ id: 'r1', status: 'awaiting_sign_in' }, 'running')).not.toThrow();
   });
 });
+
+for (const { kind, available } of TEST_DATABASES) {
+  describe.skipIf(!available)(`transitionRun checks the move on ${kind}`, () => {
+    let h: DbHandle;
+    beforeAll(async () => {
+      h = await openTestDb(kind);
+    });
+    afterAll(async () => h?.close());
+
+    it('refuses an illegal move of the current row and writes nothing (a stale row is LeaseLost, as before)', async () => {
+      const { conversation, run: inserted } = await conversationWithRun(h, 'awaiting_approval');
+      const run = (await getRun(h.db, inserted.id))!;
+      const deps = engineDeps(h);
+      const ended = await transitionRun(h.db, deps.events, run, { status: 'cancelled', endedAt: new Date() });
+      const eventsBefore = (await listEventsAfter(h.db, conversation.id, 0)).length;
+      await expect(
+        transitionRun(h.db, deps.events, ended, { status: 'running' }, { events: [{ type: 'run.started', data: { model: 'demo' } }] }),
+      ).rejects.toThrow(IllegalTransition);
+      await expect(transitionRun(h.db, deps.events, run, { status: 'running' })).rejects.toThrow(LeaseLost);
+      expect((await getRun(h.db, run.id))!).toMatchObject({ status: 'cancelled', version: ended.version });
+      expect(await listEventsAfter(h.db, conversation.id, 0)).toHaveLength(eventsBefore);
+      // A paused run goes back to running (what a decision or a sign-in does).
+      const paused = (await getRun(h.db, (await conversationWithRun(h, 'awaiting_approval')).run.id))!;
+      await expect(transitionRun(h.db, deps.events, paused, { status: 'running' })).resolves.toMatchObject({ status: 'running' });
+    });
+  });
+}

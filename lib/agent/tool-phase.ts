@@ -24,9 +24,8 @@ export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] 
 /**
  * Decide all, then execute: pauses for a person while any call of the step is pending, runs the
  * decided ones in parallel, pauses for the person while a server needs them to sign in or its
- * elicitation is open, and finally
- * appends ONE user message with every result in tool_use order. Returns the run to continue
- * with, or null when it paused.
+ * elicitation is open, and finally appends ONE user message with every result in tool_use order.
+ * Returns the run to continue with, or null when it paused.
  */
 export async function runToolPhase(
   deps: EngineDeps,

@@ -4,6 +4,7 @@ import {
   SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  type AuthProvider,
   type FetchLike,
   type JsonSchemaType,
   type JsonSchemaValidator,
@@ -35,6 +36,15 @@ export interface ConnectDeps {
   fetch?: FetchLike;
   /** Bytes read of any one response, in-process or remote (default `MAX_RESPONSE_BYTES`, 8 MB). */
   maxResponseBytes?: number;
+  /** OAuth for remote servers (lib/mcp/oauth): what presents the user's token for a server. */
+  oauth?: ConnectionOAuth;
+}
+
+export interface ConnectionOAuth {
+  /** The auth provider for (user, server); undefined when the server does not use OAuth here. */
+  authProvider(server: McpServerConfig, caller: CallerIdentity): AuthProvider | undefined;
+  /** The server answered 403 insufficient_scope: remember the wider scopes; returns what to ask for. */
+  stepUp(server: McpServerConfig, caller: CallerIdentity, requiredScope: string | undefined): Promise<{ scopes?: string }>;
 }
 
 export interface ConnectOptions extends ConnectDeps {
@@ -128,10 +138,16 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   if (!opts.fetch) throw new RemoteServersDisabled(server.displayName);
   const fetchFn = bounded(withHeaders(opts.fetch, server.headers));
   const url = new URL(server.url);
+  // Configured header credentials (an API key in Authorization) win over OAuth.
+  const hasAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  const authProvider = hasAuthorization ? undefined : opts.oauth?.authProvider(server, caller);
   const client = newClient();
   let firstError: unknown;
   try {
-    await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFn }), { ...requestOptions, prior: opts.prior });
+    await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFn, authProvider, onInsufficientScope: 'throw' }), {
+      ...requestOptions,
+      prior: opts.prior,
+    });
     return client;
   } catch (error) {
     await closeQuietly(client);
@@ -142,7 +158,10 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   const sseClient = newClient();
   try {
     // HTTP+SSE predates 2026-07-28: skip the discovery probe.
-    await sseClient.connect(new SSEClientTransport(url, { fetch: fetchFn }), { ...requestOptions, prior: { kind: 'legacy' } });
+    await sseClient.connect(new SSEClientTransport(url, { fetch: fetchFn, authProvider }), {
+      ...requestOptions,
+      prior: { kind: 'legacy' },
+    });
     return sseClient;
   } catch {
     await closeQuietly(sseClient);

@@ -3,6 +3,7 @@ import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelconte
 import type { SignInReason } from '@/db/vocabulary';
 
 import { RemoteServersDisabled } from './connection';
+import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
 import { UrlRefused } from './url-guard';
 
 /**
@@ -95,6 +96,17 @@ function networkReason(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The first error of this class in the `cause` chain (the SDK wraps what an auth provider throws). */
+export function findInChain<T>(error: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  let cur: unknown = error;
+  for (let i = 0; i < 6 && cur; i++) {
+    if (cur instanceof type) return cur;
+    const e = cur as { cause?: unknown; data?: { cause?: unknown } };
+    cur = e.cause ?? e.data?.cause;
+  }
+  return undefined;
+}
+
 /** What kind of failure reaching a server was, as the servers page shows it. */
 export type FailureKind = 'unreachable' | 'needs_sign_in' | 'protocol_error';
 
@@ -104,7 +116,10 @@ export type FailureKind = 'unreachable' | 'needs_sign_in' | 'protocol_error';
  * but not as an MCP server should.
  */
 export function classifyFailure(error: unknown): FailureKind {
+  if (signInRequiredIn(error)) return 'needs_sign_in';
   if (error instanceof RemoteServersDisabled) return 'unreachable';
+  if (findInChain(error, NotOAuthProtected)) return 'needs_sign_in';
+  if (findInChain(error, RefreshFailed)) return 'unreachable';
   if (error instanceof SdkHttpError) {
     if (error.status === 401 || error.status === 403) return 'needs_sign_in';
     if (error.status === 404 || error.status === 408 || error.status === 429 || error.status >= 500) return 'unreachable';
@@ -135,6 +150,13 @@ export function isTimeout(error: unknown): boolean {
  */
 export function describeFailure(serverName: string, url: string, action: string, error: unknown): string {
   if (error instanceof RemoteServersDisabled) return `Could not ${action}: ${error.message}`;
+  const notOAuth = findInChain(error, NotOAuthProtected);
+  if (notOAuth) return `Could not ${action}: ${notOAuth.message}`;
+  const refresh = findInChain(error, RefreshFailed);
+  if (refresh) {
+    const why = `${refresh.message}; its authorization server did not answer`;
+    return `Could not ${action}: ${serverName}'s sign-in could not be renewed (${why}). Try again.`;
+  }
   const who = `${serverName} (${originOf(url)})`;
   const network = error instanceof SdkHttpError || error instanceof ProtocolError ? undefined : networkReason(error);
   if (network) return `Could not reach ${who} to ${action}: ${network}.`;

@@ -5,7 +5,7 @@ import { startFixtureServer, type FixtureOptions, type FixtureServer } from '@/t
 import { loopbackFetch } from '@/test/loopback-fetch';
 
 import type { FetchLike } from './connection';
-import { SignInRequired, signInRequiredIn } from './failures';
+import { classifyFailure, SignInRequired, signInRequiredIn } from './failures';
 import { createMcpGateway } from './gateway';
 import type { CallOptions, McpServerConfig } from './types';
 
@@ -202,7 +202,8 @@ describe('a server that needs the person to sign in', () => {
   it('a listing → no tools, an error in words, and needsSignIn for the page', async () => {
     const { server } = await fixture({});
     const catalog = await createMcpGateway({ fetch: signInFetch }).listTools(server, caller);
-    expect(catalog).toMatchObject({ tools: [], needsSignIn: { kind: 'needs_sign_in', ...needs } });
+    expect(catalog).toMatchObject({ tools: [], failure: 'needs_sign_in', needsSignIn: { kind: 'needs_sign_in', ...needs } });
+    expect(classifyFailure(new Error('wrapped', { cause: new SignInRequired(needs) }))).toBe('needs_sign_in');
     expect(catalog.error).toBe('Flaky needs you to sign in before its tools can be listed.');
   });
 });

@@ -1,11 +1,20 @@
-import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 
 import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
-import { classifyFailure, describeFailure, isTimeout, quote, signInRequiredIn, type FailureKind } from './failures';
+import {
+  classifyFailure,
+  describeFailure,
+  findInChain,
+  isTimeout,
+  quote,
+  signInRequiredIn,
+  type FailureKind,
+  type NeedsSignIn,
+} from './failures';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -64,6 +73,28 @@ const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
 export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
 
+  /**
+   * A failure only the person can fix by signing in (again), as data; undefined for any other
+   * failure. A 403 insufficient_scope is a step-up: the wider scopes are remembered for the next
+   * sign-in.
+   */
+  async function signInNeeded(server: McpServerConfig, caller: CallerIdentity, error: unknown): Promise<NeedsSignIn | undefined> {
+    const needs = signInRequiredIn(error);
+    if (needs) return needs;
+    const insufficient = findInChain(error, InsufficientScopeError);
+    if (!insufficient || !deps.oauth) return undefined;
+    const { scopes } = await deps.oauth
+      .stepUp(server, caller, insufficient.requiredScope)
+      .catch(() => ({ scopes: insufficient.requiredScope }));
+    return {
+      kind: 'needs_sign_in',
+      serverId: server.id,
+      serverName: server.displayName,
+      ...(scopes && { scopes: scopes.split(' ') }),
+      reason: 'insufficient_scope',
+    };
+  }
+
   async function listTools(server: McpServerConfig, caller: CallerIdentity): Promise<ListedCatalog> {
     let client: Client | undefined;
     const size = watchSize();
@@ -101,10 +132,10 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
       return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
-      const needsSignIn = signInRequiredIn(error);
+      const needsSignIn = await signInNeeded(server, caller, error);
       if (needsSignIn) {
         const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
-        return { server, tools: [], skipped: [], truncated: false, error: message, needsSignIn };
+        return { server, tools: [], skipped: [], truncated: false, error: message, failure: 'needs_sign_in', needsSignIn };
       }
       const message = size.tooLarge
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
@@ -186,7 +217,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     } catch (error) {
       if (opts.signal.aborted) return cancelled();
       // Not a failure: the call waits for the person to sign in, then runs.
-      const signIn = signInRequiredIn(error);
+      const signIn = await signInNeeded(server, opts.caller, error);
       if (signIn) return signIn;
       if (size.tooLarge) {
         const why = tooLargeReason(size.tooLarge);

@@ -8,6 +8,7 @@ import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBui
 import { dropOnListChanged, withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
+import { gatewayOAuth } from '@/lib/mcp/oauth';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
 import { processSingleton } from '@/lib/process-singleton';
@@ -35,6 +36,8 @@ export interface AppToolsOptions {
   /** The fetch for remote servers; default: the URL guard (`remoteFetch()`). */
   fetch?: FetchLike;
   box?: () => Promise<SecretBox>;
+  /** The fetch for OAuth requests (default: `remoteFetch()`, or `fetch` when given). */
+  oauthFetch?: FetchLike;
 }
 
 /**
@@ -63,6 +66,8 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
         : undefined,
     fetch: opts.fetch ?? guardedRemoteFetch(),
     onToolsListChanged: dropOnListChanged(db),
+    // OAuth requests (metadata, token) go through the same guard, bounded.
+    oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
   });
   const remote = withCatalogCache(gateway, db);
 

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
 import { errorSummary } from '@/lib/log-safe';
+import { forgetServerOAuth } from '@/lib/mcp/oauth/flows';
 import { processSingleton } from '@/lib/process-singleton';
 
 /**
@@ -43,12 +44,11 @@ export async function runUrlChangeHooks(db: Db, change: ServerUrlChange): Promis
 }
 
 /**
- * Placeholder the OAuth work fills: drops the OAuth credentials kept for this server (its URL
- * changed, or it was removed). Registered as a hook so lib/servers needs no OAuth import.
+ * Drops the OAuth credentials and sign-ins in progress kept for this server (its URL changed, or
+ * it was removed). Registered as a hook so lib/servers needs no OAuth import elsewhere.
  */
 export async function dropOAuthCredentialsForServer(db: Db, change: ServerUrlChange): Promise<void> {
-  void db;
-  void change;
+  await forgetServerOAuth({ db }, change.userId, change.serverId, change.oldUrl);
 }
 
 onServerUrlChange('oauth', dropOAuthCredentialsForServer);

@@ -1,0 +1,79 @@
+import {
+  computeScopeUnion,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  type AuthProvider,
+} from '@modelcontextprotocol/client';
+
+import { setWantedScope } from '@/db/queries/oauth';
+
+import { SignInRequired } from '../failures';
+import { accessToken, credentialForServer } from './credentials';
+import { NotOAuthProtected } from './errors';
+import type { OAuthServerRef, OAuthStore } from './types';
+
+/**
+ * What a remote connection presents as its `authProvider`: the stored access token of (user,
+ * server), refreshed before it expires, and on a 401 one refresh (under the cross-process claim)
+ * before giving up. It never starts an interactive sign-in — nobody is at a browser during a
+ * call — it throws `SignInRequired` (lib/mcp/failures.ts), which the gateway turns into a
+ * `needs_sign_in` outcome.
+ */
+
+export function connectionAuthProvider(deps: OAuthStore, userId: string, server: OAuthServerRef): AuthProvider {
+  let sent: string | undefined;
+  return {
+    async token() {
+      const credential = await credentialForServer(deps, userId, server.url);
+      sent = credential ? await accessToken(deps, credential.id) : undefined;
+      return sent;
+    },
+    async onUnauthorized({ response }) {
+      const challenge = extractWWWAuthenticateParams(response);
+      const credential = await credentialForServer(deps, userId, server.url);
+      if (credential && sent !== undefined) {
+        const next = await accessToken(deps, credential.id, { rejected: sent });
+        if (next && next !== sent) return; // the transport retries once with it
+      }
+      if (!credential && !(await speaksOAuth(deps, server.url, response, challenge.resourceMetadataUrl))) {
+        throw new NotOAuthProtected(server.displayName);
+      }
+      const scopes = computeScopeUnion(credential?.scope ?? undefined, credential?.wantedScope ?? undefined, challenge.scope);
+      throw new SignInRequired({
+        serverId: server.id,
+        serverName: server.displayName,
+        ...(scopes && { scopes: scopes.split(' ') }),
+        reason: credential ? 'expired' : 'first_use',
+      });
+    },
+  };
+}
+
+/** A step-up: the server wants scopes beyond the credential's. Remembered, so the next sign-in asks for them. */
+export async function noteInsufficientScope(
+  deps: OAuthStore,
+  userId: string,
+  server: OAuthServerRef,
+  requiredScope: string | undefined,
+): Promise<{ scopes?: string }> {
+  const credential = await credentialForServer(deps, userId, server.url);
+  const scopes = computeScopeUnion(credential?.scope ?? undefined, credential?.wantedScope ?? undefined, requiredScope);
+  if (credential && scopes) await setWantedScope(deps.db, credential.id, scopes);
+  return { scopes };
+}
+
+/** A 401 asks for OAuth when it carries a Bearer challenge or the server publishes protected resource metadata. */
+async function speaksOAuth(
+  deps: OAuthStore,
+  serverUrl: string,
+  response: Response,
+  resourceMetadataUrl: URL | undefined,
+): Promise<boolean> {
+  if (/^\s*(bearer|dpop)\b/i.test(response.headers.get('www-authenticate') ?? '')) return true;
+  try {
+    await discoverOAuthProtectedResourceMetadata(serverUrl, { resourceMetadataUrl }, deps.fetch);
+    return true;
+  } catch {
+    return false;
+  }
+}

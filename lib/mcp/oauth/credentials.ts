@@ -1,0 +1,174 @@
+import {
+  OAuthError,
+  OAuthErrorCode,
+  refreshAuthorization,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+
+import {
+  claimRefresh,
+  findCredentialsForResources,
+  finishRefresh,
+  getCredential,
+  type OAuthCredentialRow,
+  type TokenValues,
+} from '@/db/queries/oauth';
+
+import { RefreshFailed } from './errors';
+import type { OAuthStore, SecretBox } from './types';
+
+/**
+ * Stored credentials and their refresh. One refresh at a time per credential, across every
+ * process: a refresh is claimed by compare-and-swap on `version` (with a lease, so a crashed
+ * claimant does not block forever); whoever loses waits for the winner and reads the new token.
+ * The refresh token a winner used is never sent again — with rotation, that would be a replay
+ * and the authorization server would revoke the whole grant.
+ */
+
+/** Refresh this long before the access token expires. */
+export const REFRESH_SKEW_MS = 60_000;
+/** Longer than any token request may take (the guarded fetch bounds it). */
+const REFRESH_LEASE_MS = 30_000;
+const WAIT_STEP_MS = 100;
+
+export function openTokens(box: SecretBox, row: OAuthCredentialRow): OAuthTokens | null {
+  return row.tokens ? (JSON.parse(box.open(row.tokens)) as OAuthTokens) : null;
+}
+
+export function openClientInfo(box: SecretBox, row: OAuthCredentialRow): OAuthClientInformationMixed | null {
+  return row.clientInfo ? (JSON.parse(box.open(row.clientInfo)) as OAuthClientInformationMixed) : null;
+}
+
+export function tokenValues(box: SecretBox, tokens: OAuthTokens, now: Date): TokenValues {
+  const expiresIn = typeof tokens.expires_in === 'number' && tokens.expires_in > 0 ? tokens.expires_in : null;
+  return {
+    tokens: box.seal(JSON.stringify(tokens)),
+    expiresAt: expiresIn === null ? null : new Date(now.getTime() + expiresIn * 1000),
+    scope: tokens.scope ?? null,
+  };
+}
+
+/**
+ * Resource indicators a credential for this server URL may carry: the URL itself and each of its
+ * path prefixes down to the origin (RFC 9728 lets a server name a broader resource, same origin).
+ */
+export function resourceCandidates(serverUrl: string): string[] {
+  const url = new URL(serverUrl);
+  url.hash = '';
+  const out = new Set<string>([url.href, url.origin, `${url.origin}/`]);
+  url.search = '';
+  const segments = url.pathname.split('/').filter(Boolean);
+  for (let i = 1; i <= segments.length; i++) {
+    const path = `${url.origin}/${segments.slice(0, i).join('/')}`;
+    out.add(path);
+    out.add(`${path}/`);
+  }
+  return [...out];
+}
+
+export async function credentialForServer(deps: OAuthStore, userId: string, serverUrl: string): Promise<OAuthCredentialRow | null> {
+  const rows = await findCredentialsForResources(deps.db, userId, resourceCandidates(serverUrl));
+  return rows[0] ?? null;
+}
+
+/** Refreshes in flight in this process (per deps: one per runtime), by credential: concurrent callers share one. */
+const inFlightByDeps = new WeakMap<OAuthStore, Map<string, Promise<string | undefined>>>();
+
+export interface AccessTokenOptions {
+  /** The server refused this token: refresh even though it has not expired (unless it changed meanwhile). */
+  rejected?: string;
+}
+
+/**
+ * A usable access token for the credential, refreshed first when it is about to expire (or was
+ * refused). `undefined` when there is none and only a new sign-in can help. Throws when the
+ * authorization server could not be reached (the credential is kept).
+ */
+export async function accessToken(deps: OAuthStore, credentialId: string, opts: AccessTokenOptions = {}): Promise<string | undefined> {
+  const now = deps.now?.() ?? new Date();
+  const row = await getCredential(deps.db, credentialId);
+  if (!row) return undefined;
+  const tokens = openTokens(deps.box, row);
+  if (!tokens) return undefined;
+  const fresh = row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > REFRESH_SKEW_MS;
+  if (opts.rejected === undefined ? fresh : tokens.access_token !== opts.rejected) return tokens.access_token;
+  if (!tokens.refresh_token) {
+    const usable = opts.rejected === undefined && row.expiresAt !== null && row.expiresAt > now;
+    return usable ? tokens.access_token : undefined;
+  }
+  let inFlight = inFlightByDeps.get(deps);
+  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()));
+  const running = inFlight.get(credentialId);
+  if (running) return running;
+  const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(credentialId));
+  inFlight.set(credentialId, refresh);
+  if (opts.rejected !== undefined || !row.expiresAt || row.expiresAt <= now) return refresh;
+  // Refreshing early failed, but the token has not expired yet: it serves meanwhile.
+  return refresh.catch((error: unknown) => {
+    if (error instanceof RefreshFailed) return tokens.access_token;
+    throw error;
+  });
+}
+
+async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {
+  const now = deps.now?.() ?? new Date();
+  const claimed = await claimRefresh(deps.db, read.id, read.version, REFRESH_LEASE_MS, now);
+  if (!claimed) return waitForOtherRefresh(deps, read);
+
+  const tokens = openTokens(deps.box, claimed);
+  const client = openClientInfo(deps.box, claimed);
+  if (!tokens?.refresh_token || !client) {
+    await finishRefresh(deps.db, claimed.id, claimed.version, null);
+    return undefined;
+  }
+  let next: OAuthTokens;
+  try {
+    next = await refreshAuthorization(claimed.authServer.metadata.issuer, {
+      metadata: claimed.authServer.metadata,
+      clientInformation: client,
+      refreshToken: tokens.refresh_token,
+      resource: claimed.resource,
+      fetchFn: deps.fetch,
+    });
+  } catch (error) {
+    if (isDeadGrant(error)) {
+      // The grant is gone (revoked, expired, or a replay was detected): only a new sign-in helps.
+      await finishRefresh(deps.db, claimed.id, claimed.version, { tokens: null, expiresAt: null, scope: claimed.scope });
+      return undefined;
+    }
+    await finishRefresh(deps.db, claimed.id, claimed.version, null);
+    throw new RefreshFailed(error);
+  }
+  const saved = await finishRefresh(deps.db, claimed.id, claimed.version, tokenValues(deps.box, next, deps.now?.() ?? new Date()));
+  // Lost the claim (a new sign-in replaced the row meanwhile): the row's tokens win.
+  if (!saved) return waitForOtherRefresh(deps, claimed);
+  return next.access_token;
+}
+
+/** Another process holds the claim: wait until the row changes, then use what it wrote. */
+async function waitForOtherRefresh(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {
+  const deadline = Date.now() + REFRESH_LEASE_MS + 2_000;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+    const row = await getCredential(deps.db, read.id);
+    if (!row) return undefined;
+    if (row.refreshingUntil && row.refreshingUntil.getTime() > Date.now()) continue;
+    const tokens = openTokens(deps.box, row);
+    if (!tokens) return undefined;
+    const before = openTokens(deps.box, read);
+    if (tokens.access_token !== before?.access_token) return tokens.access_token;
+    // The other claimant gave up without new tokens. It may have sent the refresh token before it
+    // failed, so this process does not send it again now; the current token serves while it lasts.
+    if (row.expiresAt && row.expiresAt.getTime() > Date.now()) return tokens.access_token;
+    throw new RefreshFailed(new Error('another refresh of this credential failed'));
+  }
+  throw new RefreshFailed(new Error('another refresh of this credential did not finish in time'));
+}
+
+function isDeadGrant(error: unknown): boolean {
+  return (
+    error instanceof OAuthError &&
+    [OAuthErrorCode.InvalidGrant, OAuthErrorCode.InvalidClient, OAuthErrorCode.UnauthorizedClient].includes(error.code as OAuthErrorCode)
+  );
+}

@@ -1,0 +1,347 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+import { openPostgres, type DbHandle } from '@/db/connection';
+import { getCredential } from '@/db/queries/oauth';
+import { oauthCredentials, oauthFlows } from '@/db/schema';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
+import { loopbackFetch } from '@/test/loopback-fetch';
+import { approveAt, makeUserWithSession, oauthDeps, startClientMetadataHost, testSecretBox } from '@/test/oauth-harness';
+
+import { createMcpGateway } from '../gateway';
+import type { CallOutcome, McpServerConfig } from '../types';
+import { accessToken, credentialForServer, openTokens, resourceCandidates } from './credentials';
+import { completeSignIn, disconnect, forgetServerOAuth, startSignIn } from './flows';
+import { gatewayOAuth } from './index';
+import type { OAuthDeps, OAuthServerRef } from './types';
+
+/**
+ * OAuth against a real authorization server + protected MCP server on 127.0.0.1
+ * (test/fixtures/oauth-fixture.ts), on PGlite and on Postgres when DATABASE_URL is set.
+ */
+
+describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote servers ($kind)', ({ kind }) => {
+  let handle: DbHandle & { url?: string };
+  let fx: OAuthFixture;
+  let app: { origin: string; close(): Promise<void> };
+  let deps: OAuthDeps;
+  let user: { userId: string; sessionId: string };
+  let server: McpServerConfig & OAuthServerRef;
+
+  beforeAll(async () => {
+    handle = await openTestDb(kind);
+    app = await startClientMetadataHost();
+  });
+  afterAll(async () => {
+    await app.close();
+    await handle.close();
+  });
+  beforeEach(async () => {
+    fx = await startOAuthFixture();
+    deps = oauthDeps(handle.db, app.origin);
+    user = await makeUserWithSession(handle.db);
+    server = { id: crypto.randomUUID(), namespace: 'fx', displayName: 'Fixture', url: fx.url, trust: 'untrusted', timeoutMs: 5_000 };
+  });
+  afterEach(() => fx.close());
+
+  const gatewayFor = (d: OAuthDeps = deps) => createMcpGateway({ fetch: d.fetch, oauth: gatewayOAuth(d) });
+  const call = (tool = 'whoami', d: OAuthDeps = deps): Promise<CallOutcome> =>
+    gatewayFor(d).callTool(server, tool, {}, { caller: { userId: user.userId }, signal: new AbortController().signal, timeoutMs: 5_000 });
+  const loadServer = async (id: string) => (id === server.id ? server : null);
+
+  async function signIn(d: OAuthDeps = deps, who = user) {
+    const { authorizationUrl } = await startSignIn(d, { ...who, server, returnTo: '/servers' });
+    const params = await approveAt(authorizationUrl);
+    return completeSignIn(d, { ...who, params, loadServer });
+  }
+
+  it('a first call needs sign-in; after connecting, the token is used and the tool runs', async () => {
+    const before = await call();
+    expect(before).toMatchObject({
+      kind: 'needs_sign_in',
+      serverId: server.id,
+      serverName: 'Fixture',
+      reason: 'first_use',
+      scopes: ['mcp:read'],
+    });
+
+    const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/c/1' });
+    const asked = new URL(authorizationUrl).searchParams;
+    expect(asked.get('code_challenge_method')).toBe('S256');
+    expect(asked.get('resource')).toBe(fx.url); // RFC 8707
+    expect(asked.get('scope')?.split(' ')).toContain('mcp:read'); // from WWW-Authenticate
+    expect(asked.get('client_id')).toBe(`${app.origin}/oauth/client-metadata.json`); // CIMD
+    expect(fx.counts.registrations).toBe(0);
+    expect(fx.counts.cimdFetches).toBe(0);
+
+    const params = await approveAt(authorizationUrl);
+    expect(params.get('iss')).toBe(fx.issuer);
+    const done = await completeSignIn(deps, { ...user, params, loadServer });
+    expect(done).toEqual({ serverId: server.id, returnTo: '/c/1' });
+    expect(fx.counts.cimdFetches).toBe(1);
+
+    const after = await call();
+    expect(after).toMatchObject({ kind: 'result' });
+    expect(fx.calls.at(-1)).toMatchObject({ name: 'whoami' });
+    // Sealed at rest: no token in the row's text.
+    const [row] = await handle.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, user.userId));
+    expect(row!.issuer).toBe(fx.issuer);
+    expect(row!.resource).toBe(fx.url);
+    const tokens = openTokens(deps.box, { ...row!, authServer: { v: 1, metadata: row!.authServer.metadata } });
+    expect(JSON.stringify(row)).not.toContain(tokens!.access_token);
+    expect(JSON.stringify(row)).not.toContain(tokens!.refresh_token!);
+  });
+
+  it('falls back to dynamic registration when the server does not take client ID metadata documents', async () => {
+    await fx.close();
+    fx = await startOAuthFixture({ cimd: false });
+    server.url = fx.url;
+    await signIn();
+    expect(fx.counts.registrations).toBe(1);
+    expect(fx.authorizeRequests[0]!.get('client_id')).toMatch(/^dcr_/);
+    expect(await call()).toMatchObject({ kind: 'result' });
+    // A second sign-in reuses the registered client.
+    await signIn();
+    expect(fx.counts.registrations).toBe(1);
+  });
+
+  it("uses the server's pre-registered client when it has one", async () => {
+    await fx.close();
+    fx = await startOAuthFixture({ preRegistered: { clientId: 'pre-1', clientSecret: 's3cret' } });
+    server.url = fx.url;
+    server.oauthClient = { clientId: 'pre-1', clientSecret: 's3cret' };
+    await signIn();
+    expect(fx.authorizeRequests[0]!.get('client_id')).toBe('pre-1');
+    expect(fx.counts.registrations).toBe(0);
+    expect(await call()).toMatchObject({ kind: 'result' });
+  });
+
+  it('refreshes an expiring token before using it; the rotated refresh token replaces the old one', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    const first = openTokens(deps.box, cred)!;
+    // Pretend the token expires in 30 s: inside the refresh window.
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 30_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    expect(await call()).toMatchObject({ kind: 'result' });
+    expect(fx.counts.refresh).toBe(1);
+    const second = openTokens(deps.box, (await getCredential(handle.db, cred.id))!)!;
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(second.access_token).not.toBe(first.access_token);
+
+    // The server refuses the token (expired there): one refresh with the NEW refresh token, then the call runs.
+    fx.expireAccessTokens();
+    expect(await call()).toMatchObject({ kind: 'result' });
+    expect(fx.counts.refresh).toBe(2);
+    expect(fx.counts.replays).toBe(0); // the rotated-out token was never sent again
+  });
+
+  it('two concurrent refreshes (two processes sharing the database) make exactly one token request', async () => {
+    await fx.close();
+    fx = await startOAuthFixture({ tokenDelayMs: 300 });
+    server.url = fx.url;
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 10_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    // Separate deps objects stand for separate processes: no shared in-process de-duplication,
+    // only the claim in the database. On Postgres the second one has its own connection pool.
+    const other = handle.url ? await openPostgres(handle.url, { max: 2 }) : null;
+    const [ta, tb] = await Promise.all([
+      accessToken({ ...deps }, cred.id),
+      accessToken({ ...deps, ...(other && { db: other.db }) }, cred.id),
+    ]).finally(() => other?.close());
+    expect(ta).toBeDefined();
+    expect(ta).toBe(tb);
+    expect(fx.counts.refresh).toBe(1);
+    expect(fx.counts.replays).toBe(0);
+  });
+
+  it('step-up: a tool that needs more scope asks for a new sign-in with the union of scopes', async () => {
+    await signIn();
+    const stepped = await call('admin_write');
+    expect(stepped).toMatchObject({ kind: 'needs_sign_in', serverId: server.id, reason: 'insufficient_scope' });
+    const scopes = (stepped as { scopes?: string[] }).scopes ?? [];
+    expect(scopes).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
+
+    await signIn();
+    const asked = fx.authorizeRequests.at(-1)!.get('scope')!.split(' ');
+    expect(asked).toEqual(expect.arrayContaining(['mcp:read', 'mcp:write']));
+    expect(await call('admin_write')).toMatchObject({ kind: 'result' });
+    expect(fx.calls.at(-1)!.scopes).toContain('mcp:write');
+  });
+
+  it('a revoked grant turns into needs sign-in (the dead credential is kept but has no tokens)', async () => {
+    await signIn();
+    expect(await call()).toMatchObject({ kind: 'result' });
+    fx.revokeAll();
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in', reason: 'expired' });
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    expect(cred.tokens).toBeNull();
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in' });
+  });
+
+  it('refuses a reused state, a state started by another user or session, and a wrong iss', async () => {
+    const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/' });
+    const params = await approveAt(authorizationUrl);
+
+    const other = await makeUserWithSession(handle.db);
+    await expect(completeSignIn(deps, { ...other, params, loadServer })).rejects.toMatchObject({ code: 'not_yours' });
+    const otherSession = await makeUserWithSession(handle.db);
+    await expect(
+      completeSignIn(deps, { userId: user.userId, sessionId: otherSession.sessionId, params, loadServer }),
+    ).rejects.toMatchObject({
+      code: 'not_yours',
+    });
+
+    await completeSignIn(deps, { ...user, params, loadServer });
+    await expect(completeSignIn(deps, { ...user, params, loadServer })).rejects.toMatchObject({ code: 'used' });
+
+    const forged = new URLSearchParams({ code: 'x', state: 'never-issued' });
+    await expect(completeSignIn(deps, { ...user, params: forged, loadServer })).rejects.toMatchObject({ code: 'unknown_state' });
+
+    fx.behaviour.iss = 'https://evil.example';
+    const second = await startSignIn(deps, { ...user, server, returnTo: '/' });
+    const mixedUp = await approveAt(second.authorizationUrl);
+    const codesBefore = fx.counts.authorizationCode;
+    await expect(completeSignIn(deps, { ...user, params: mixedUp, loadServer })).rejects.toMatchObject({ code: 'wrong_issuer' });
+    expect(fx.counts.authorizationCode).toBe(codesBefore); // the code was never redeemed
+  });
+
+  it('only the hash of state is stored, and the code verifier is sealed', async () => {
+    const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/' });
+    const state = new URL(authorizationUrl).searchParams.get('state')!;
+    const [flow] = await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId));
+    expect(JSON.stringify(flow)).not.toContain(state);
+    expect(flow!.codeVerifier.startsWith('v1.')).toBe(true);
+  });
+
+  it('a key rotation (the old key kept as previous) keeps credentials readable', async () => {
+    const oldBox = testSecretBox('key-one');
+    await signIn({ ...deps, box: oldBox });
+    const rotated = { ...deps, box: testSecretBox('key-two', 'key-one') };
+    expect(await call('whoami', rotated)).toMatchObject({ kind: 'result' });
+    // A refresh under the new key seals with it.
+    fx.expireAccessTokens();
+    expect(await call('whoami', rotated)).toMatchObject({ kind: 'result' });
+    const cred = (await credentialForServer(rotated, user.userId, server.url))!;
+    expect(cred.tokens!.split('.')[1]).toBe(rotated.box.keyId);
+  });
+
+  it('disconnect revokes at the provider, then forgets the credential', async () => {
+    await signIn();
+    const result = await disconnect(deps, user.userId, server);
+    expect(result).toEqual({ revoked: true, hadCredential: true });
+    expect(fx.counts.revocations).toBeGreaterThanOrEqual(1);
+    expect(await credentialForServer(deps, user.userId, server.url)).toBeNull();
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in' });
+  });
+
+  it("a URL change drops the server's credentials and flows", async () => {
+    await signIn();
+    await startSignIn(deps, { ...user, server, returnTo: '/' });
+    await forgetServerOAuth(deps, user.userId, server.id, server.url);
+    expect(await credentialForServer(deps, user.userId, server.url)).toBeNull();
+    expect(await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId))).toEqual([]);
+  });
+
+  it('the fixture detects a replayed refresh token (so "replays: 0" above means none was sent)', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    const old = openTokens(deps.box, cred)!.refresh_token!;
+    fx.expireAccessTokens();
+    expect(await call()).toMatchObject({ kind: 'result' }); // refreshed with `old`, rotated
+    const replay = await loopbackFetch(`${fx.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: old, client_id: `${app.origin}/oauth/client-metadata.json` }),
+    });
+    expect(replay.status).toBe(400);
+    expect(fx.counts.replays).toBe(1);
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in' }); // the whole grant ended
+  });
+
+  it('never writes a token, code or verifier to the logs, errors or a failure message', async () => {
+    const logged: string[] = [];
+    const spies = (['log', 'warn', 'error', 'info'] as const).map((level) =>
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' '))),
+    );
+    try {
+      const { authorizationUrl } = await startSignIn(deps, { ...user, server, returnTo: '/' });
+      const params = await approveAt(authorizationUrl);
+      await completeSignIn(deps, { ...user, params, loadServer });
+      const cred = (await credentialForServer(deps, user.userId, server.url))!;
+      const tokens = openTokens(deps.box, cred)!;
+      fx.expireAccessTokens();
+      await call();
+      fx.revokeAll();
+      const outcome = await call();
+      const reused = await completeSignIn(deps, { ...user, params, loadServer }).catch((e: Error) => e.message);
+      const secrets = [tokens.access_token, tokens.refresh_token!, params.get('code')!, params.get('state')!];
+      for (const text of [...logged, JSON.stringify(outcome), String(reused)]) {
+        for (const secret of secrets) expect(text).not.toContain(secret);
+      }
+    } finally {
+      spies.forEach((s) => s.mockRestore());
+    }
+  });
+
+  it('an unreachable authorization server fails the call (try again) and keeps the credential', async () => {
+    await signIn();
+    const tokenDown: OAuthDeps = {
+      ...deps,
+      fetch: (url, init) =>
+        new URL(url.toString()).pathname === '/token' ? Promise.reject(new TypeError('fetch failed')) : deps.fetch(url, init),
+    };
+    // Early refresh fails: the token, still valid, serves meanwhile.
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 30_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    expect(await call('whoami', tokenDown)).toMatchObject({ kind: 'result' });
+    // Refused by the server and no way to refresh: a failure in words, not a sign-in.
+    fx.expireAccessTokens();
+    const outcome = await call('whoami', tokenDown);
+    expect(outcome).toMatchObject({ kind: 'failed' });
+    expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
+    expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
+    expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
+
+  it("credentials are per user: another user's call to the same server still needs their own sign-in", async () => {
+    await signIn();
+    const other = await makeUserWithSession(handle.db);
+    const outcome = await gatewayFor().callTool(
+      server,
+      'whoami',
+      {},
+      {
+        caller: { userId: other.userId },
+        signal: new AbortController().signal,
+        timeoutMs: 5_000,
+      },
+    );
+    expect(outcome).toMatchObject({ kind: 'needs_sign_in', reason: 'first_use' });
+    expect(await call()).toMatchObject({ kind: 'result' });
+  });
+});
+
+describe('resource candidates', () => {
+  it('are the URL and each of its path prefixes, down to the origin', () => {
+    expect(resourceCandidates('https://mcp.example.com/a/b?x=1#f')).toEqual([
+      'https://mcp.example.com/a/b?x=1',
+      'https://mcp.example.com',
+      'https://mcp.example.com/',
+      'https://mcp.example.com/a',
+      'https://mcp.example.com/a/',
+      'https://mcp.example.com/a/b',
+      'https://mcp.example.com/a/b/',
+    ]);
+  });
+});
