@@ -104,11 +104,14 @@ export function ServerCard({
   server,
   onChange,
   onRemoved,
+  onSignedOut,
   reviewRef,
 }: {
   server: ServerView;
   onChange: (server: ServerView) => void;
   onRemoved?: (id: string) => void;
+  /** Disconnect forgot the OAuth credential. */
+  onSignedOut?: () => void;
   /** The review panel's heading, focused after an add (the page passes it for the new server). */
   reviewRef?: React.Ref<HTMLHeadingElement>;
 }) {
@@ -140,13 +143,17 @@ export function ServerCard({
     act('connect', async () => {
       const { authorizationUrl } = await api<{ authorizationUrl: string }>(`/api/servers/${server.id}/oauth/start`, {
         method: 'POST',
-        body: {},
+        // Back to this page once the provider is done (as the sign-in card in a conversation does).
+        body: { returnTo: '/servers' },
       });
+      if (!/^https?:\/\//i.test(authorizationUrl))
+        throw new ApiError(502, 'bad_response', `Switchboard did not say where to sign in to ${server.name}.`);
       window.location.assign(authorizationUrl);
     });
   const disconnect = () =>
     act('disconnect', async () => {
       await api(`/api/servers/${server.id}/oauth`, { method: 'DELETE' });
+      onSignedOut?.();
       onChange((await api<{ server: ServerView }>(`/api/servers/${server.id}/test`, { method: 'POST', body: {} })).server);
     });
   const remove = () =>
