@@ -2,21 +2,19 @@
 
 import { ArrowDown } from 'lucide-react';
 import { useRouter } from 'next/navigation';
-import { Fragment, useCallback, useEffect, useMemo, useReducer, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
 import { api, ApiError } from './api';
-import { ApprovalCard, type DecisionKind } from './approval-card';
+import type { DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
 import { EmptyConversation } from './empty-conversation';
-import { InputCard, type InputResponses } from './input-card';
+import type { InputResponses } from './input-card';
 import { Markdown } from './markdown';
-import { MessageItem, Note } from './message-item';
-import { SignInCard } from './sign-in-card';
-import { ToolCallCard } from './tool-call-card';
-import { TurnTimeline } from './turn-timeline';
+import { Note } from './message-item';
+import { MessageList, type CardActions } from './message-list';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
@@ -164,6 +162,20 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       'Could not record the decision.',
     );
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
+  // The cards get one actions object for the page's life (the list is memoized); it calls the
+  // newest functions, which see the newest state.
+  const latest = useRef({ decide, answer, stop });
+  useLayoutEffect(() => {
+    latest.current = { decide, answer, stop };
+  });
+  const cardActions = useMemo<CardActions>(
+    () => ({
+      decide: (...args) => latest.current.decide(...args),
+      answer: (...args) => latest.current.answer(...args),
+      stop: () => latest.current.stop(),
+    }),
+    [],
+  );
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
   const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
@@ -176,20 +188,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     state.activeRun?.status,
   ].join('|');
   const { scroller, onScroll, behind, jumpToLatest } = useStickToBottom<HTMLDivElement>(contentKey);
-  const renderToolCall = (toolUseId: string) => {
-    const call = state.toolCalls[toolUseId];
-    if (!call) return null;
-    if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={decide} onStop={stop} />;
-    if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={answer} />;
-    if (call.status === 'awaiting_sign_in') return <SignInCard call={call} onStop={stop} />;
-    return <ToolCallCard call={call} progress={state.progress[call.id]} />;
-  };
 
-  // A finished turn's timeline sits under its last message; the live turn has its cards.
-  const { callsByRun, turnEnds } = useMemo(
-    () => turnsOf(state.messages, state.toolCalls, state.activeRun?.id),
-    [state.messages, state.toolCalls, state.activeRun?.id],
-  );
   const running = state.activeRun !== null;
   const empty = state.messages.length === 0 && state.partials.length === 0;
   // For screen readers: what changed that needs the person, not every streamed word.
@@ -212,12 +211,13 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
-          {state.messages.map((m) => (
-            <Fragment key={m.id}>
-              <MessageItem role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
-              {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} />}
-            </Fragment>
-          ))}
+          <MessageList
+            messages={state.messages}
+            toolCalls={state.toolCalls}
+            progress={state.progress}
+            activeRunId={state.activeRun?.id}
+            actions={cardActions}
+          />
           {state.partials.map((p) => (
             <div key={p.messageId} className="space-y-3" data-testid="streaming-message">
               {p.blocks.map((text, i) => (text ? <Markdown key={i} text={text} /> : null))}
@@ -281,15 +281,6 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       </div>
     </div>
   );
-}
-
-/** Each finished run's tool calls, and the message that closes it. */
-function turnsOf(messages: MessageView[], toolCalls: Record<string, ToolCallView>, activeRunId: string | undefined) {
-  const callsByRun = new Map<string, ToolCallView[]>();
-  for (const c of Object.values(toolCalls)) callsByRun.set(c.runId, [...(callsByRun.get(c.runId) ?? []), c]);
-  const turnEnds = new Map<string, string>();
-  for (const m of messages) if (m.runId && m.runId !== activeRunId && callsByRun.has(m.runId)) turnEnds.set(m.runId, m.id);
-  return { callsByRun, turnEnds };
 }
 
 function Thinking() {

@@ -1,13 +1,17 @@
 'use client';
 
 import { CircleStop, Info } from 'lucide-react';
+import { memo } from 'react';
 
 import { Markdown } from './markdown';
 import type { ContentBlock } from './types';
 import { CopyButton, cx, Notice } from './ui';
 
-/** One stored message. User turns that only carry tool results are shown by their tool card. */
-export function MessageItem({
+/**
+ * One stored message. User turns that only carry tool results are shown by their tool card.
+ * Memoized: a stored message never changes, so it is drawn again only when its cards may have.
+ */
+export const MessageItem = memo(function MessageItem({
   role,
   content,
   stopReason,
@@ -51,7 +55,7 @@ export function MessageItem({
       )}
     </div>
   );
-}
+});
 
 const USER_BUBBLE = cx(
   'max-w-[85%] whitespace-pre-wrap break-words rounded-bubble rounded-br-md bg-bubble px-4 py-2.5',

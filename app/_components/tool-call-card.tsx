@@ -1,6 +1,7 @@
 'use client';
 
 import { Globe, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { memo } from 'react';
 
 import { FAILED_CALL_STATUSES, isOneOf, type ToolCallStatus } from '@/db/vocabulary';
 import { formatDuration } from '@/lib/chat/timeline';
@@ -103,8 +104,11 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
   );
 }
 
-/** A tool call inline in the answer, where the model made it: folded, with its arguments and result one click away. */
-export function ToolCallCard({
+/**
+ * A tool call inline in the answer, where the model made it: folded, with its arguments and
+ * result one click away. Memoized: the call's view is a new object only when the call changed.
+ */
+export const ToolCallCard = memo(function ToolCallCard({
   call,
   progress,
 }: {
@@ -139,4 +143,4 @@ export function ToolCallCard({
       </Disclosure>
     </Card>
   );
-}
+});

@@ -1,6 +1,7 @@
 'use client';
 
 import { ListTree } from 'lucide-react';
+import { memo } from 'react';
 
 import type { WaitReason } from '@/db/vocabulary';
 import { formatDuration, turnTimeline, type TimelineBar } from '@/lib/chat/timeline';
@@ -16,7 +17,7 @@ const WAITED_FOR: Record<WaitReason, string> = { approval: 'your approval', inpu
  * A turn's tool calls on one time axis, folded under a one-line summary: which step asked for
  * each call, which ran side by side, which waited for the person, and how long each took.
  */
-export function TurnTimeline({ calls }: { calls: ToolCallView[] }) {
+export const TurnTimeline = memo(function TurnTimeline({ calls }: { calls: ToolCallView[] }) {
   const live = calls.some((c) => c.status === 'executing' || c.status === 'awaiting_input');
   const now = useNow(live, 500);
   const timeline = turnTimeline(calls, now);
@@ -61,7 +62,7 @@ export function TurnTimeline({ calls }: { calls: ToolCallView[] }) {
       </p>
     </Disclosure>
   );
-}
+});
 
 function TimelineRow({ bar }: { bar: TimelineBar }) {
   const end = bar.ended ?? bar.started ?? bar.proposed;
