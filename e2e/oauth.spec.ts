@@ -56,7 +56,7 @@ async function connectAndEnable(page: Page, name: string, authorizations: URL[])
   const server = card(page, name);
   await expect(server.getByTestId('server-status')).toHaveText('Needs sign-in');
   const before = authorizations.length;
-  await server.getByRole('button', { name: 'Connect' }).click();
+  await server.getByRole('button', { name: 'Connect', exact: true }).click();
   await expect(page).toHaveURL((url) => url.pathname === '/servers' && url.searchParams.get('oauth') === 'connected');
   expect(authorizations.length, 'the browser went through the authorization page').toBe(before + 1);
   await expect(server.getByTestId('server-status')).toHaveText('Connected');
@@ -86,7 +86,7 @@ test('add a protected server through the page, Connect through the provider, use
     await dialog.getByRole('button', { name: 'Add server' }).click();
     await expect(dialog).toBeHidden({ timeout: 30_000 });
     await expect(server.getByTestId('server-status')).toHaveText('Needs sign-in');
-    await expect(server.getByRole('button', { name: 'Connect' })).toBeVisible();
+    await expect(server.getByRole('button', { name: 'Connect', exact: true })).toBeVisible();
     await expect(server.getByRole('button', { name: 'Disconnect' })).toHaveCount(0);
   });
 
@@ -96,7 +96,7 @@ test('add a protected server through the page, Connect through the provider, use
     expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
     expect(asked.searchParams.get('resource')).toBe(OAUTH_FIXTURE_URL);
     expect(asked.searchParams.get('scope')?.split(' ')).toContain('mcp:read');
-    await expect(server.getByRole('button', { name: 'Connect' })).toHaveCount(0);
+    await expect(server.getByRole('button', { name: 'Connect', exact: true })).toHaveCount(0);
     await expect(server.getByRole('button', { name: 'Disconnect' })).toBeVisible();
     // Stored, not page state.
     await page.goto('/servers');
@@ -129,7 +129,7 @@ test('add a protected server through the page, Connect through the provider, use
     await page.goto('/servers');
     await server.getByRole('button', { name: 'Disconnect' }).click();
     await expect(server.getByTestId('server-status')).toHaveText('Needs sign-in');
-    await expect(server.getByRole('button', { name: 'Connect' })).toBeVisible();
+    await expect(server.getByRole('button', { name: 'Connect', exact: true })).toBeVisible();
     await expect(server.getByRole('button', { name: 'Disconnect' })).toHaveCount(0);
     await page.reload();
     await expect(server.getByTestId('server-status')).toHaveText('Needs sign-in');

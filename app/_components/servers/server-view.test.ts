@@ -53,6 +53,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
       tool('delete_everything', { annotations: { destructiveHint: true } }),
     ],
     skipped: [{ name: 'weird', reason: 'Its input schema is nested deeper than 32 levels.' }],
+    signedIn: false,
     ...over,
   };
 }

@@ -12,10 +12,7 @@ export type { ImportResult } from '@/lib/servers/service';
 type ToolAnnotations = NonNullable<ServerToolView['annotations']>;
 
 /** What GET /api/servers sends of each server (lib/servers/view.ts). */
-export type ServerView = LibServerView & {
-  /** An OAuth credential is stored for this person (sent by the OAuth routes when present). */
-  signedIn?: boolean;
-};
+export type ServerView = LibServerView;
 
 export type ServerList = { servers: ServerView[]; builtin: ServerView[] };
 
