@@ -210,14 +210,15 @@ for (const { kind, available } of TEST_DATABASES) {
       const alice = await newUser();
       const bob = await newUser();
       const s = await addServer(ctx, alice, { name: 'Mine', url: f.url });
+      // One at a time: promises made up front would reject before they are awaited (unhandled).
       for (const attempt of [
-        testServer(ctx, bob, s.id),
-        refreshServer(ctx, bob, s.id),
-        editServer(ctx, bob, s.id, { name: 'Hijacked' }),
-        enableServerTools(ctx, bob, s.id, {}),
-        removeServer(ctx, bob, s.id),
+        () => testServer(ctx, bob, s.id),
+        () => refreshServer(ctx, bob, s.id),
+        () => editServer(ctx, bob, s.id, { name: 'Hijacked' }),
+        () => enableServerTools(ctx, bob, s.id, {}),
+        () => removeServer(ctx, bob, s.id),
       ]) {
-        expect(await caught(attempt)).toMatchObject({ type: 'not_found', code: 'not_found:server' });
+        expect(await caught(attempt())).toMatchObject({ type: 'not_found', code: 'not_found:server' });
       }
       expect((await listServerViews(ctx, bob)).servers).toEqual([]);
       expect((await getServer(h.db, alice, s.id))!.name).toBe('Mine');
