@@ -40,6 +40,7 @@ async function startApp(dataDir: string): Promise<ChildProcess> {
     if (up) return app;
     await new Promise((r) => setTimeout(r, 500));
   }
+  if (app.pid) process.kill(-app.pid, 'SIGTERM');
   throw new Error(`the app did not answer on ${ORIGIN} within three minutes (did you run npm run build?)`);
 }
 

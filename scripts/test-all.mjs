@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: every suite, one summary line. Unit and integration (vitest, on PGlite and — when
-// DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
+// `npm test`: every suite, one summary line. The formatter and lint checks, unit and integration
+// (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default), then the first-run e2e against
-// `next dev` from a cold build folder. Ends with `N passed, N failed`; each part prints its time.
+// `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
+// skips them). Ends with `N passed, N failed`; each part prints its time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -25,6 +26,21 @@ function readJson(path) {
   } catch {
     return null;
   }
+}
+
+// 0. formatting and lint (the layering rules run with vitest below): one check each.
+for (const [label, cmd, args] of [
+  ['format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
+  ['lint (eslint)', 'npx', ['eslint', '.']],
+]) {
+  const res = run(label, cmd, args);
+  results.push({
+    part: label.split(' ')[0],
+    seconds: res.seconds,
+    passed: res.status === 0 ? 1 : 0,
+    failed: res.status === 0 ? 0 : 1,
+    skipped: 0,
+  });
 }
 
 // 1. vitest
@@ -73,6 +89,24 @@ if (process.env.SKIP_E2E === '1') {
     playwright('e2e', [], 'test-results/e2e-results.json', e2eEnv);
   }
   playwright('e2e first-run (dev)', ['-c', 'playwright.first-run.config.ts'], 'test-results/e2e-first-run-results.json', e2eEnv);
+}
+
+// 4. the official MCP conformance client scenarios (2025-11-25 and 2026-07-28) against the app's
+// own connection, OAuth and tool-call code; scripts/test-conformance.mjs keeps to a 15-minute
+// budget and installs its runner (tools/conformance, with Node 22) when it is missing.
+if (process.env.SKIP_CONFORMANCE === '1') {
+  console.log('\n=== conformance skipped (SKIP_CONFORMANCE=1)');
+} else {
+  rmSync('test-results/conformance.json', { force: true });
+  const conf = run('conformance', process.execPath, ['scripts/test-conformance.mjs']);
+  const c = readJson('test-results/conformance.json');
+  results.push({
+    part: 'conformance',
+    seconds: conf.seconds,
+    passed: c?.passed ?? 0,
+    failed: c ? c.failed + (conf.status !== 0 && c.failed === 0 ? 1 : 0) : 1,
+    skipped: 0,
+  });
 }
 
 console.log('\n=== Summary');

@@ -81,6 +81,8 @@ async function executeOne(
       maxTotalTimeoutMs: server.timeoutMs * 10,
       onProgress: (p) => deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p }),
       resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
+      // The schema as listed: its `x-mcp-header` arguments travel as `Mcp-Param-*` headers (2026-07-28).
+      ...(current.inputSchema && { inputSchema: current.inputSchema }),
     });
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }

@@ -3,6 +3,7 @@ import canonicalize from 'canonicalize';
 
 import { checkToolSchema } from './schema-guard';
 import type { CatalogTool, McpServerConfig, ServerCatalog, SkippedTool, ToolAnnotations } from './types';
+import { xMcpHeaderProblem } from './x-mcp-header';
 
 /**
  * Turns a server's raw `tools/list` into the catalog the engine offers: each tool's schemas
@@ -67,21 +68,26 @@ export function toolFingerprint(
 export function buildServerCatalog(
   server: McpServerConfig,
   rawTools: RawTool[],
-  opts: { truncated?: boolean; maxTools?: number } = {},
+  opts: {
+    truncated?: boolean;
+    maxTools?: number;
+    /** Listed over the 2026-07-28 protocol: tools with invalid `x-mcp-header` declarations are left out. */
+    modern?: boolean;
+  } = {},
 ): ServerCatalog {
   const max = opts.maxTools ?? MAX_TOOLS_PER_SERVER;
   const tools: CatalogTool[] = [];
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   for (const raw of rawTools.slice(0, max)) {
-    const entry = catalogEntry(server, raw, seen);
+    const entry = catalogEntry(server, raw, seen, opts.modern === true);
     if ('reason' in entry) skipped.push(entry);
     else tools.push(entry);
   }
   return { server, tools, skipped, truncated: Boolean(opts.truncated) || rawTools.length > max };
 }
 
-function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>): CatalogTool | SkippedTool {
+function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, modern: boolean): CatalogTool | SkippedTool {
   const name = typeof raw.name === 'string' ? raw.name : '';
   const skip = (reason: string): SkippedTool => ({ serverId: server.id, name: name || '(unnamed)', reason });
   if (!name) return skip('the tool has no name');
@@ -91,6 +97,8 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>):
 
   const input = checkToolSchema(raw.inputSchema, { requireObject: true });
   if (!input.ok) return skip(`its input schema is unusable: ${input.reason}`);
+  const headers = modern ? xMcpHeaderProblem(raw.inputSchema) : null;
+  if (headers) return skip(`its input schema is unusable: ${headers}`);
   const hasOutput = raw.outputSchema !== undefined && raw.outputSchema !== null;
   if (hasOutput) {
     const output = checkToolSchema(raw.outputSchema);

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import {
   Client,
   SdkError,
@@ -5,6 +6,8 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type AuthProvider,
+  type ElicitRequest,
+  type ElicitResult,
   type FetchLike,
   type JsonSchemaType,
   type JsonSchemaValidator,
@@ -36,6 +39,13 @@ export interface ConnectDeps {
   fetch?: FetchLike;
   /** Bytes read of any one response, in-process or remote (default `MAX_RESPONSE_BYTES`, 8 MB). */
   maxResponseBytes?: number;
+  /**
+   * Answers an `elicitation/create` a server sends while one of its calls is open (2025-era
+   * servers ask mid-call; a 2026-07-28 server returns `input_required` instead, which the
+   * engine keeps durably). Without it such a request is declined: nobody can answer it while
+   * the call waits in memory.
+   */
+  elicit?: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
   /** OAuth for remote servers (lib/mcp/oauth): what presents the user's token for a server. */
   oauth?: ConnectionOAuth;
 }
@@ -71,8 +81,8 @@ const guardedValidator = {
   },
 };
 
-export function newClient(): Client {
-  return new Client(CLIENT_INFO, {
+export function newClient(deps: Pick<ConnectDeps, 'elicit'> = {}): Client {
+  const client = new Client(CLIENT_INFO, {
     versionNegotiation: { mode: 'auto' },
     // Elicitation only; sampling and roots are deprecated and not offered.
     capabilities: { elicitation: { form: {}, url: {} } },
@@ -80,6 +90,22 @@ export function newClient(): Client {
     inputRequired: { autoFulfill: false },
     jsonSchemaValidator: guardedValidator,
   });
+  startRequestIdsAtRandom(client);
+  const elicit = deps.elicit;
+  client.setRequestHandler('elicitation/create', (request, ctx) =>
+    elicit ? elicit(request.params, ctx.mcpReq.signal) : Promise.resolve({ action: 'decline' as const }),
+  );
+  return client;
+}
+
+/**
+ * Each use makes a fresh client, whose JSON-RPC ids would all start at 0; a call resumed after
+ * `input_required` would then repeat the first attempt's id, which the 2026-07-28 protocol
+ * forbids (a retry is a new request). The SDK has no option for it, so its counter is moved.
+ */
+function startRequestIdsAtRandom(client: Client): void {
+  const counter = client as unknown as { _requestMessageId?: unknown };
+  if (typeof counter._requestMessageId === 'number') counter._requestMessageId = randomInt(1, 2 ** 31);
 }
 
 /** A remote server was asked for in a process that has no guarded fetch for remote servers. */
@@ -122,7 +148,7 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   if (isBuiltin(server)) {
     const local = opts.inProcess?.(server, caller);
     if (!local) throw new Error(`The built-in server ${server.displayName} is not available in this process.`);
-    const client = newClient();
+    const client = newClient(opts);
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: bounded(local) }), {
         ...requestOptions,
@@ -141,7 +167,7 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   // Configured header credentials (an API key in Authorization) win over OAuth.
   const hasAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
   const authProvider = hasAuthorization ? undefined : opts.oauth?.authProvider(server, caller);
-  const client = newClient();
+  const client = newClient(opts);
   let firstError: unknown;
   try {
     await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFn, authProvider, onInsufficientScope: 'throw' }), {
@@ -155,7 +181,7 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     firstError = error;
   }
 
-  const sseClient = newClient();
+  const sseClient = newClient(opts);
   try {
     // HTTP+SSE predates 2026-07-28: skip the discovery probe.
     await sseClient.connect(new SSEClientTransport(url, { fetch: fetchFn, authProvider }), {

@@ -129,7 +129,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         seenCursors.add(next);
         cursor = next;
       }
-      const catalog = buildServerCatalog(server, raw, { truncated, maxTools });
+      const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern' });
       return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
       const needsSignIn = await signInNeeded(server, caller, error);
@@ -191,6 +191,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
         signal,
         allowInputRequired: client.getProtocolEra() === 'modern',
+        // Lets the SDK mirror `x-mcp-header` arguments into `Mcp-Param-*` headers (2026-07-28)
+        // without a `tools/list` on this short-lived connection.
+        ...(opts.inputSchema && { toolDefinition: { name: tool, inputSchema: opts.inputSchema as { type: 'object' } } }),
         onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
       });
       // Whichever loses the race must not surface as an unhandled rejection.

@@ -112,6 +112,8 @@ export interface CallOptions {
   /** Overall cap even while progress keeps arriving. */
   maxTotalTimeoutMs?: number;
   onProgress?: (p: ProgressUpdate) => void;
+  /** The tool's input schema as listed (its `x-mcp-header` properties become request headers). */
+  inputSchema?: Record<string, unknown>;
   /** Resuming an elicitation: the person's answers and the server's exact state. */
   resume?: { inputResponses: Record<string, unknown>; requestState?: string };
 }

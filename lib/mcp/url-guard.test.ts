@@ -160,6 +160,17 @@ describe('redirects (injected transport: nothing leaves the process)', () => {
     expect(seen[2]!.headers).toMatchObject({ accept: 'application/json', 'mcp-protocol-version': '2026-07-28' });
   });
 
+  it("hands a redirect back unfollowed with redirect: 'manual' (the first URL still checked)", async () => {
+    const { seen, transport } = transportFrom({
+      'https://auth.example.test/authorize': { status: 302, location: 'https://app.example.test/api/oauth/callback?code=c' },
+    });
+    const guarded = createGuardedFetch({ transport });
+    const answer = await guarded('https://auth.example.test/authorize', { redirect: 'manual' });
+    expect([answer.status, answer.headers.get('location')]).toEqual([302, 'https://app.example.test/api/oauth/callback?code=c']);
+    expect(seen).toHaveLength(1);
+    await expect(guarded('https://10.0.0.1/authorize', { redirect: 'manual' })).rejects.toBeInstanceOf(UrlRefused);
+  });
+
   it('stops after too many redirects', async () => {
     const { transport } = transportFrom({ 'https://public.example.test/loop': { status: 302, location: '/loop' } });
     await expect(createGuardedFetch({ transport, maxRedirects: 3 })('https://public.example.test/loop')).rejects.toThrow(

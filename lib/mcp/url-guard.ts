@@ -164,6 +164,11 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): FetchLike {
     headersTimeout: opts.headersTimeoutMs ?? 30_000,
     // No body timeout: MCP responses may be long-lived event streams; the SDK times requests.
     bodyTimeout: 0,
+    // An idle connection is kept only briefly: reused after the server's own keep-alive (often
+    // 5 s) ran out, it is cut under the next request ("other side closed"), and a POST is not
+    // retried. One MCP operation's requests follow each other closely, so they still share it.
+    keepAliveTimeout: 1_000,
+    keepAliveMaxTimeout: 1_000,
   });
   const maxRedirects = opts.maxRedirects ?? 5;
   const send =
@@ -181,7 +186,8 @@ export function createGuardedFetch(opts: GuardedFetchOptions = {}): FetchLike {
       if (problem) throw new UrlRefused(url.toString(), problem);
       const response = await send(url, { method, headers, body, signal: init?.signal, redirect: 'manual' });
       const location = response.headers.get('location');
-      if (!REDIRECTS.has(response.status) || !location) return response;
+      // `redirect: 'manual'` asks for the redirect itself (e.g. an authorization answer read from `Location`).
+      if (!REDIRECTS.has(response.status) || !location || init?.redirect === 'manual') return response;
       await response.body?.cancel().catch(() => {});
       if (hop >= maxRedirects) throw new UrlRefused(url.toString(), `it redirected more than ${maxRedirects} times`);
       const next = new URL(location, url);

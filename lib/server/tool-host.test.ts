@@ -177,12 +177,14 @@ for (const { kind, available } of TEST_DATABASES) {
         trust: 'untrusted' as const,
         timeoutMs: 5000,
       };
+      // A real user: the connection first looks for the user's OAuth credential for this server.
+      const userId = (await createUser(h.db, { email: `g${Math.random().toString(36).slice(2)}@example.test` }))!.id;
       const refused = createAppTools(h.db, { fetch: guardedRemoteFetch({}), box: async () => box });
-      const listedRefused = await refused.remote.listTools(server, { userId: 'u' }, { refresh: true });
+      const listedRefused = await refused.remote.listTools(server, { userId }, { refresh: true });
       expect(listedRefused.error).toMatch(/refused to connect|loopback|this machine/);
       expect(listedRefused.failure).toBe('unreachable');
       const allowed = createAppTools(h.db, { fetch: guardedRemoteFetch({ MCP_ALLOW_LOOPBACK: 'true' }), box: async () => box });
-      const listed = await allowed.remote.listTools(server, { userId: 'u' }, { refresh: true });
+      const listed = await allowed.remote.listTools(server, { userId }, { refresh: true });
       expect(listed.error).toBeUndefined();
       expect(listed.tools.map((t) => t.name)).toEqual(['echo', 'announce_tools_changed']);
     });

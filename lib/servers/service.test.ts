@@ -210,7 +210,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const alice = await newUser();
       const bob = await newUser();
       const s = await addServer(ctx, alice, { name: 'Mine', url: f.url });
-      // One at a time: promises made up front would reject before they are awaited (unhandled).
+      // One at a time: a promise made before the previous one was awaited could reject unobserved.
       for (const attempt of [
         () => testServer(ctx, bob, s.id),
         () => refreshServer(ctx, bob, s.id),

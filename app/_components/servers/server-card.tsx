@@ -140,8 +140,11 @@ export function ServerCard({
     act('connect', async () => {
       const { authorizationUrl } = await api<{ authorizationUrl: string }>(`/api/servers/${server.id}/oauth/start`, {
         method: 'POST',
-        body: {},
+        // Back to this page once the provider is done (as the sign-in card in a conversation does).
+        body: { returnTo: '/servers' },
       });
+      if (!/^https?:\/\//i.test(authorizationUrl))
+        throw new ApiError(502, 'bad_response', `Switchboard did not say where to sign in to ${server.name}.`);
       window.location.assign(authorizationUrl);
     });
   const disconnect = () =>

@@ -134,7 +134,13 @@ export function ServerFormDialog({
             </Select>
           </Field>
         </div>
-        <Field id={`${ids}-timeout`} label="Timeout (seconds)" error={errors.timeoutMs} className="sm:max-w-[50%] sm:pr-2">
+        <Field
+          id={`${ids}-timeout`}
+          label="Timeout (seconds)"
+          hint="From 1 to 300."
+          error={errors.timeoutMs}
+          className="sm:max-w-[50%] sm:pr-2"
+        >
           <Input
             type="number"
             inputMode="numeric"

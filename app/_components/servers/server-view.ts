@@ -103,7 +103,8 @@ export type ServerForm = {
   clientSecret: string;
 };
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** The server's default (DEFAULT_TIMEOUT_MS in lib/servers/fields.ts). */
+export const DEFAULT_TIMEOUT_SECONDS = 60;
 
 export function emptyForm(): ServerForm {
   return {

@@ -15,8 +15,11 @@ const EMPTY_DESCRIPTION =
   'An MCP server is a service that offers tools (search a tracker, query a database, post a message) ' +
   'which Claude can use on your behalf once you allow it.';
 
+/** How the OAuth callback came back to this page (read from the query by page.tsx). */
+export type OAuthReturn = { kind: 'connected'; serverId: string } | { kind: 'failed'; message: string };
+
 /** The servers page: the person's remote MCP servers, then the built-in ones (read-only). */
-export function ServersPage() {
+export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn | null }) {
   const [list, setList] = useState<ServerList | null>(null);
   const [loadError, setLoadError] = useState('');
   const [adding, setAdding] = useState(false);
@@ -25,6 +28,8 @@ export function ServersPage() {
   const [addKey, setAddKey] = useState(0);
   const [importing, setImporting] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
+  const [oauthNotice, setOauthNotice] = useState(oauthReturn);
+  const connectedName = oauthReturn?.kind === 'connected' ? list?.servers.find((s) => s.id === oauthReturn.serverId)?.name : undefined;
 
   const load = useCallback(
     () =>
@@ -82,6 +87,21 @@ export function ServersPage() {
           {list && list.servers.length > 0 && actions}
         </div>
 
+        {oauthNotice && (
+          <Notice
+            tone={oauthNotice.kind === 'connected' ? 'success' : 'error'}
+            role="status"
+            actions={
+              <Button size="sm" variant="ghost" onClick={() => setOauthNotice(null)}>
+                Dismiss
+              </Button>
+            }
+          >
+            {oauthNotice.kind === 'connected'
+              ? `Signed in${connectedName ? ` to ${connectedName}` : ''}. Its tools can be used now.`
+              : oauthNotice.message}
+          </Notice>
+        )}
         {loadError && (
           <Notice
             tone="error"

@@ -104,7 +104,11 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     }
     if (this.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true) {
       // The SDK only takes https document URLs; loopback test origins are decided here instead.
-      return (this.client = { client_id: clientMetadataUrlOf(this.deps.appOrigin), token_endpoint_auth_method: 'none', ...issuer });
+      return (this.client = {
+        client_id: this.deps.clientMetadataUrl ?? clientMetadataUrlOf(this.deps.appOrigin),
+        token_endpoint_auth_method: 'none',
+        ...issuer,
+      });
     }
     return undefined; // → dynamic client registration
   }

@@ -22,6 +22,12 @@ export interface OAuthStore {
 export interface OAuthDeps extends OAuthStore {
   /** The app's own origin, e.g. `https://switchboard.example`: redirect URI and client ID metadata URL. */
   appOrigin: string;
+  /**
+   * The client ID metadata document's URL when it is published somewhere other than the app's
+   * own `/oauth/client-metadata.json` (e.g. the fixed identity a conformance authorization
+   * server expects).
+   */
+  clientMetadataUrl?: string;
 }
 
 export const CALLBACK_PATH = '/api/oauth/callback';

@@ -1,0 +1,226 @@
+#!/usr/bin/env node
+// `npm run test:conformance`: the official MCP conformance client scenarios
+// (`@modelcontextprotocol/conformance`, pinned in tools/conformance/) against
+// `scripts/mcp-conformance-client.ts`, which drives the app's own connection, OAuth and
+// tool-call code. The runner needs Node 22: the npm package `node@22` in tools/conformance
+// provides it, for the runner only (the client under test runs on this Node).
+//
+// Installs tools/conformance when it is missing, runs `--suite all` for each spec version,
+// prints a table (scenario, version, pass/fail) and writes test-results/conformance.json
+// ({ passed, failed, scenarios }) for scripts/test-all.mjs.
+//
+// Options: --spec-version <v> (repeatable; default both), --scenario <name> (one scenario).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const toolsDir = join(root, 'tools/conformance');
+const node22 = join(toolsDir, 'node_modules/node/bin/node');
+const runner = join(toolsDir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const SPEC_VERSIONS = ['2025-11-25', '2026-07-28'];
+const TIMEOUT_MS = 120_000;
+/** The whole run's budget (both spec versions): CI gives the scenarios about 15 minutes. */
+const BUDGET_MS = Number(process.env.CONFORMANCE_BUDGET_MS ?? 15 * 60_000);
+const deadline = Date.now() + BUDGET_MS;
+
+const args = process.argv.slice(2);
+const optionValues = (name) => args.flatMap((a, i) => (a === name && args[i + 1] ? [args[i + 1]] : []));
+const versions = optionValues('--spec-version').length > 0 ? optionValues('--spec-version') : SPEC_VERSIONS;
+const onlyScenario = optionValues('--scenario')[0];
+
+if (!existsSync(node22) || !existsSync(runner)) {
+  console.log('Installing the conformance runner and its Node 22 (tools/conformance)…');
+  const res = spawnSync('npm', ['ci', '--prefix', toolsDir, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (res.status !== 0 || !existsSync(node22)) {
+    console.error('Could not install tools/conformance (npm ci failed, or node@22 did not fetch its binary).');
+    finish([], 1);
+  }
+}
+
+// The client under test: scripts/mcp-conformance-client.ts on this Node. The runner starts every
+// scenario of a version at once (up to 33 clients); compiling the app's TypeScript in each of
+// them (tsx) starves 2 cores for long enough to time sockets out, so it is bundled once here with
+// esbuild (tsx's own compiler; packages stay external and load from node_modules). Without
+// esbuild, tsx runs it directly. Absolute paths: the runner's shell starts wherever it is.
+const tsxCli = join(root, 'node_modules/tsx/dist/cli.mjs');
+const clientSource = join(root, 'scripts/mcp-conformance-client.ts');
+const command = (await bundleClient()) ?? [process.execPath, tsxCli, clientSource].map(shellQuote).join(' ');
+
+async function bundleClient() {
+  try {
+    const esbuild = await import('esbuild');
+    const outfile = join(root, 'test-results/conformance/client.mjs');
+    await esbuild.build({
+      entryPoints: [clientSource],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      tsconfig: join(root, 'tsconfig.json'),
+      logLevel: 'warning',
+    });
+    return [process.execPath, outfile].map(shellQuote).join(' ');
+  } catch (error) {
+    console.warn(`Could not bundle the conformance client (${error.message}); running it with tsx.`);
+    return null;
+  }
+}
+
+/** Runs the runner for one spec version; resolves to its stdout (also echoed). */
+function runSuite(version, outputDir) {
+  const runnerArgs = [runner, 'client', '--command', command, '--spec-version', version, '--timeout', String(TIMEOUT_MS)];
+  runnerArgs.push(...(onlyScenario ? ['--scenario', onlyScenario] : ['--suite', 'all']), '-o', outputDir);
+  return new Promise((done) => {
+    const child = spawn(node22, runnerArgs, {
+      // Its own process group: the budget (or Ctrl-C) stops the runner and every client it started.
+      detached: true,
+      cwd: root,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...database.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      process.stdout.write(chunk);
+    });
+    const stop = () => {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    };
+    const left = deadline - Date.now();
+    const budget = setTimeout(
+      () => {
+        console.error(`\nThe conformance time budget (${BUDGET_MS / 60_000} min) ran out: stopping spec ${version}.`);
+        stop();
+      },
+      Math.max(left, 0),
+    );
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    child.on('close', (code) => {
+      clearTimeout(budget);
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+      done({ out, code });
+    });
+  });
+}
+
+/** Scenario results from the runner's own per-scenario checks.json files (fallback: its summary lines). */
+function scenarioResults(version, outputDir, out, code) {
+  const rows = [];
+  for (const line of out.split('\n')) {
+    const m = line.match(/^([✓✗]) (\S+): (\d+) passed, (\d+) failed(?:, (\d+) warnings)?/);
+    if (m) rows.push({ version, scenario: m[2], ok: m[1] === '✓', detail: failuresOf(outputDir, m[2]) });
+    const skipped = line.match(/^- (\S+): skipped/);
+    if (skipped) rows.push({ version, scenario: skipped[1], ok: true, skipped: true, detail: [] });
+  }
+  if (onlyScenario && rows.length === 0) {
+    const detail = failuresOf(outputDir, onlyScenario);
+    rows.push({ version, scenario: onlyScenario, ok: code === 0 && detail.length === 0, detail });
+  }
+  return rows;
+}
+
+function failuresOf(outputDir, scenario) {
+  // The runner writes <outputDir>/[prefix-]<scenario>-<timestamp>/checks.json (a scenario's slash makes a folder).
+  const tail = /-\d{4}-\d{2}-\d{2}T[\d-]+Z$/;
+  const files = readdirSync(outputDir, { recursive: true }).filter((f) => String(f).endsWith('checks.json'));
+  const mine = files.filter((f) => {
+    const dir = dirname(String(f)).replace(tail, '');
+    return dir === scenario || dir.endsWith(`-${scenario}`);
+  });
+  return mine.flatMap((f) => {
+    try {
+      const checks = JSON.parse(readFileSync(join(outputDir, String(f)), 'utf8'));
+      return checks
+        .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+        .map((c) => `${c.id}: ${c.errorMessage ?? c.description}`);
+    } catch {
+      return [];
+    }
+  });
+}
+
+function shellQuote(s) {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function finish(rows, extraFailures = 0) {
+  const passed = rows.filter((r) => r.ok && !r.skipped).length;
+  const failed = rows.filter((r) => !r.ok).length + extraFailures;
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  writeFileSync(join(root, 'test-results/conformance.json'), JSON.stringify({ passed, failed, scenarios: rows }, null, 2));
+  console.log('\n=== Conformance summary');
+  const width = Math.max(10, ...rows.map((r) => r.scenario.length));
+  console.log(`${'scenario'.padEnd(width)}  spec version  result`);
+  for (const r of rows) {
+    console.log(`${r.scenario.padEnd(width)}  ${r.version.padEnd(12)}  ${r.skipped ? 'skipped' : r.ok ? 'pass' : 'FAIL'}`);
+    for (const d of r.detail ?? []) console.log(`${''.padEnd(width)}    ${d}`);
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+/**
+ * The auth scenarios keep credentials in a database: one of their own, made here on the Postgres
+ * server of DATABASE_URL (else the local one at 127.0.0.1:5432, when it answers), migrated once
+ * and dropped afterwards. Without any Postgres each auth client opens an in-memory PGlite: about
+ * 800 MB each, and the runner starts 25 of them at once.
+ */
+const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function conformanceDatabase() {
+  const none = { env: {}, drop: async () => {} };
+  if (process.env.MCP_CONFORMANCE_DATABASE_URL) return none;
+  const base = process.env.DATABASE_URL ?? LOCAL_POSTGRES;
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3_000 });
+  try {
+    await admin.connect();
+  } catch (error) {
+    console.warn(`No Postgres at ${new URL(base).host} (${error.message}): each auth client will use an in-memory PGlite (~800 MB each).`);
+    return none;
+  }
+  const name = `sb_conformance_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  // Migrated once here, so the clients starting together do not queue on the migration lock.
+  spawnSync(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'scripts/migrate.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, DATABASE_URL: url.href },
+  });
+  return {
+    env: { MCP_CONFORMANCE_DATABASE_URL: url.href },
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await admin.end();
+    },
+  };
+}
+
+const database = await conformanceDatabase();
+const rows = [];
+let extra = 0;
+for (const version of versions) {
+  const outputDir = join(root, 'test-results/conformance', version);
+  rmSync(outputDir, { recursive: true, force: true });
+  mkdirSync(outputDir, { recursive: true });
+  const started = Date.now();
+  console.log(`\n=== conformance client scenarios, spec ${version}`);
+  const { out, code } = await runSuite(version, outputDir);
+  console.log(`=== spec ${version} took ${((Date.now() - started) / 1000).toFixed(1)}s (exit ${code})`);
+  const found = scenarioResults(version, outputDir, out, code);
+  if (found.length === 0) extra++; // the runner itself failed
+  rows.push(...found);
+}
+await database.drop();
+finish(rows, extra);
