@@ -59,6 +59,9 @@ async function connectAndEnable(page: Page, name: string, authorizations: URL[])
   await server.getByRole('button', { name: 'Connect', exact: true }).click();
   await expect(page).toHaveURL((url) => url.pathname === '/servers' && url.searchParams.get('oauth') === 'connected');
   expect(authorizations.length, 'the browser went through the authorization page').toBe(before + 1);
+  // Its tools are not usable before they are enabled, and the notice says so.
+  const notice = page.getByRole('status').filter({ hasText: `Signed in to ${name}.` });
+  await expect(notice).toContainText('Review its tools below');
   await expect(server.getByTestId('server-status')).toHaveText('Connected');
   const review = server.getByTestId('review-panel');
   await expect(review).toBeVisible();
@@ -67,6 +70,7 @@ async function connectAndEnable(page: Page, name: string, authorizations: URL[])
   await server.getByRole('button', { name: 'Enable these tools' }).click();
   await expect(review).toHaveCount(0);
   await expect(server.getByRole('list', { name: `Tools of ${name}` }).getByTestId('server-tool')).toHaveCount(2);
+  await expect(notice).toContainText('Its tools can be used now.');
   return server;
 }
 

@@ -15,6 +15,7 @@ import {
   parseImport,
   reviewMark,
   serverBody,
+  signedInNotice,
   urlChangeDropsSecrets,
   type ServerView,
 } from './server-view';
@@ -184,6 +185,12 @@ describe('oauth actions', () => {
     expect(oauthActions(server())).toEqual({ connect: false, disconnect: false });
     expect(oauthActions(server({ status: 'needs_sign_in' }))).toEqual({ connect: true, disconnect: false });
     expect(oauthActions(server({ signedIn: true }))).toEqual({ connect: false, disconnect: true });
+  });
+  it('after signing in, says the tools still need review until they are enabled', () => {
+    expect(signedInNotice(server())).toBe('Signed in to Fixture. Review its tools below; Claude can use them once you enable them.');
+    const enabled = server({ enabled: true, tools: server().tools.map((t) => ({ ...t, reviewed: true })) });
+    expect(signedInNotice(enabled)).toBe('Signed in to Fixture. Its tools can be used now.');
+    expect(signedInNotice(undefined)).toBe('Signed in. Its tools can be used once enabled.');
   });
 });
 

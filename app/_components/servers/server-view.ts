@@ -86,6 +86,17 @@ export function oauthActions(server: ServerView): { connect: boolean; disconnect
   return { connect: server.status === 'needs_sign_in', disconnect: server.signedIn === true };
 }
 
+/**
+ * What the servers page says when the OAuth callback brings the person back signed in: its tools
+ * are usable only once enabled, so a server still waiting for review says so.
+ */
+export function signedInNotice(server: ServerView | undefined): string {
+  if (!server) return 'Signed in. Its tools can be used once enabled.';
+  return needsReview(server)
+    ? `Signed in to ${server.name}. Review its tools below; Claude can use them once you enable them.`
+    : `Signed in to ${server.name}. Its tools can be used now.`;
+}
+
 // ---- The add / edit form ----
 
 export type HeaderRow = { key: number; name: string; value: string };

@@ -9,7 +9,7 @@ import { Button, EmptyState, Notice, Spinner } from '@/app/_components/ui';
 import { ImportDialog } from './import-dialog';
 import { ServerCard } from './server-card';
 import { ServerFormDialog } from './server-form-dialog';
-import type { ServerList, ServerView } from './server-view';
+import { signedInNotice, type ServerList, type ServerView } from './server-view';
 
 const EMPTY_DESCRIPTION =
   'An MCP server is a service that offers tools (search a tracker, query a database, post a message) ' +
@@ -29,7 +29,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
   const [importing, setImporting] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
   const [oauthNotice, setOauthNotice] = useState(oauthReturn);
-  const connectedName = oauthReturn?.kind === 'connected' ? list?.servers.find((s) => s.id === oauthReturn.serverId)?.name : undefined;
+  const connected = oauthReturn?.kind === 'connected' ? list?.servers.find((s) => s.id === oauthReturn.serverId) : undefined;
 
   const load = useCallback(
     () =>
@@ -97,9 +97,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
               </Button>
             }
           >
-            {oauthNotice.kind === 'connected'
-              ? `Signed in${connectedName ? ` to ${connectedName}` : ''}. Its tools can be used now.`
-              : oauthNotice.message}
+            {oauthNotice.kind === 'connected' ? signedInNotice(connected) : oauthNotice.message}
           </Notice>
         )}
         {loadError && (
