@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
-import { EVERYTHING_HTTP_PORT, EVERYTHING_SSE_PORT, FIXTURE_PORT } from './e2e/fixtures/ports';
+import { EVERYTHING_HTTP_PORT, EVERYTHING_SSE_PORT, FIXTURE_PORT, OAUTH_FIXTURE_ORIGIN, OAUTH_FIXTURE_PORT } from './e2e/fixtures/ports';
 
 // End-to-end tests in Chromium against `next start` (a production build made beforehand by
 // `npm run build`; this config does not build). Each run gets a fresh data folder: the embedded
@@ -120,6 +120,15 @@ export default defineConfig({
       stdout: 'ignore',
       stderr: 'pipe',
       env: { E2E_MCP_FIXTURE_PORT: String(FIXTURE_PORT) },
+    },
+    // The OAuth-protected server and its authorization server, one loopback origin (e2e/oauth.spec.ts).
+    {
+      command: `npx tsx test/fixtures/oauth-fixture.ts --port ${OAUTH_FIXTURE_PORT}`,
+      url: `${OAUTH_FIXTURE_ORIGIN}/.well-known/oauth-authorization-server`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
     },
     ...(['streamableHttp', 'sse'] as const).map((mode) => {
       const port = mode === 'sse' ? EVERYTHING_SSE_PORT : EVERYTHING_HTTP_PORT;

@@ -20,6 +20,7 @@ import { approveAt, startClientMetadataHost, testSecretBox } from '@/test/oauth-
 import { text, toolUse } from '@/test/tool-harness';
 
 import { checkReturnTo, disconnectServer, finishServerSignIn, startServerSignIn, type ServersOAuthContext } from './oauth';
+import { serverView } from './service';
 
 describe('returnTo', () => {
   it('takes same-origin paths only', () => {
@@ -47,11 +48,21 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('sign-in from the serve
     await h.close();
   });
 
+  /** The listings the servers' use-cases asked for (a fresh one after each sign-in). */
+  const listings: string[] = [];
+  const remote = {
+    lastListing: async () => null,
+    listTools: async (config: McpServerConfig) => {
+      listings.push(config.id);
+      return { tools: [], skipped: [], protocolVersion: '2026-07-28', transport: 'streamable_http' };
+    },
+  };
+
   function context(): ServersOAuthContext {
     return {
       db: h.db,
       box,
-      remote: undefined as never, // not used by the OAuth use-cases
+      remote: remote as unknown as ServersOAuthContext['remote'],
       builtinListing: undefined as never,
       allowLoopback: true,
       oauthFetch: loopbackFetch,
@@ -83,12 +94,17 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('sign-in from the serve
     };
     const ctx = context();
     const session = { userId: user.id, sessionId };
+    expect((await serverView(ctx, user.id, row)).signedIn).toBe(false);
 
     // Connect first (the servers page, before the tools are enabled): read access only.
     const first = await startServerSignIn(ctx, session, row.id, '/servers');
     const connected = await finishServerSignIn(ctx, session, await approveAt(first.authorizationUrl), async () => {});
     expect(connected).toEqual({ ok: true, location: `/servers?oauth=connected&server=${row.id}` });
     expect((await getServer(h.db, user.id, row.id))!.status).toBe('connected');
+    // Its tools were listed at once (the page shows them for review), and the page offers Disconnect.
+    expect(listings).toEqual([row.id]);
+    expect((await getServer(h.db, user.id, row.id))!.protocolVersion).toBe('2026-07-28');
+    expect((await serverView(ctx, user.id, row)).signedIn).toBe(true);
 
     const model = await startScriptedModel([
       { blocks: [text('Writing.'), toolUse('tu_1', 'fx__admin_write', {})] },
@@ -131,6 +147,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('sign-in from the serve
 
     // Disconnect revokes at the provider and forgets the credential.
     expect(await disconnectServer(ctx, user.id, row.id)).toEqual({ revoked: true, hadCredential: true });
+    expect((await serverView(ctx, user.id, row)).signedIn).toBe(false);
     await model.close();
   });
 });

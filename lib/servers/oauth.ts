@@ -13,7 +13,7 @@ import {
   type SignInFailure,
 } from '@/lib/mcp/oauth';
 
-import type { ServersContext } from './service';
+import { testServer, type ServersContext } from './service';
 
 /**
  * The servers page's OAuth use-cases: Connect (start a sign-in and hand back the provider's
@@ -104,6 +104,11 @@ export async function finishServerSignIn(
       },
     });
     await markServerSignedIn(ctx.db, session.userId, done.serverId);
+    // List its tools now, with the new token: the page shows them for review at once, and calls
+    // that resume below see the catalog as it is. A failure is recorded on the server, not fatal.
+    await testServer(ctx, session.userId, done.serverId).catch((err) =>
+      console.error('[oauth] listing the tools after sign-in failed:', errorSummary(err)),
+    );
     // Calls that waited for this sign-in run now; a failure there must not undo the sign-in.
     await onSignedIn({ userId: session.userId, serverId: done.serverId }).catch((err) =>
       console.error('[oauth] resuming after sign-in failed:', errorSummary(err)),

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/connection';
+import { findCredentialsForResources } from '@/db/queries/oauth';
 import {
   deleteServer,
   enableServer,
@@ -17,6 +18,7 @@ import { errorSummary, redactSecrets } from '@/lib/log-safe';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import type { CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { ListedCatalog } from '@/lib/mcp/gateway';
+import { resourceCandidates } from '@/lib/mcp/oauth/credentials';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import type { SecretBox } from '@/lib/secrets/secret-box';
 
@@ -64,6 +66,12 @@ async function own(ctx: ServersContext, userId: string, id: string): Promise<Ser
   return row;
 }
 
+/** Whether this person holds OAuth tokens for the server's URL (its credential, found as the calls find it). */
+async function isSignedIn(ctx: ServersContext, userId: string, url: string): Promise<boolean> {
+  const rows = await findCredentialsForResources(ctx.db, userId, resourceCandidates(url));
+  return rows.some((r) => r.tokens !== null);
+}
+
 /** The page's view of one server, from its last listing (no request to the server). */
 export async function serverView(ctx: ServersContext, userId: string, row: ServerRow): Promise<ServerView> {
   let headerNames: string[] = [];
@@ -77,8 +85,8 @@ export async function serverView(ctx: ServersContext, userId: string, row: Serve
     credentialsUnreadable = true;
     config = { ...serverConfig({ ...row, headersSealed: null }, ctx.box) };
   }
-  const listing = await ctx.remote.lastListing(config, { userId });
-  return userServerView(row, listing, { headerNames, credentialsUnreadable });
+  const [listing, signedIn] = await Promise.all([ctx.remote.lastListing(config, { userId }), isSignedIn(ctx, userId, row.url)]);
+  return userServerView(row, listing, { headerNames, credentialsUnreadable, signedIn });
 }
 
 export async function listServerViews(ctx: ServersContext, userId: string): Promise<{ servers: ServerView[]; builtin: ServerView[] }> {
@@ -249,6 +257,7 @@ async function checkServer(ctx: ServersContext, userId: string, row: ServerRow):
   if (!updated) throw notFound(row.id);
   return userServerView(updated, listed.error ? await ctx.remote.lastListing(config, { userId }) : listed, {
     headerNames: Object.keys(config.headers ?? {}),
+    signedIn: await isSignedIn(ctx, userId, row.url),
   });
 }
 

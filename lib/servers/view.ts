@@ -38,6 +38,8 @@ export interface ServerView {
   toolsChanged: boolean;
   tools: ServerToolView[];
   skipped: Array<{ name: string; reason: string }>;
+  /** This person has an OAuth sign-in (tokens) stored for the server: the page offers Disconnect. */
+  signedIn: boolean;
 }
 
 function toolViews(listing: ServerCatalog | null, isReviewed: (name: string, fingerprint: string) => boolean): ServerToolView[] {
@@ -54,7 +56,7 @@ function toolViews(listing: ServerCatalog | null, isReviewed: (name: string, fin
 export function userServerView(
   row: ServerRow,
   listing: ServerCatalog | null,
-  extra: { headerNames: string[]; credentialsUnreadable?: boolean },
+  extra: { headerNames: string[]; credentialsUnreadable?: boolean; signedIn?: boolean },
 ): ServerView {
   const tools = toolViews(listing, (name, fp) => row.reviewedTools.tools[name] === fp);
   return {
@@ -78,6 +80,7 @@ export function userServerView(
     toolsChanged: row.enabled && tools.some((t) => !t.reviewed),
     tools,
     skipped: (listing?.skipped ?? []).map((s) => ({ name: s.name, reason: s.reason })),
+    signedIn: extra.signedIn === true,
   };
 }
 
@@ -103,5 +106,6 @@ export function builtinServerView(listing: ListedCatalog): ServerView {
     toolsChanged: false,
     tools: toolViews(listing, () => true),
     skipped: listing.skipped.map((x) => ({ name: x.name, reason: x.reason })),
+    signedIn: false,
   };
 }

@@ -104,14 +104,11 @@ export function ServerCard({
   server,
   onChange,
   onRemoved,
-  onSignedOut,
   reviewRef,
 }: {
   server: ServerView;
   onChange: (server: ServerView) => void;
   onRemoved?: (id: string) => void;
-  /** Disconnect forgot the OAuth credential. */
-  onSignedOut?: () => void;
   /** The review panel's heading, focused after an add (the page passes it for the new server). */
   reviewRef?: React.Ref<HTMLHeadingElement>;
 }) {
@@ -153,7 +150,6 @@ export function ServerCard({
   const disconnect = () =>
     act('disconnect', async () => {
       await api(`/api/servers/${server.id}/oauth`, { method: 'DELETE' });
-      onSignedOut?.();
       onChange((await api<{ server: ServerView }>(`/api/servers/${server.id}/test`, { method: 'POST', body: {} })).server);
     });
   const remove = () =>

@@ -15,6 +15,7 @@ import {
   parseImport,
   reviewMark,
   serverBody,
+  signedInNotice,
   urlChangeDropsSecrets,
   type ServerView,
 } from './server-view';
@@ -53,6 +54,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
       tool('delete_everything', { annotations: { destructiveHint: true } }),
     ],
     skipped: [{ name: 'weird', reason: 'Its input schema is nested deeper than 32 levels.' }],
+    signedIn: false,
     ...over,
   };
 }
@@ -183,6 +185,12 @@ describe('oauth actions', () => {
     expect(oauthActions(server())).toEqual({ connect: false, disconnect: false });
     expect(oauthActions(server({ status: 'needs_sign_in' }))).toEqual({ connect: true, disconnect: false });
     expect(oauthActions(server({ signedIn: true }))).toEqual({ connect: false, disconnect: true });
+  });
+  it('after signing in, says the tools still need review until they are enabled', () => {
+    expect(signedInNotice(server())).toBe('Signed in to Fixture. Review its tools below; Claude can use them once you enable them.');
+    const enabled = server({ enabled: true, tools: server().tools.map((t) => ({ ...t, reviewed: true })) });
+    expect(signedInNotice(enabled)).toBe('Signed in to Fixture. Its tools can be used now.');
+    expect(signedInNotice(undefined)).toBe('Signed in. Its tools can be used once enabled.');
   });
 });
 

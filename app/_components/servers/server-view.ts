@@ -12,10 +12,7 @@ export type { ImportResult } from '@/lib/servers/service';
 type ToolAnnotations = NonNullable<ServerToolView['annotations']>;
 
 /** What GET /api/servers sends of each server (lib/servers/view.ts). */
-export type ServerView = LibServerView & {
-  /** An OAuth credential is stored for this person (sent by the OAuth routes when present). */
-  signedIn?: boolean;
-};
+export type ServerView = LibServerView;
 
 export type ServerList = { servers: ServerView[]; builtin: ServerView[] };
 
@@ -87,6 +84,17 @@ export function enableBody(server: ServerView): { tools: Record<string, string> 
 /** Connect is offered when the server asks for sign-in, Disconnect when a credential is stored. */
 export function oauthActions(server: ServerView): { connect: boolean; disconnect: boolean } {
   return { connect: server.status === 'needs_sign_in', disconnect: server.signedIn === true };
+}
+
+/**
+ * What the servers page says when the OAuth callback brings the person back signed in: its tools
+ * are usable only once enabled, so a server still waiting for review says so.
+ */
+export function signedInNotice(server: ServerView | undefined): string {
+  if (!server) return 'Signed in. Its tools can be used once enabled.';
+  return needsReview(server)
+    ? `Signed in to ${server.name}. Review its tools below; Claude can use them once you enable them.`
+    : `Signed in to ${server.name}. Its tools can be used now.`;
 }
 
 // ---- The add / edit form ----

@@ -9,7 +9,7 @@ import { Button, EmptyState, Notice, Spinner } from '@/app/_components/ui';
 import { ImportDialog } from './import-dialog';
 import { ServerCard } from './server-card';
 import { ServerFormDialog } from './server-form-dialog';
-import type { ServerList, ServerView } from './server-view';
+import { signedInNotice, type ServerList, type ServerView } from './server-view';
 
 const EMPTY_DESCRIPTION =
   'An MCP server is a service that offers tools (search a tracker, query a database, post a message) ' +
@@ -28,12 +28,8 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
   const [addKey, setAddKey] = useState(0);
   const [importing, setImporting] = useState(false);
   const [focusId, setFocusId] = useState<string | null>(null);
-  // Servers signed in to during this visit (the list does not say which have a credential).
-  const [signedIn, setSignedIn] = useState<ReadonlySet<string>>(
-    () => new Set(oauthReturn?.kind === 'connected' ? [oauthReturn.serverId] : []),
-  );
   const [oauthNotice, setOauthNotice] = useState(oauthReturn);
-  const connectedName = oauthReturn?.kind === 'connected' ? list?.servers.find((s) => s.id === oauthReturn.serverId)?.name : undefined;
+  const connected = oauthReturn?.kind === 'connected' ? list?.servers.find((s) => s.id === oauthReturn.serverId) : undefined;
 
   const load = useCallback(
     () =>
@@ -101,9 +97,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
               </Button>
             }
           >
-            {oauthNotice.kind === 'connected'
-              ? `Signed in${connectedName ? ` to ${connectedName}` : ''}. Its tools can be used now.`
-              : oauthNotice.message}
+            {oauthNotice.kind === 'connected' ? signedInNotice(connected) : oauthNotice.message}
           </Notice>
         )}
         {loadError && (
@@ -139,8 +133,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
               list.servers.map((s) => (
                 <ServerCard
                   key={s.id}
-                  server={signedIn.has(s.id) && s.signedIn === undefined ? { ...s, signedIn: true } : s}
-                  onSignedOut={() => setSignedIn((ids) => new Set([...ids].filter((id) => id !== s.id)))}
+                  server={s}
                   onChange={replace}
                   onRemoved={removed}
                   reviewRef={s.id === focusId ? focusReview : undefined}
