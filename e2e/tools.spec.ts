@@ -85,8 +85,8 @@ test('a turn with several calls shows its timeline: what waited for approval, wh
 
   const timeline = page.getByTestId('turn-timeline');
   await expect(timeline).toContainText('2 tool calls in 1 step');
-  await expect(timeline.getByRole('heading', { name: 'Step 1' })).toBeAttached();
   await timeline.getByText('Timeline').click();
+  await expect(timeline.getByRole('heading', { name: 'Step 1' })).toBeVisible();
   const rows = timeline.getByTestId('timeline-row');
   await expect(rows).toHaveCount(2);
   await expect(rows.nth(0)).toContainText('Notes · search');
