@@ -71,7 +71,9 @@ export function SignInCard({ call, onStop }: { call: ToolCallView; onStop: () =>
         <p className="text-[15px] text-fg">
           <span className="font-semibold">{serverName}</span> needs you to sign in before <span className="font-mono">{tool}</span> can run.
         </p>
-        {signIn && <p className="text-sm text-muted">{WHY[signIn.reason](signIn.scopes)} The turn goes on once you are back.</p>}
+        {signIn && (
+          <p className="text-sm text-muted">{WHY[signIn.reason](visibleScopes(signIn.scopes))} The turn goes on once you are back.</p>
+        )}
         {error && <Notice tone="error">{error}</Notice>}
       </CardBody>
       <CardFooter>
@@ -84,4 +86,9 @@ export function SignInCard({ call, onStop }: { call: ToolCallView; onStop: () =>
       </CardFooter>
     </Card>
   );
+}
+
+/** Scopes that say what the tool may do; protocol ones (a refresh token, an OpenID identity) mean nothing to a person. */
+function visibleScopes(scopes: string[]): string[] {
+  return scopes.filter((s) => !['offline_access', 'openid'].includes(s));
 }

@@ -3,7 +3,7 @@
 import { Globe, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
 import { memo } from 'react';
 
-import { FAILED_CALL_STATUSES, isOneOf, type ToolCallStatus } from '@/db/vocabulary';
+import { FAILED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type ToolCallStatus } from '@/db/vocabulary';
 import { formatDuration } from '@/lib/chat/timeline';
 
 import { ToolResultView } from './tool-result-view';
@@ -99,7 +99,8 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
           edited
         </Badge>
       )}
-      <Duration call={call} />
+      {/* A call waiting for the person has no running time to show. */}
+      {!(call.status in WAITING_CALL_STATUSES) && <Duration call={call} />}
     </span>
   );
 }
