@@ -105,7 +105,7 @@ if (process.env.SKIP_CONFORMANCE === '1') {
     seconds: conf.seconds,
     passed: c?.passed ?? 0,
     failed: c ? c.failed + (conf.status !== 0 && c.failed === 0 ? 1 : 0) : 1,
-    skipped: 0,
+    skipped: c?.skipped ?? 0,
   });
 }
 

@@ -185,8 +185,13 @@ async function conformanceDatabase() {
   try {
     await admin.connect();
   } catch (error) {
-    console.warn(`No Postgres at ${new URL(base).host} (${error.message}): each auth client will use an in-memory PGlite (~800 MB each).`);
-    return none;
+    // 25 auth clients at once with an in-memory PGlite each would need ~20 GB: too much for a
+    // laptop's `npm test`. CI and anyone with a Postgres run every scenario.
+    console.warn(
+      `No Postgres at ${new URL(base).host} (${error.message}): the conformance scenarios need one (each auth client keeps ` +
+        'credentials in a database). Skipped; set DATABASE_URL or start Postgres on 127.0.0.1:5432 to run them.',
+    );
+    return null;
   }
   const name = `sb_conformance_${process.pid}`;
   await admin.query(`DROP DATABASE IF EXISTS ${name}`);
@@ -209,6 +214,11 @@ async function conformanceDatabase() {
 }
 
 const database = await conformanceDatabase();
+if (!database) {
+  mkdirSync(join(root, 'test-results'), { recursive: true });
+  writeFileSync(join(root, 'test-results/conformance.json'), JSON.stringify({ passed: 0, failed: 0, skipped: 1, scenarios: [] }, null, 2));
+  process.exit(0);
+}
 const rows = [];
 let extra = 0;
 for (const version of versions) {
