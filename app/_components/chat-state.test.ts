@@ -1,31 +1,12 @@
 import { describe, expect, it } from 'vitest';
 
 import { toolCallViewSchema } from '@/lib/agent/event-payloads';
+import { sampleToolCallView } from '@/test/sample-tool-call';
 
 import { applyEvent, type ChatState } from './chat-state';
 import type { ToolCallView } from './types';
 
-const call = (over: Partial<ToolCallView> = {}): ToolCallView =>
-  toolCallViewSchema.parse({
-    id: 'call-1',
-    runId: 'run-1',
-    toolUseId: 'tu_1',
-    status: 'executing',
-    server: 'Docs',
-    tool: 'write',
-    modelName: 'docs__write',
-    input: {},
-    argsHash: 'h',
-    trust: 'trusted',
-    startedAt: null,
-    endedAt: null,
-    hints: { annotated: false, readOnly: false, destructive: false, openWorld: false },
-    verdict: null,
-    decision: null,
-    result: null,
-    inputRequests: null,
-    ...over,
-  });
+const call = sampleToolCallView;
 
 const state = (): ChatState => ({
   messages: [],

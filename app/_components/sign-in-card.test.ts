@@ -2,28 +2,12 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { toolCallViewSchema } from '@/lib/agent/event-payloads';
+import { sampleToolCallView } from '@/test/sample-tool-call';
 
 import { SignInCard, startSignIn } from './sign-in-card';
 
-const call = toolCallViewSchema.parse({
-  id: 'call-1',
-  runId: 'run-1',
-  toolUseId: 'tu_1',
+const call = sampleToolCallView({
   status: 'awaiting_sign_in',
-  server: 'Docs',
-  tool: 'write',
-  modelName: 'docs__write',
-  input: {},
-  argsHash: 'h',
-  trust: 'trusted',
-  startedAt: null,
-  endedAt: null,
-  hints: { annotated: false, readOnly: false, destructive: false, openWorld: false },
-  verdict: null,
-  decision: null,
-  result: null,
-  inputRequests: null,
   signIn: { serverId: 'srv-docs', serverName: 'Docs', scopes: ['files:write'], reason: 'insufficient_scope' },
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
+import { sampleToolCallView } from '@/test/sample-tool-call';
 
 import { formatDuration, turnTimeline } from './timeline';
 
@@ -13,30 +14,19 @@ function call(
   times: { proposed: number; started: number | null; ended: number | null },
   more: Partial<ToolCallView> = {},
 ) {
-  return {
+  return sampleToolCallView({
     id,
-    runId: 'run-1',
-    toolUseId: `use-${id}`,
     status: times.ended !== null ? 'succeeded' : times.started !== null ? 'executing' : 'pending_approval',
     server: 'notes',
     tool: id,
     modelName: `notes__${id}`,
-    input: {},
-    argsHash: 'h',
-    trust: 'trusted',
     hints: { annotated: true, readOnly: true, destructive: false, openWorld: false },
-    verdict: null,
-    decision: null,
-    result: null,
-    inputRequests: null,
-    signIn: null,
-    waitedFor: null,
     step,
     proposedAt: at(times.proposed),
     startedAt: at(times.started),
     endedAt: at(times.ended),
     ...more,
-  } satisfies ToolCallView;
+  });
 }
 
 describe('turnTimeline', () => {
