@@ -1,7 +1,7 @@
 import { getRun, type RunRow } from '@/db/queries/runs';
+import { getConversationTaint } from '@/db/queries/taint';
 import {
   getToolCall,
-  isConversationTainted,
   listCallsAwaitingSignIn,
   updateToolCallIfVersion,
   type ToolCallPatch,
@@ -108,7 +108,7 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
       constraintUnmet: inputProblem(grant.constraint, call.input) !== null,
-      runTainted: await isConversationTainted(deps.db, run.conversationId),
+      runTainted: (await getConversationTaint(deps.db, run.conversationId)) !== null,
     });
     const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint };
     if (judged.verdict === 'reject') return { ...ended(call, 'rejected', `${call.modelName} was not run: ${judged.reason}`), verdict };
