@@ -97,6 +97,15 @@ for (const { kind, available } of TEST_DATABASES) {
       await env.close();
     });
 
+    it('counts the tokens of the title the model suggests for a new conversation too', async () => {
+      const deps = engineDeps(h, { titles: true });
+      const { user, conversation } = await userOn('pro');
+      const { run } = await send(deps, user.id, conversation.id);
+      await deps.idle();
+      const usage = (await getRun(h.db, run.id))!.usage!;
+      expect(await modelTokensToday(h.db, user.id)).toBeGreaterThan(usage.inputTokens + usage.outputTokens);
+    });
+
     it('refuses a turn once the day’s model tokens are used, in words naming the limit, the plan and the reset', async () => {
       limits({ modelTokensPerDay: 1000 });
       const deps = engineDeps(h);
