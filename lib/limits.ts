@@ -20,6 +20,8 @@ export const LIMIT_TABLE = {
   modelTokensPerDay: { default: 2_000_000, unit: 'model tokens per day (UTC)' },
   // Servers the person adds themselves (the built-in ones are not counted).
   serversPerUser: { default: 50, unit: 'servers of your own' },
+  // Tools the person switched on in one conversation (tools on by default are not counted).
+  enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation' },
 } as const satisfies Record<string, { default: number; unit: string }>;
 
 export type LimitName = keyof typeof LIMIT_TABLE;
@@ -29,13 +31,21 @@ export const LIMIT_NAMES = Object.keys(LIMIT_TABLE) as LimitName[];
 export type { Plan };
 
 /**
+ * "No limit". Infinity would be simpler to compare but is not JSON (`JSON.stringify` turns it
+ * into null, and `SWITCHBOARD_LIMITS` could not say it); the largest safe integer is a plain
+ * number everywhere — in the env override, in logs, in comparisons, which need no special case —
+ * and no count ever reaches it. Views show it as null ("unlimited").
+ */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+/**
  * Per-plan values that differ from the defaults (the defaults are the `pro` plan's). `free` adds
  * no servers of its own: only the built-in ones.
  */
 export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = {
-  free: { runsPerHour: 20, modelTokensPerDay: 200_000, serversPerUser: 0 },
+  free: { enabledToolsPerConversation: 5, runsPerHour: 20, modelTokensPerDay: 200_000, serversPerUser: 0 },
   pro: {},
-  enterprise: { runsPerHour: 600, modelTokensPerDay: 20_000_000, serversPerUser: 500 },
+  enterprise: { enabledToolsPerConversation: UNLIMITED, runsPerHour: 600, modelTokensPerDay: 20_000_000, serversPerUser: 500 },
 };
 
 /** A quota was reached. The HTTP layer answers 429 with this message, the limit's name and the plan. */

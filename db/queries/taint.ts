@@ -60,3 +60,8 @@ export async function getConversationTaint(db: Db, conversationId: string): Prom
     ...(row.tool ? { tool: row.tool } : {}),
   };
 }
+
+/** Whether text from an untrusted server has entered the conversation's model context (see getConversationTaint). */
+export async function isConversationTainted(db: Db, conversationId: string): Promise<boolean> {
+  return (await getConversationTaint(db, conversationId)) !== null;
+}

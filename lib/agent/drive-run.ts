@@ -4,8 +4,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { appendMessage, listMessages } from '@/db/queries/messages';
 import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
-import { getConversationTaint } from '@/db/queries/taint';
-import { hasStoredResults, insertToolCalls } from '@/db/queries/tool-calls';
+import { isConversationTainted } from '@/db/queries/taint';
+import { insertToolCalls } from '@/db/queries/tool-calls';
 import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
@@ -16,12 +16,12 @@ import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
-import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { modelTokensReached } from './run-limits';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
+import { offerForStep } from './step-offer';
 import { markOfferTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
-import { offerTools, withHostTool, type ToolOffer } from './tool-host';
+import type { ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
 
@@ -106,11 +106,9 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     await finish(deps, run, 'failed', { owner: deps.instanceId, error });
     return null;
   }
-  let offer = deps.tools
-    ? await offerTools(deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
+  const offer = deps.tools
+    ? await offerForStep(deps.db, deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
     : NO_TOOLS;
-  // Once a result was too large to send whole, the model may page through it.
-  if (deps.tools && (await hasStoredResults(deps.db, run.conversationId))) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
   // An untrusted server's tool descriptions are about to enter the model's context.
   await markOfferTaint(deps.db, run.conversationId, offer);
   const stepRun = await transitionRun(
@@ -165,7 +163,7 @@ async function afterStep(
           conversationId: run.conversationId,
           userId: run.userId,
           step: run.step,
-          tainted: (await getConversationTaint(deps.db, run.conversationId)) !== null,
+          tainted: await isConversationTainted(deps.db, run.conversationId),
         })
       : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
