@@ -145,3 +145,25 @@ export async function proposedToolInput(db: Db, runId: string, toolUseId: string
     limit 1`);
   return rowsOf<{ input: unknown }>(result)[0]?.input ?? null;
 }
+
+/**
+ * The conversations and servers a user's log mentions, with the newest name each had there (the
+ * Activity filters): deleted ones included, since their entries are kept.
+ */
+export async function activityNames(db: Db, userId: string): Promise<{ conversations: Named[]; servers: Named[] }> {
+  const conversations = await db.execute(sql`
+    select distinct on (conversation_id) conversation_id as id, coalesce(content->'conversation'->>'title', '') as name
+    from audit_entries where user_id = ${userId} and conversation_id is not null
+    order by conversation_id, seq desc`);
+  const servers = await db.execute(sql`
+    select distinct on (server_id) server_id as id, coalesce(content->'server'->>'name', server_id) as name
+    from audit_entries where user_id = ${userId} and server_id is not null
+    order by server_id, seq desc`);
+  const byName = (a: Named, b: Named) => a.name.localeCompare(b.name);
+  return { conversations: rowsOf<Named>(conversations).sort(byName), servers: rowsOf<Named>(servers).sort(byName) };
+}
+
+export interface Named {
+  id: string;
+  name: string;
+}

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/connection';
-import { listActivity, type ActivityFilter } from '@/db/queries/audit';
+import { activityNames, listActivity, type ActivityFilter, type Named } from '@/db/queries/audit';
 import type { StoredAuditContent } from '@/db/stored-json';
 import type { AuditKind } from '@/db/vocabulary';
 
@@ -55,4 +55,9 @@ export function exportStream(db: Db, userId: string): ReadableStream<Uint8Array>
       await lines.return(undefined);
     },
   });
+}
+
+/** What the Activity filters offer: the conversations and servers the person's log mentions, deleted ones too. */
+export function activityFilterOptions(db: Db, userId: string): Promise<{ conversations: Named[]; servers: Named[] }> {
+  return activityNames(db, userId);
 }

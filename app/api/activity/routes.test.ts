@@ -11,6 +11,7 @@ import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createUser } from '@/db/queries/users';
 import type { StoredAuditToolCall } from '@/db/stored-json';
 import type { AuditOutcome } from '@/db/vocabulary';
+import { activityFilterOptions } from '@/lib/audit/activity';
 import { appendAudit } from '@/lib/audit/append';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { getAuthSecret } from '@/lib/auth/secret';
@@ -128,6 +129,16 @@ describe('/api/activity routes', () => {
     const next = await q(`limit=2&cursor=${first.nextCursor}`);
     expect(next.entries.map((e) => e.seq)).toEqual([1]);
     expect(next.nextCursor).toBeNull();
+  });
+
+  it('offers as filters the conversations and servers the person’s own log mentions', async () => {
+    const options = await activityFilterOptions(h.db, alice.id);
+    expect(options.conversations.map((c) => c.id).sort()).toEqual([convA, convB].sort());
+    expect(options.conversations[0]!.name).toBe('A conversation');
+    expect(options.servers).toEqual([
+      { id: 'srv-1', name: 'Server One' },
+      { id: 'srv-2', name: 'Server One' },
+    ]);
   });
 
   it('answers a bad parameter with 400 naming it and what is allowed', async () => {
