@@ -103,15 +103,18 @@ function checkEntry(keys: AuditKeyring, row: AuditEntryRow, prev: string): { kin
   if (!sameMac(row.prevHmac, prev)) {
     return { kind: 'edited', message: `Entry ${row.seq} does not chain from entry ${row.seq - 1}: one of the two was changed.` };
   }
+  const changed = {
+    kind: 'edited' as const,
+    message: `Entry ${row.seq} was changed after it was written (its HMAC no longer matches its content).`,
+  };
   const content = storedAuditContent.safeParse(row.content);
-  const fields = { userId: row.userId, seq: row.seq, at: row.at, kind: row.kind, keyId: row.keyId, content: content.data! };
-  if (!content.success || row.kind !== content.data.kind || !sameMac(entryMac(key, prev, fields), row.hmac)) {
-    return { kind: 'edited', message: `Entry ${row.seq} was changed after it was written (its HMAC no longer matches its content).` };
-  }
+  if (!content.success || row.kind !== content.data.kind) return changed;
+  const fields = { userId: row.userId, seq: row.seq, at: row.at, kind: row.kind, keyId: row.keyId, content: content.data };
+  if (!sameMac(entryMac(key, prev, fields), row.hmac)) return changed;
   const derived = indexColumns(content.data);
-  const changed = (Object.keys(derived) as (keyof typeof derived)[]).filter((k) => (row[k] ?? null) !== (derived[k] ?? null));
-  if (changed.length) {
-    return { kind: 'edited', message: `Entry ${row.seq}'s columns ${changed.join(', ')} no longer match its signed content.` };
+  const moved = (Object.keys(derived) as (keyof typeof derived)[]).filter((k) => (row[k] ?? null) !== (derived[k] ?? null));
+  if (moved.length) {
+    return { kind: 'edited', message: `Entry ${row.seq}'s columns ${moved.join(', ')} no longer match its signed content.` };
   }
   return null;
 }
