@@ -34,6 +34,11 @@ const verdictV1 = z.object({
   grantId: z.string().nullable(),
   /** The grant's argument constraint: an edited input must meet it too. */
   constraint: jsonObject.nullable(),
+  /**
+   * Untrusted text was in the run's context when the verdict was given (absent in rows written
+   * before grants): "Allow for this session" is then not offered for a tool that is not read-only.
+   */
+  tainted: z.boolean().optional(),
 });
 /** Version 0 was stored in the column `policy` and called the verdict `decision`. */
 const verdictV0 = z
@@ -262,6 +267,30 @@ const catalogV1 = z.object({
 const catalogV0 = catalogV1.omit({ v: true }).transform((o): StoredCatalog => ({ v: 1, ...o }));
 export type StoredCatalog = z.infer<typeof catalogV1>;
 export const storedCatalog = z.union([catalogV1, catalogV0]);
+
+// ── tool_grants.covered: what a grant was given for ──────────────────────────────────────
+/** A tool's definition as the person saw it when they granted it: the panel diffs it against today's. */
+const grantedToolV1 = z.object({
+  fingerprint: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.nullable(),
+  annotations: storedAnnotations,
+  serverUrl: z.string(),
+});
+export type GrantedTool = z.infer<typeof grantedToolV1>;
+/**
+ * Tool name → its definition when granted. A tool-scope grant covers one tool; a server-wide
+ * grant the tools the server had then (a tool added later is not in it, so not covered).
+ */
+const grantCoverageV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), grantedToolV1) });
+export type StoredGrantCoverage = z.infer<typeof grantCoverageV1>;
+export const storedGrantCoverage = grantCoverageV1;
+
+/** A grant's argument constraint: a JSON Schema fragment the input must also satisfy. */
+export const storedConstraint = jsonObject;
+export type StoredConstraint = z.infer<typeof storedConstraint>;
 
 // ── audit_entries.content: what one audit entry records (lib/audit) ─────────────────────────
 // The entry holds its own copies (conversation title, server name, tool): it outlives the

@@ -12,6 +12,8 @@ export const LIMIT_TABLE = {
   sandboxQueuePerUser: { default: 4, unit: 'sandbox runs waiting' },
   eventStreamsPerUser: { default: 24, unit: 'open event streams' },
   eventStreamsPerConversation: { default: 6, unit: 'open event streams per conversation' },
+  // Tools the person switched on in one conversation (tools on by default are not counted).
+  enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation' },
 } as const satisfies Record<string, { default: number; unit: string }>;
 
 export type LimitName = keyof typeof LIMIT_TABLE;
@@ -20,8 +22,20 @@ export const LIMIT_NAMES = Object.keys(LIMIT_TABLE) as LimitName[];
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 
+/**
+ * "No limit". Infinity would be simpler to compare but is not JSON (`JSON.stringify` turns it
+ * into null, and `SWITCHBOARD_LIMITS` could not say it); the largest safe integer is a plain
+ * number everywhere — in the env override, in logs, in comparisons, which need no special case —
+ * and no count ever reaches it. Views show it as null ("unlimited").
+ */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
 /** Per-plan values that differ from the defaults. */
-export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = { free: {}, pro: {}, enterprise: {} };
+export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = {
+  free: { enabledToolsPerConversation: 5 },
+  pro: {},
+  enterprise: { enabledToolsPerConversation: UNLIMITED },
+};
 
 /** A quota was reached. The HTTP layer answers 429 with this message and the limit's name. */
 export class LimitExceeded extends Error {

@@ -10,6 +10,7 @@ import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trus
 import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
+import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
@@ -17,7 +18,8 @@ import type { ToolHost } from './tool-host';
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
 /**
- * Runs every decided call of a step in parallel, each with its own timeout. A call found in
+ * Runs every decided call of a step in parallel, each with its own timeout, after asking the
+ * grant source once more whether each may still run (./recheck.ts). A call found in
  * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
  * safe, else it is recorded as `unknown`.
  */
@@ -29,7 +31,25 @@ export async function executeCalls(
   signal: AbortSignal,
 ): Promise<void> {
   const servers = await host.serversFor(run.userId);
-  await Promise.all(calls.filter((c) => RUNNABLE.has(c.status)).map((c) => executeOne(deps, host, run, c, servers, signal)));
+  const runnable = calls.filter((c) => RUNNABLE.has(c.status));
+  const refused = await callsNoLongerAllowed(host, run, runnable, servers);
+  await Promise.all(
+    runnable.map((c) => {
+      const why = refused.get(c.id);
+      return why ? refuse(deps, c, why) : executeOne(deps, host, run, c, servers, signal);
+    }),
+  );
+}
+
+/** A call whose grant no longer holds: it is not run, and the model is told why. */
+async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<void> {
+  const message = noLongerAvailable(call.modelName, why);
+  await complete(deps, call, {
+    status: 'rejected',
+    verdict: { v: 1, verdict: 'reject', reason: why, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },
+    result: errorToolResult(call.toolUseId, message),
+    isError: true,
+  });
 }
 
 async function executeOne(

@@ -7,6 +7,7 @@ import { getServer } from '@/db/queries/servers';
 import { findLatestCatalog } from '@/db/queries/tool-catalogs';
 import { createUser } from '@/db/queries/users';
 import { offerTools } from '@/lib/agent/tool-host';
+import { allToolsOfOwnServers } from '@/lib/consent/grant-source';
 import { AppError } from '@/lib/http/errors';
 import { createSecretBox } from '@/lib/secrets/secret-box';
 import { createAppTools } from '@/lib/server/tool-host';
@@ -51,7 +52,8 @@ for (const { kind, available } of TEST_DATABASES) {
 
     beforeAll(async () => {
       h = await openTestDb(kind);
-      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box });
+      // The servers page's review, not consent: every reviewed tool counts as granted here.
+      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box, grants: allToolsOfOwnServers });
       ctx = { db: h.db, box, remote: tools.remote, builtinListing: tools.builtinListing, allowLoopback: true };
       onServerUrlChange('test-recorder', async (_db, change) => void urlChanges.push(change));
       for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
