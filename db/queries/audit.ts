@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, max, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { auditChainHeads, auditEntries, conversations } from '../schema';
+import { auditChainHeads, auditEntries, conversations, mcpServers } from '../schema';
 import { parseStored, storedAuditContent, type StoredAuditContent } from '../stored-json';
 import type { AuditOutcome } from '../vocabulary';
 import { rowsOf } from './rate-limits';
@@ -166,4 +166,14 @@ export async function activityNames(db: Db, userId: string): Promise<{ conversat
 export interface Named {
   id: string;
   name: string;
+}
+
+/** Display names of a user's own servers by id (a grant entry copies its server's name). */
+export async function serverNamesOf(db: Db, userId: string, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db
+    .select({ id: mcpServers.id, name: mcpServers.name })
+    .from(mcpServers)
+    .where(and(eq(mcpServers.userId, userId), inArray(sql`${mcpServers.id}::text`, ids)));
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { listActivity } from '@/db/queries/audit';
+import { createAuthSession } from '@/db/queries/auth-sessions';
 import { deleteConversation } from '@/db/queries/conversations';
 import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredAuditToolCall } from '@/db/stored-json';
@@ -82,7 +83,7 @@ for (const { kind, available } of TEST_DATABASES) {
         userId: user.id,
         toolCallId: lying!.id,
         argsHash: lying!.argsHash,
-        decision: 'allow_session',
+        decision: 'allow_once',
         input: { value: 'edited' },
       });
       await env.deps.idle();
@@ -95,12 +96,35 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       const edited = byTool.get('lying_readonly')!;
       expect(edited).toMatchObject({
-        verdict: { kind: 'allowed', by: user.id, decision: 'allow_session' },
+        verdict: { kind: 'allowed', by: user.id, decision: 'allow_once' },
         arguments: { proposed: { value: 'asked' }, executed: { value: 'edited' }, edited: true, proposedHash: lying!.argsHash },
         outcome: 'succeeded',
       });
       expect(edited.arguments.executedHash).not.toBe(lying!.argsHash);
       expect(env.fixture.state.writes).toEqual(['edited']);
+      await env.close();
+    });
+
+    it('logs "Allow for this session": the call as allowed for the session, and the grant it wrote', async () => {
+      const env = await toolEngine(h, {
+        trust: 'untrusted',
+        script: [{ blocks: [toolUse('tu_s', 'fx__counter')] }, { blocks: [text('ok')] }],
+      });
+      const { user, conversation } = await userAndConversation(h);
+      const sid = `sid-${randomUUID()}`;
+      await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
+      await startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: sid, text: 'go' });
+      await env.deps.idle();
+      const [call] = await listConversationToolCalls(h.db, conversation.id);
+      await decideCall(env.deps, { userId: user.id, toolCallId: call!.id, argsHash: call!.argsHash, decision: 'allow_session' });
+      await env.deps.idle();
+      const rows = (await listActivity(h.db, user.id, {}, 10)).reverse().map((r) => r.content);
+      expect(rows.map((c) => (c.kind === 'grant' ? `grant:${c.change}` : `call:${c.outcome}`))).toEqual([
+        'grant:created',
+        'call:succeeded',
+      ]);
+      expect(rows[0]).toMatchObject({ scope: 'tool:fixture-server/counter', by: user.id, sessionId: sid, settings: { autoApprove: true } });
+      expect(rows[1]).toMatchObject({ verdict: { kind: 'allowed', decision: 'allow_session', by: user.id } });
       await env.close();
     });
 

@@ -29,7 +29,7 @@ async function appendGrants(h: DbHandle, userId: string, n: number, keys = KEYS)
         change: 'created',
         scope: `tool:srv/tool_${i}`,
         grantId: randomUUID(),
-        conversation: null,
+        conversationId: null,
         server: { id: 'srv', name: 'Server' },
         tool: `tool_${i}`,
         by: userId,

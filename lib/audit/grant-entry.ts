@@ -1,12 +1,15 @@
 import type { Db } from '@/db/connection';
+import { conversationTitles } from '@/db/queries/audit';
 import type { StoredAuditGrant } from '@/db/stored-json';
 
 import { appendAudit } from './append';
 import type { AuditKeyring } from './key';
 
 /** One change to a grant (or to a default-on tool's switch), as the grant use-cases report it. */
-export type GrantChange = Omit<StoredAuditGrant, 'v' | 'kind' | 'settings' | 'sessionId'> & {
+export type GrantChange = Omit<StoredAuditGrant, 'v' | 'kind' | 'settings' | 'sessionId' | 'conversation'> & {
   userId: string;
+  /** The conversation's title is copied into the entry. */
+  conversationId: string | null;
   settings?: StoredAuditGrant['settings'];
   sessionId?: string | null;
 };
@@ -18,12 +21,21 @@ export type GrantChange = Omit<StoredAuditGrant, 'v' | 'kind' | 'settings' | 'se
  * last). Sign-out that ends several grants passes them all at once: one lock, one turn.
  */
 export async function auditGrantChanges(db: Db, keys: AuditKeyring, changes: GrantChange[]): Promise<void> {
+  if (!changes.length) return;
+  const titles = await conversationTitles(db, [...new Set(changes.flatMap((c) => (c.conversationId ? [c.conversationId] : [])))]);
   await appendAudit(
     db,
     keys,
-    changes.map(({ userId, settings, sessionId, ...c }) => ({
+    changes.map(({ userId, settings, sessionId, conversationId, ...c }) => ({
       userId,
-      content: { v: 1, kind: 'grant', ...c, settings: settings ?? null, sessionId: sessionId ?? null },
+      content: {
+        v: 1,
+        kind: 'grant',
+        ...c,
+        conversation: conversationId ? { id: conversationId, title: titles.get(conversationId) ?? '(deleted conversation)' } : null,
+        settings: settings ?? null,
+        sessionId: sessionId ?? null,
+      },
     })),
   );
 }
