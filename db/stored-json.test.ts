@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuditContent,
   storedAuthServer,
   storedCatalog,
   storedDecision,
@@ -37,6 +38,7 @@ const SCHEMAS = {
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  auditContent: storedAuditContent,
 } as const;
 
 describe('stored JSON shapes', () => {

@@ -8,6 +8,7 @@ import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
+import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
@@ -224,12 +225,17 @@ async function complete(
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
   const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
   const endedAt = waiting ? null : new Date();
-  const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+  // The outcome and its audit entry commit together.
+  const write = async (tx: Db, p: ToolCallPatch) => {
+    const row = await updateToolCallIfLeased(tx, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    return row;
+  };
   const { fullText } = patch;
   const done =
     fullText && overQuota
       ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
-      : await write(deps.db, patch);
+      : await deps.db.transaction((tx) => write(tx, patch));
   if (!done) return;
   const type =
     done.status === 'awaiting_input'

@@ -4,6 +4,7 @@ import type { GrantRow } from '@/db/queries/grants';
 import type { GrantExpiry, ToolState, Trust } from '@/db/vocabulary';
 import { offerForStep } from '@/lib/agent/step-offer';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import type { AuditKeyring } from '@/lib/audit/key';
 import { AppError } from '@/lib/http/errors';
 import type { Plan } from '@/lib/limits';
 import type { CallerIdentity, CatalogTool, McpServerConfig, ServerCatalog, SkippedTool } from '@/lib/mcp/types';
@@ -78,6 +79,8 @@ export interface ConversationToolsView {
 export interface ConsentDeps {
   db: Db;
   host: ToolHost;
+  /** The audit log's key: every grant change is logged (./grant-audit.ts). */
+  auditKeys: () => Promise<AuditKeyring>;
   /** Every tool a server lists, reviewed or not (`AppTools.listAll`). */
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
 }
