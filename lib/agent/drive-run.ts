@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import { appendMessage, listMessages } from '@/db/queries/messages';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
-import { hasStoredResults, insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
+import { insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
 import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
@@ -13,10 +13,10 @@ import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
-import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
+import { offerForStep } from './step-offer';
 import { toToolCallView } from './tool-call-view';
-import { offerTools, withHostTool, type ToolOffer } from './tool-host';
+import type { ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
 
@@ -94,11 +94,7 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
-  let offer = deps.tools
-    ? await offerTools(deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
-    : NO_TOOLS;
-  // Once a result was too large to send whole, the model may page through it.
-  if (deps.tools && (await hasStoredResults(deps.db, run.conversationId))) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
+  const offer = deps.tools ? await offerForStep(deps, deps.tools, run) : NO_TOOLS;
   const stepRun = await transitionRun(
     deps.db,
     deps.events,
