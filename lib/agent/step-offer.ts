@@ -14,15 +14,20 @@ import { offerTools, withHostTool, type ToolHost, type ToolOffer } from './tool-
  * The tools offered to the model for one step. Every enabled tool while they fit the budget;
  * past it, `switchboard__search_tools` plus the tools this run found by searching and the tools
  * most recently used in the conversation (tool-budget.ts). Once a result was too large to send
- * whole, the paging host tool too.
+ * whole, the paging host tool too. Without a run (`id: null`, e.g. a view of what the next turn
+ * would be offered) nothing was found yet.
  */
-export async function offerForStep(deps: EngineDeps, host: ToolHost, run: RunRow): Promise<ToolOffer> {
+export async function offerForStep(
+  deps: Pick<EngineDeps, 'db' | 'toolSearch'>,
+  host: ToolHost,
+  run: Pick<RunRow, 'userId' | 'conversationId' | 'sessionId'> & { id: string | null },
+): Promise<ToolOffer> {
   const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
   const settings = deps.toolSearch ?? DEFAULT_TOOL_SEARCH;
   let offer = enabled;
   if (overToolBudget(enabled.tools, settings)) {
     const [found, recent] = await Promise.all([
-      listFoundTools(deps.db, run.id),
+      run.id ? listFoundTools(deps.db, run.id) : [],
       listRecentTools(deps.db, run.conversationId, HOST_SERVER.id, settings.recentTools),
     ]);
     const enabledKeys = new Set([...enabled.routes.values()].map((r) => keyOf({ serverId: r.tool.serverId, tool: r.tool.name })));

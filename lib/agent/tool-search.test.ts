@@ -192,9 +192,31 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(answer).toMatch(/- billing__create_/);
       expect(answer).not.toMatch(/- notes__/);
       expect(toolNames(model.requests[1]!).some((n) => n.startsWith('notes__'))).toBe(false);
-      expect(resultText(model.requests[2]!, 'tu_call')).toMatch(/no tool named/i);
+      expect(resultText(model.requests[2]!, 'tu_call')).toMatch(
+        /no tool named .*If it is one of the enabled tools, find it with switchboard__search_tools first/i,
+      );
       expect(servers.calls.slice(before).some((c) => c.namespace === 'notes')).toBe(false);
       await model.close();
+    });
+
+    it('the demo model searches for a tool the person named that was not offered, and calls it on its next step', async () => {
+      const { user, conversation } = await enterpriseConversation();
+      const deps = engineDeps(h, { tools: hostWith(), instanceId: 'demo-instance' }); // no client: the offline demo model
+      const { run } = await startRun(deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'call wiki__create_template {"title": "Runbook"}',
+      });
+      await deps.idle();
+      expect((await getRun(h.db, run.id))!.status).toBe('completed');
+      const calls = await listConversationToolCalls(h.db, conversation.id);
+      expect(calls.map((c) => [c.modelName, c.status, c.step, c.runId])).toEqual([
+        [SEARCH_TOOLS_TOOL_NAME, 'succeeded', 1, run.id],
+        ['wiki__create_template', 'succeeded', 2, run.id],
+      ]);
+      expect(calls[0]!.input).toEqual({ query: 'wiki__create_template' });
+      expect(servers.calls).toContainEqual({ namespace: 'wiki', name: 'create_template', arguments: { title: 'Runbook' } });
     });
 
     it('offers every enabled tool, and no search tool, while they fit the budget', async () => {
