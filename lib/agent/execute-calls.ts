@@ -11,6 +11,7 @@ import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
+import { DEFAULT_TOOL_SEARCH, roomBesideSearch } from './tool-budget';
 import { toToolCallView } from './tool-call-view';
 import { offerTools, type ToolHost } from './tool-host';
 
@@ -98,7 +99,7 @@ async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: 
   if (call.tool === SEARCH_TOOLS_TOOL.name) {
     // Searched over what this run may use now: a grant revoked since the step began is not found.
     const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
-    const { result, found } = searchTools(enabled, call.toolUseId, call.input);
+    const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
     const isError = result.is_error === true;
     // Stored with the result in one write: whoever runs the next step offers what was found.
     await complete(deps, call, {

@@ -89,6 +89,12 @@ describe('switchboard__search_tools', () => {
     expect(searchTools(enabled, 'tu_1', { query: 'create' }).found).toHaveLength(DEFAULT_SEARCH_LIMIT);
   });
 
+  it('returns no more than fit beside the search tool, whatever limit the model asks for', async () => {
+    const enabled = await offerTools(host({ 'srv-notes/*': {} }), ctx);
+    expect(searchTools(enabled, 'tu_1', { query: 'create', limit: 20 }, 3).found).toHaveLength(3);
+    expect(text(searchTools(enabled, 'tu_1', { query: 'create', limit: 20 }, 3).result)).toMatch(/^Found 3 enabled tools/);
+  });
+
   it('searches only the enabled tools: a tool without a grant is never found', async () => {
     const enabled = await offerTools(host({ 'srv-notes/delete_note': {}, 'srv-shady/*': { state: 'revoked' } }), ctx);
     const { result, found } = searchTools(enabled, 'tu_1', { query: 'create' });

@@ -30,7 +30,7 @@ export const SEARCH_TOOLS_TOOL: CatalogTool = {
     type: 'object',
     properties: {
       query: { type: 'string', minLength: 1, maxLength: 200, description: 'Words describing the task, or a tool name.' },
-      limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools to return at most (default 5).' },
+      limit: { type: 'integer', minimum: 1, maximum: 20, description: 'How many tools to return at most (default 5, at most 20).' },
     },
     required: ['query'],
     additionalProperties: false,
@@ -48,11 +48,12 @@ export const SEARCH_TOOLS_TOOL: CatalogTool = {
 export const SEARCH_TOOLS_TOOL_NAME = joinToolName(HOST_SERVER.namespace, SEARCH_TOOLS_TOOL.name);
 
 export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
 /** A found tool's description is cut to this in the answer: the full one comes with the tool itself. */
 const DESCRIPTION_CHARS = 300;
 
 // The input was validated against SEARCH_TOOLS_TOOL.inputSchema when the call was proposed.
-const searchInput = z.object({ query: z.string().min(1), limit: z.number().int().min(1).max(20).optional() });
+const searchInput = z.object({ query: z.string().min(1), limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).optional() });
 
 export interface ToolSearchOutcome {
   result: Anthropic.ToolResultBlockParam;
@@ -60,8 +61,12 @@ export interface ToolSearchOutcome {
   found: ToolKey[];
 }
 
-/** Answers one search over `enabled` (every tool this run may use right now, as offerTools builds it). */
-export function searchTools(enabled: ToolOffer, toolUseId: string, rawInput: unknown): ToolSearchOutcome {
+/**
+ * Answers one search over `enabled` (every tool this run may use right now, as offerTools builds
+ * it). At most `maxResults` tools are returned, whatever the model asked: no more fit beside the
+ * search tool in the next step's offer.
+ */
+export function searchTools(enabled: ToolOffer, toolUseId: string, rawInput: unknown, maxResults = MAX_SEARCH_LIMIT): ToolSearchOutcome {
   const parsed = searchInput.safeParse(rawInput);
   if (!parsed.success)
     return { result: errorToolResult(toolUseId, 'Pass a "query": words describing the task, or a tool name.'), found: [] };
@@ -77,7 +82,7 @@ export function searchTools(enabled: ToolOffer, toolUseId: string, rawInput: unk
       route,
     };
   });
-  const ranked = rankTools(query, candidates, limit);
+  const ranked = rankTools(query, candidates, Math.min(limit, maxResults));
   if (!ranked.length) {
     const text =
       `No enabled tool matches "${query}". ${candidates.length} tools are enabled in this conversation; search again with ` +

@@ -7,7 +7,7 @@ import { listFoundTools, listRecentTools } from '@/db/queries/tool-search';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { SEARCH_TOOLS_TOOL } from './search-tools-tool';
-import { DEFAULT_TOOL_SEARCH, keyOf, overToolBudget, toolsToKeep } from './tool-budget';
+import { DEFAULT_TOOL_SEARCH, keyOf, overToolBudget, roomBesideSearch, toolsToKeep } from './tool-budget';
 import { offerTools, withHostTool, type ToolHost, type ToolOffer } from './tool-host';
 
 /**
@@ -31,8 +31,7 @@ export async function offerForStep(
       listRecentTools(deps.db, run.conversationId, HOST_SERVER.id, settings.recentTools),
     ]);
     const enabledKeys = new Set([...enabled.routes.values()].map((r) => keyOf({ serverId: r.tool.serverId, tool: r.tool.name })));
-    // The search tool takes one place of the budget.
-    const keep = toolsToKeep(enabledKeys, found, recent, Math.max(0, settings.maxTools - 1));
+    const keep = toolsToKeep(enabledKeys, found, recent, roomBesideSearch(settings));
     offer = withHostTool(onlyTools(enabled, keep), SEARCH_TOOLS_TOOL, HOST_SERVER);
   }
   if (await hasStoredResults(deps.db, run.conversationId)) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { DEFAULT_TOOL_SEARCH, overToolBudget, toolSearchSettingsFrom, toolsToKeep } from './tool-budget';
+import { DEFAULT_TOOL_SEARCH, overToolBudget, roomBesideSearch, toolSearchSettingsFrom, toolsToKeep } from './tool-budget';
 
 const tool = (name: string, description = 'x') => ({ name, description, input_schema: { type: 'object' as const } });
 
@@ -10,7 +10,7 @@ describe('toolSearchSettingsFrom', () => {
     expect(DEFAULT_TOOL_SEARCH).toEqual({ maxTools: 40, maxTokens: 10_000, recentTools: 10 });
   });
 
-  it('reads each value from its variable and refuses anything but a non-negative integer, naming it', () => {
+  it('reads each value from its variable and refuses anything below its minimum or not an integer, naming it', () => {
     expect(
       toolSearchSettingsFrom({ TOOL_SEARCH_MAX_TOOLS: '100', TOOL_SEARCH_MAX_TOKENS: ' 2000 ', TOOL_SEARCH_RECENT_TOOLS: '0' }),
     ).toEqual({
@@ -19,8 +19,10 @@ describe('toolSearchSettingsFrom', () => {
       recentTools: 0,
     });
     expect(() => toolSearchSettingsFrom({ TOOL_SEARCH_MAX_TOOLS: 'many' })).toThrow(
-      /TOOL_SEARCH_MAX_TOOLS must be a non-negative integer, got "many"/,
+      /TOOL_SEARCH_MAX_TOOLS must be an integer of at least 2, got "many"/,
     );
+    // The search tool and one tool it found must fit.
+    expect(() => toolSearchSettingsFrom({ TOOL_SEARCH_MAX_TOOLS: '1' })).toThrow(/at least 2, got "1"/);
     expect(() => toolSearchSettingsFrom({ TOOL_SEARCH_MAX_TOKENS: '-1' })).toThrow(/TOOL_SEARCH_MAX_TOKENS/);
   });
 });
@@ -36,6 +38,13 @@ describe('overToolBudget', () => {
   it('is over past the estimated tokens, however few the tools', () => {
     expect(overToolBudget([tool('a', 'y'.repeat(3800))], settings)).toBe(false);
     expect(overToolBudget([tool('a', 'y'.repeat(4200))], settings)).toBe(true);
+  });
+});
+
+describe('roomBesideSearch', () => {
+  it('leaves one place of the budget to the search tool', () => {
+    expect(roomBesideSearch(DEFAULT_TOOL_SEARCH)).toBe(39);
+    expect(roomBesideSearch({ ...DEFAULT_TOOL_SEARCH, maxTools: 2 })).toBe(1);
   });
 });
 

@@ -29,16 +29,26 @@ const ENV_NAMES: Record<keyof ToolSearchSettings, string> = {
   recentTools: 'TOOL_SEARCH_RECENT_TOOLS',
 };
 
-/** `TOOL_SEARCH_MAX_TOOLS`, `TOOL_SEARCH_MAX_TOKENS`, `TOOL_SEARCH_RECENT_TOOLS` (non-negative integers), else the defaults. */
+/** The search tool and at least one tool it found must fit, or searching would be pointless. */
+const MINIMUM: Record<keyof ToolSearchSettings, number> = { maxTools: 2, maxTokens: 0, recentTools: 0 };
+
+/** `TOOL_SEARCH_MAX_TOOLS` (at least 2), `TOOL_SEARCH_MAX_TOKENS`, `TOOL_SEARCH_RECENT_TOOLS` (integers), else the defaults. */
 export function toolSearchSettingsFrom(env: Record<string, string | undefined>): ToolSearchSettings {
   const out = { ...DEFAULT_TOOL_SEARCH };
   for (const key of Object.keys(ENV_NAMES) as (keyof ToolSearchSettings)[]) {
     const raw = env[ENV_NAMES[key]]?.trim();
     if (!raw) continue;
-    if (!/^\d+$/.test(raw)) throw new Error(`${ENV_NAMES[key]} must be a non-negative integer, got "${raw}".`);
+    if (!/^\d+$/.test(raw) || Number(raw) < MINIMUM[key]) {
+      throw new Error(`${ENV_NAMES[key]} must be an integer of at least ${MINIMUM[key]}, got "${raw}".`);
+    }
     out[key] = Number(raw);
   }
   return out;
+}
+
+/** How many found or recently used tools are offered past the budget: the search tool takes one place. */
+export function roomBesideSearch(settings: ToolSearchSettings): number {
+  return Math.max(1, settings.maxTools - 1);
 }
 
 /** Does sending every enabled tool go past the budget? */
