@@ -1,4 +1,5 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
@@ -6,6 +7,7 @@ import { createConversation } from '@/db/queries/conversations';
 import { getRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
+import { runs } from '@/db/schema';
 import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig } from '@/lib/mcp/types';
@@ -17,7 +19,8 @@ import { loopbackFetch } from '@/test/loopback-fetch';
 import { text, toolUse } from '@/test/tool-harness';
 
 import { decideCall } from './decide';
-import { startRun } from './engine';
+import { driveRun } from './drive-run';
+import { resumeLapsedRuns, startRun } from './engine';
 import { SEARCH_TOOLS_TOOL_NAME } from './search-tools-tool';
 import type { ToolSearchSettings } from './tool-budget';
 import { offerTools, type ToolHost } from './tool-host';
@@ -32,7 +35,8 @@ function resultText(req: RecordedRequest, toolUseId: string): string {
 }
 
 for (const { kind, available } of TEST_DATABASES) {
-  describe.skipIf(!available)(`tool search with 300 enabled tools on ${kind}`, () => {
+  // Every step lists 12 servers over HTTP: generous on a loaded machine.
+  describe.skipIf(!available)(`tool search with 300 enabled tools on ${kind}`, { timeout: 90_000 }, () => {
     let h: DbHandle;
     let servers: ManyServers;
     let configs: McpServerConfig[];
@@ -70,10 +74,7 @@ for (const { kind, available } of TEST_DATABASES) {
       return { user: user!, conversation };
     }
 
-    async function engine(
-      script: (ScriptedReply | ((req: RecordedRequest) => ScriptedReply))[],
-      opts: { tools?: ToolHost; instanceId?: string; toolSearch?: ToolSearchSettings } = {},
-    ) {
+    async function engine(script: ScriptedReply[], opts: { tools?: ToolHost; instanceId?: string; toolSearch?: ToolSearchSettings } = {}) {
       const model = await startScriptedModel(script);
       const deps = engineDeps(h, {
         client: model.client,
@@ -92,11 +93,7 @@ for (const { kind, available } of TEST_DATABASES) {
 
       const { deps, model } = await engine([
         { blocks: [toolUse('tu_search', SEARCH_TOOLS_TOOL_NAME, { query: 'notes__create_reminder' })] },
-        (req) => {
-          // The found tool is offered from the very next step, by the name the search gave.
-          expect(toolNames(req)).toContain('notes__create_reminder');
-          return { blocks: [toolUse('tu_call', 'notes__create_reminder', { title: 'Dentist' })] };
-        },
+        { blocks: [toolUse('tu_call', 'notes__create_reminder', { title: 'Dentist' })] },
         { blocks: [text('Reminder created.')] },
       ]);
       const { run } = await startRun(deps, {
@@ -115,6 +112,8 @@ for (const { kind, available } of TEST_DATABASES) {
       const found = resultText(second!, 'tu_search');
       expect(found).toContain('notes__create_reminder');
       expect(found).toMatch(/can be called from your next step/);
+      // The found tool is offered from the very next step, by the name the search gave.
+      expect(toolNames(second!)).toContain('notes__create_reminder');
       expect(toolNames(second!).length).toBeLessThan(45);
       // It ran, in this turn, on the notes server, with the model's arguments.
       expect(servers.calls).toContainEqual({ namespace: 'notes', name: 'create_reminder', arguments: { title: 'Dentist' } });
@@ -145,11 +144,7 @@ for (const { kind, available } of TEST_DATABASES) {
         [
           { blocks: [toolUse('tu_search', SEARCH_TOOLS_TOOL_NAME, { query: 'delete a calendar invite', limit: 3 })] },
           { blocks: [toolUse('tu_del', 'calendar__delete_invite', { id: 'inv-1' })] },
-          (req) => {
-            // A new step, run by the instance that took the decision: the found tools are still offered.
-            expect(toolNames(req)).toContain('calendar__delete_invite');
-            return { blocks: [text('Deleted.')] };
-          },
+          { blocks: [text('Deleted.')] },
         ],
         { tools },
       );
@@ -170,8 +165,58 @@ for (const { kind, available } of TEST_DATABASES) {
       await other.idle();
       expect((await getRun(h.db, run.id))!.status).toBe('completed');
       expect(model.requests).toHaveLength(3);
+      // A new step, run by the instance that took the decision: the found tools are still offered.
+      expect(toolNames(model.requests[2]!)).toContain('calendar__delete_invite');
       expect(servers.calls).toContainEqual({ namespace: 'calendar', name: 'delete_invite', arguments: { id: 'inv-1' } });
       await model.close();
+    });
+
+    it('keeps what it found when another instance takes the run over after the lease lapsed', async () => {
+      const { user, conversation } = await enterpriseConversation();
+      // The first instance searches, then stalls in its next model request (it never answers).
+      const first = await startScriptedModel([{ blocks: [toolUse('tu_search', SEARCH_TOOLS_TOOL_NAME, { query: 'create a rollback' })] }]);
+      let stalled!: () => void;
+      const stalledAt = new Promise<void>((resolve) => (stalled = resolve));
+      let release!: (err: Error) => void;
+      const stall = new Promise<never>((_, reject) => (release = reject));
+      let sent = 0;
+      const stallingClient = new Anthropic({
+        apiKey: 'test-key',
+        baseURL: first.url,
+        maxRetries: 0,
+        fetch: (url, init) => {
+          if (++sent === 1) return fetch(url, init);
+          stalled();
+          return stall;
+        },
+      });
+      const tools = hostWith();
+      const doomed = engineDeps(h, { client: stallingClient, modelName: 'claude-test', tools, instanceId: 'doomed', heartbeatMs: 60_000 });
+      const { run } = await startRun(doomed, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'roll back' });
+      await stalledAt;
+      await h.db
+        .update(runs)
+        .set({ leaseExpiresAt: new Date(0) })
+        .where(eq(runs.id, run.id));
+
+      // The rescuer has nothing in memory: what was found comes from the database.
+      const { deps: rescuer, model } = await engine(
+        [{ blocks: [toolUse('tu_rb', 'deploy__create_rollback', { title: 'v41' })] }, { blocks: [text('Rolled back.')] }],
+        { tools, instanceId: 'rescuer' },
+      );
+      expect(await resumeLapsedRuns(rescuer, conversation.id)).toBe(1);
+      // One process plays both instances, and a process drives a run once at a time: the stalled
+      // instance must notice it lost the run (it writes nothing) before the rescuer can drive it here.
+      release(new Error('connection reset'));
+      await doomed.idle();
+      expect((await getRun(h.db, run.id))!).toMatchObject({ status: 'running', leaseOwner: 'rescuer', step: 2 });
+      await driveRun(rescuer, run.id);
+      await rescuer.idle();
+      expect((await getRun(h.db, run.id))!).toMatchObject({ status: 'completed', leaseOwner: null });
+      expect(toolNames(model.requests[0]!)).toContain('deploy__create_rollback');
+      expect(servers.calls).toContainEqual({ namespace: 'deploy', name: 'create_rollback', arguments: { title: 'v41' } });
+      expect(model.requests).toHaveLength(2);
+      await Promise.all([first.close(), model.close()]);
     });
 
     it('never finds a tool that is not enabled, and a call to it by name is rejected unrun', async () => {
