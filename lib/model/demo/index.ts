@@ -22,7 +22,8 @@
 //   `switchboard__search_tools` is offered and a named tool is not, it only
 //   searches: one `{ "query": "<name>" }` call per tool not offered.
 // - Else a short text: it says it is the "offline demo model", echoes
-//   `You wrote: "<text>"` and lists the offered tools. stop_reason "end_turn".
+//   `You wrote: "<text>"` and lists the offered tools (with a search tool
+//   offered, says other enabled tools can be named). stop_reason "end_turn".
 // - One output token per word; past `max_tokens` the text stops and
 //   stop_reason is "max_tokens" (later tool calls are dropped).
 // - Test triggers in the last user text:

@@ -2,7 +2,7 @@ import { TITLE_REQUEST } from '../titles';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
-import { callFound, searchFirst } from './tool-search';
+import { callFound, SEARCH_TOOLS_NAME, searchFirst } from './tool-search';
 import type { DemoReply, DemoRequest, ReplyBlock, ReplyToolUseBlock, RequestMessage } from './types';
 import { splitWords } from './words';
 
@@ -116,6 +116,8 @@ function plainAnswer(userText: string, toolNames: string[]): string {
   } else {
     lines.push('Tools I was offered:', ...toolNames.map((name) => `- ${name}`));
     lines.push('', 'Name one of them (or write `call <name> {json}`) and I will call it.');
+    if (toolNames.includes(SEARCH_TOOLS_NAME))
+      lines.push('More tools are enabled than listed: name any of them and I will search for it first.');
   }
   return lines.join('\n');
 }

@@ -75,6 +75,16 @@ describe('the demo model with a tool search', () => {
     ]);
   });
 
+  it('says that more tools can be named when a search tool is offered', () => {
+    const reply = decideReply(request([{ role: 'user', content: 'hello' }], [search, echo]), { newToolUseId: ids });
+    expect(reply.blocks[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringContaining('name any of them and I will search for it first'),
+    });
+    const plain = decideReply(request([{ role: 'user', content: 'hello' }], [echo]), { newToolUseId: ids });
+    expect(JSON.stringify(plain.blocks)).not.toContain('search for it first');
+  });
+
   it('does not search again after the person asked for a search themselves', () => {
     const own: RequestMessage = { role: 'user', content: `call ${SEARCH_TOOLS_NAME} {"query": "reminder"}` };
     const reply = decideReply(request([own, searched, searchResult], [search, reminder]), { newToolUseId: ids });
