@@ -43,7 +43,8 @@ export async function listRecentTools(db: Db, conversationId: string, hostServer
       ),
     )
     .groupBy(toolCalls.serverId, toolCalls.tool)
-    .orderBy(desc(last))
+    // Calls of one step share a time: the tie is broken by name, so every instance keeps the same ones.
+    .orderBy(desc(last), asc(toolCalls.serverId), asc(toolCalls.tool))
     .limit(limit);
   return rows.map((r) => ({ serverId: r.serverId!, tool: r.tool! }));
 }
