@@ -2,7 +2,10 @@ import type { ConsentDeps } from '@/lib/consent/tools-view';
 
 import type { Runtime } from './runtime';
 
-/** What the grant use-cases need of the process: the database, the app's tool host, every tool a server lists, the audit key, the tool budget. */
+/**
+ * What the grant use-cases need of the process: the database, the app's tool host, every tool a
+ * server lists, the audit key, the tool budget.
+ */
 export function consentDeps(rt: Runtime): ConsentDeps {
   return {
     db: rt.handle.db,
