@@ -5,7 +5,9 @@ import {
   storedAnnotations,
   storedAuthServer,
   storedCatalog,
+  storedConstraint,
   storedDecision,
+  storedGrantCoverage,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
@@ -35,6 +37,8 @@ const SCHEMAS = {
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  grantCoverage: storedGrantCoverage,
+  constraint: storedConstraint,
 } as const;
 
 describe('stored JSON shapes', () => {
