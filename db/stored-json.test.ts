@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuditContent,
   storedAuthServer,
   storedCatalog,
   storedConstraint,
@@ -16,6 +17,7 @@ import {
   storedRunError,
   StoredShapeError,
   storedSignIn,
+  storedTaint,
   storedToolResult,
   storedUsage,
   storedVerdict,
@@ -28,6 +30,7 @@ const SCHEMAS = {
   inputResponses: storedInputResponses,
   inputRequests: storedInputRequests,
   signIn: storedSignIn,
+  taint: storedTaint,
   runError: storedRunError,
   usage: storedUsage,
   nameMap: storedNameMap,
@@ -39,6 +42,7 @@ const SCHEMAS = {
   catalog: storedCatalog,
   grantCoverage: storedGrantCoverage,
   constraint: storedConstraint,
+  auditContent: storedAuditContent,
 } as const;
 
 describe('stored JSON shapes', () => {

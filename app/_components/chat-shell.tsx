@@ -10,6 +10,14 @@ import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
 import { cx, IconButton, iconButtonClasses } from './ui';
 
+/** The phone top bar's words for the pages that are not a conversation (the sidebar links to them). */
+const PAGE_TITLES: Record<string, string> = {
+  '/servers': 'Servers',
+  '/account': 'Account',
+  '/activity': 'Activity',
+  '/shares': 'Shared links',
+};
+
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
 export function ChatShell({
   conversations,
@@ -89,7 +97,9 @@ export function ChatShell({
               aria-controls="sidebar"
               onClick={() => setOpen(true)}
             />
-            <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">{current?.title ?? 'Switchboard'}</span>
+            <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">
+              {current?.title ?? PAGE_TITLES[pathname] ?? 'Switchboard'}
+            </span>
             <Link href="/" aria-label="New chat" title="New chat" className={iconButtonClasses({ size: 'md' })}>
               <SquarePen className="size-5" aria-hidden />
             </Link>

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
+import type { AuditKeyring } from '@/lib/audit/key';
 
 import type { EventSink } from './events';
 import type { ToolHost } from './tool-host';
@@ -27,6 +28,8 @@ export interface EngineDeps {
   titles?: boolean;
   /** MCP tools; without it no tool is offered and a named tool gets an error result. */
   tools?: ToolHost;
+  /** The audit log's key (never in the database): every finished call is logged under it (./audit-calls.ts). */
+  auditKeys: () => Promise<AuditKeyring>;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

@@ -6,6 +6,7 @@ import type { DbHandle } from '@/db/connection';
 import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { createUser } from '@/db/queries/users';
+import { auditKeyring } from '@/lib/audit/key';
 import { createSecretBox } from '@/lib/secrets/secret-box';
 import { createAppTools } from '@/lib/server/tool-host';
 import { addServer, enableServerTools, type ServersContext } from '@/lib/servers/service';
@@ -45,7 +46,8 @@ for (const { kind, available } of TEST_DATABASES) {
       // ttlMs 0: every listing asks the server, so a changed tool is seen at once.
       fixture = await startFixtureServer({ tools: TOOLS, listCache: { ttlMs: 0 } });
       const tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box });
-      deps = { db: h.db, host: tools.host, listAll: tools.listAll };
+      const keys = auditKeyring(randomBytes(32));
+      deps = { db: h.db, host: tools.host, listAll: tools.listAll, auditKeys: async () => keys };
       servers = { db: h.db, box, remote: tools.remote, builtinListing: tools.builtinListing, allowLoopback: true };
     });
     afterAll(async () => {

@@ -4,6 +4,7 @@ import type { DbHandle } from '@/db/connection';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
 
 import { createAppToolHost } from './tool-host';
@@ -30,6 +31,8 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
   return {
     model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
     ...rest,
+    // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
+    auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
     db: handle.db,
     events: bus,
     bus,
