@@ -5,6 +5,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 
 import { OAUTH_FIXTURE_ORIGIN, OAUTH_FIXTURE_URL } from './fixtures/ports';
 import { appOrigin, jsonWrite, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { conversationWithTools } from './tools-helpers';
 
 // OAuth-protected MCP servers, in the browser, against test/fixtures/oauth-fixture.ts (started by
 // playwright.config.ts): one loopback origin that is the authorization server (its authorize
@@ -118,7 +119,7 @@ test('add a protected server through the page, Connect through the provider, use
   });
 
   await test.step('the model calls protected__whoami with the token and the result comes back', async () => {
-    await page.goto('/');
+    await conversationWithTools(page, ['protected__whoami']);
     await sendWithEnter(page, 'call protected__whoami {}');
     const id = await waitForConversation(page);
     const approval = page.getByTestId('approval-card');
@@ -152,7 +153,7 @@ test('a call that needs a wider scope waits for sign-in mid-turn, survives a rel
   await page.goto('/servers');
   await connectAndEnable(page, 'Scoped', authorizations);
 
-  await page.goto('/');
+  await conversationWithTools(page, ['scoped__admin_write']);
   await sendWithEnter(page, 'call scoped__admin_write {}');
   const id = await waitForConversation(page);
   const signIn = page.getByTestId('sign-in-card');

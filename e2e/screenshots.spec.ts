@@ -15,6 +15,7 @@ import {
   waitForConversation,
   waitForIdle,
 } from './helpers';
+import { conversationWithTools } from './tools-helpers';
 
 // PNGs for people to look at (git-ignored), at a desktop and a phone size.
 const SHOTS_DIR = path.resolve('screenshots');
@@ -66,6 +67,7 @@ async function writeScenes(page: Page, origin: string): Promise<Scenes> {
   const tools3 = await newConversationWith(
     page,
     'call everything__get-tiny-image {}\ncall everything__get-sum {"a": 2, "b": 3}\ncall notes__search {"query": "plans"}',
+    [`tool:${server.id}/get-tiny-image`, `tool:${server.id}/get-sum`],
   );
   await page.getByRole('button', { name: 'Allow all once' }).click();
   await waitForIdle(page.request, tools3);
@@ -74,13 +76,16 @@ async function writeScenes(page: Page, origin: string): Promise<Scenes> {
   const approval = await newConversationWith(
     page,
     'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}',
+    ['tool:builtin-notes/delete'],
   );
   await expect(page.getByTestId('approval-card')).toBeVisible();
   return { code, tools: tools3, approval };
 }
 
-async function newConversationWith(page: Page, text: string): Promise<string> {
-  await page.goto('/');
+/** A new conversation whose first message is `text`, with `tools` switched on first (tools are off until the person switches them on). */
+async function newConversationWith(page: Page, text: string, tools: string[] = []): Promise<string> {
+  if (tools.length) await conversationWithTools(page, tools);
+  else await page.goto('/');
   await sendWithEnter(page, text);
   return waitForConversation(page);
 }
@@ -216,7 +221,7 @@ test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an
     await expect(page.getByTestId('assistant-message')).toContainText(DEMO_CLOSING, { timeout: 15_000 });
     expect(await check('answer')).toEqual([]);
 
-    await page.goto('/');
+    await conversationWithTools(page, ['tool:builtin-notes/delete']);
     await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
     await expect(page.getByTestId('approval-card')).toBeVisible();
     expect(await check('awaiting-approval')).toEqual([]);

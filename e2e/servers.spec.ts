@@ -5,6 +5,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 
 import { EVERYTHING_HTTP_URL, EVERYTHING_SSE_URL, FIXTURE_API_KEY, FIXTURE_API_KEY_HEADER, FIXTURE_URL } from './fixtures/ports';
 import { appOrigin, jsonWrite, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { conversationWithTools } from './tools-helpers';
 
 // The servers page against real MCP servers on loopback (started by playwright.config.ts): our
 // own fixture behind an API key, and the published server-everything over both HTTP transports.
@@ -134,7 +135,7 @@ test('add the fixture server with its API key, review and enable its tools, then
   });
 
   await test.step('the model calls fixture__echo and the result comes back', async () => {
-    await page.goto('/');
+    await conversationWithTools(page, ['fixture__echo']);
     await sendWithEnter(page, 'call fixture__echo {"text": "hi"}');
     const id = await waitForConversation(page);
     // An untrusted server's tool asks first.

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 
 import { DEMO_OPENING, newUser, sendWithEnter, signUpViaUi, waitForConversation } from '../helpers';
+import { enableTool } from '../tools-helpers';
 import { FIRST_RUN } from './timing';
 
 // Issue "The experience": on a fresh clone (`npm run dev`, nothing compiled), a new user's second
@@ -22,12 +23,14 @@ test('a new user on a cold `next dev`: the approval card of the second turn appe
   mark('signed up');
 
   await sendWithEnter(page, 'Hello! What can you do?');
-  await waitForConversation(page);
+  const conversationId = await waitForConversation(page);
   const answers = page.getByTestId('assistant-message');
   await expect(answers.first()).toContainText(DEMO_OPENING);
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
   mark('first answer shown');
 
+  // A note is a write: the person switches it on for this conversation first (as the Tools panel does).
+  await enableTool(page, conversationId, 'tool:builtin-notes/create');
   await sendWithEnter(page, 'call notes__create {"title": "Groceries", "body": "milk, eggs"}');
   await expect.poll(() => eventRequests.length, { message: 'the page opened an event stream for the second turn' }).toBeGreaterThan(0);
   const allow = page.getByRole('button', { name: 'Allow once' });

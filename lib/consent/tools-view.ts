@@ -159,13 +159,18 @@ function toolEntry(
   tainted: boolean,
 ): ToolEntry {
   const modelName = modelNames.get(`${tool.serverId}/${tool.name}`) ?? null;
-  const leftOut = !reviewed
-    ? { reason: 'not_reviewed' as const, message: 'It is new or changed on the server: review it on the servers page first.' }
-    : standing.overPlan
-      ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
-      : standing.state === 'suspended'
-        ? { reason: 'suspended' as const, message: standing.why! }
-        : null;
+  // A granted tool that changed is suspended first of all: the panel shows what changed.
+  const leftOut =
+    standing.state === 'suspended'
+      ? {
+          reason: 'suspended' as const,
+          message: `${standing.why}${reviewed ? '' : ' Review it on the servers page, then switch it on again.'}`,
+        }
+      : !reviewed
+        ? { reason: 'not_reviewed' as const, message: 'It is new or changed on the server: review it on the servers page first.' }
+        : standing.overPlan
+          ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
+          : null;
   const state: ToolState = leftOut && leftOut.reason !== 'suspended' ? 'left_out' : standing.state;
   const problem = autoApproveProblem(tool, tainted);
   const granted = standing.grant?.covered.tools[tool.name];
