@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuditContent,
   storedAuthServer,
   storedCatalog,
   storedDecision,
+  storedFoundTools,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
@@ -31,12 +33,14 @@ const SCHEMAS = {
   runError: storedRunError,
   usage: storedUsage,
   nameMap: storedNameMap,
+  foundTools: storedFoundTools,
   annotations: storedAnnotations,
   result: storedToolResult,
   authServer: storedAuthServer,
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  auditContent: storedAuditContent,
 } as const;
 
 describe('stored JSON shapes', () => {
