@@ -16,6 +16,7 @@ import type {
   StoredReviewedTools,
   StoredRunError,
   StoredSignIn,
+  StoredTaint,
   StoredToolResult,
   StoredUsage,
   StoredVerdict,
@@ -120,6 +121,9 @@ export const conversations = pgTable(
     eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0),
     // Last allocated message seq.
     messageSeq: integer('message_seq').notNull().default(0),
+    // Set once, when text from an untrusted server first entered the model's context (what,
+    // from which server, when); from then on auto-approval covers only trusted read-only tools.
+    tainted: jsonb('tainted').$type<StoredTaint>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -204,6 +208,18 @@ export const rateLimits = pgTable('rate_limits', {
   windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
   count: integer('count').notNull(),
 });
+
+// Model tokens a user's turns used per UTC day (the plan's modelTokensPerDay). Kept apart from
+// runs so that deleting a conversation does not give the day's tokens back.
+export const modelUsage = pgTable(
+  'model_usage',
+  {
+    userId: ownerRef(),
+    day: text('day').notNull(), // YYYY-MM-DD, UTC
+    tokens: bigint('tokens', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
 
 // Per-user notes behind the built-in `notes` MCP server.
 export const notes = pgTable(

@@ -9,6 +9,7 @@ import {
   DECISION_KINDS,
   INPUT_RESPONSE_ACTIONS,
   SIGN_IN_REASONS,
+  TAINT_SOURCES,
   TRUST_LEVELS,
   VERDICTS,
 } from './vocabulary';
@@ -163,6 +164,19 @@ const signInV1 = z.object({
 });
 export type StoredSignIn = z.infer<typeof signInV1>;
 export const storedSignIn = signInV1;
+
+// ── conversations.tainted: how text from an untrusted server first entered the model's context ──
+const taintV1 = z.object({
+  v: z.literal(1),
+  at: iso,
+  source: z.enum(TAINT_SOURCES),
+  serverId: z.string(),
+  serverName: z.string(),
+  /** The tool whose description, result, question or progress it was, when known. */
+  tool: z.string().optional(),
+});
+export type StoredTaint = z.infer<typeof taintV1>;
+export const storedTaint = taintV1;
 
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });

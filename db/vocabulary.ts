@@ -109,6 +109,18 @@ export type ServerStatus = (typeof SERVER_STATUSES)[number];
 export const SERVER_TRANSPORTS = ['streamable_http', 'sse'] as const;
 export type ServerTransport = (typeof SERVER_TRANSPORTS)[number];
 
+/** The plans a user can be on (`users.plan`); each has its limits in `lib/limits.ts` `PLAN_LIMITS`. */
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/**
+ * How text from an untrusted server first entered a conversation's model context (stored in
+ * `conversations.tainted`): a tool result, a tool's description or title offered to the model,
+ * a server's elicitation message, or its progress text.
+ */
+export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress'] as const;
+export type TaintSource = (typeof TAINT_SOURCES)[number];
+
 /** How long a grant lasts (`PUT …/grants` `expiresIn`); `session`: until its signed-in session ends. */
 export const GRANT_EXPIRIES = ['1h', '12h', 'session'] as const;
 export type GrantExpiry = (typeof GRANT_EXPIRIES)[number];

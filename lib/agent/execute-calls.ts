@@ -4,14 +4,16 @@ import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
+import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
-import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
 import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
+import { markCallTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
 
@@ -85,6 +87,16 @@ async function executeOne(
 
   let current = call;
   let outcome: CallOutcome | undefined;
+  const untrusted = tool.trust !== 'trusted' || server.trust !== 'trusted';
+  // Progress text from an untrusted server taints the conversation once (not a write per message).
+  let progressTaint: Promise<void> | undefined;
+  const onProgress = (p: ProgressUpdate) => {
+    if (untrusted && p.message && !progressTaint)
+      progressTaint = markCallTaint(deps.db, current, 'progress').catch((err) =>
+        console.error('[taint] progress mark failed:', errorSummary(err)),
+      );
+    deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p });
+  };
   // One retry for what a trusted server says is safe to repeat.
   for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
     const started = await updateToolCallIfLeased(deps.db, current.id, current.version, deps.instanceId, {
@@ -100,7 +112,7 @@ async function executeOne(
       signal,
       timeoutMs: server.timeoutMs,
       maxTotalTimeoutMs: server.timeoutMs * 10,
-      onProgress: (p) => deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p }),
+      onProgress,
       resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
       // The schema as listed: its `x-mcp-header` arguments travel as `Mcp-Param-*` headers (2026-07-28).
       ...(current.inputSchema && { inputSchema: current.inputSchema }),
@@ -108,6 +120,10 @@ async function executeOne(
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
   const ran = outcome!;
+  await progressTaint;
+  // The server's own words (a result, its error, its question to the person) are marked before they are stored.
+  const source = ran.kind === 'result' || ran.kind === 'failed' ? 'result' : ran.kind === 'input_required' ? 'elicitation' : null;
+  if (untrusted && source) await markCallTaint(deps.db, current, source);
   const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
   await complete(deps, current, patchFor(current, server, ran), overQuota);
 }

@@ -1,7 +1,7 @@
 import { getRun, type RunRow } from '@/db/queries/runs';
+import { isConversationTainted } from '@/db/queries/taint';
 import {
   getToolCall,
-  isConversationTainted,
   listCallsAwaitingSignIn,
   updateToolCallIfVersion,
   type ToolCallPatch,

@@ -82,8 +82,8 @@ export function grantLimitProblem(w: GrantWrite, covered: StoredGrantCoverage = 
   return limitExceeded(
     'enabledToolsPerConversation',
     max,
-    `The ${w.plan} plan allows ${max} enabled tools per conversation; ${before.size} are on here. ` +
-      'Switch one off first, or move to a larger plan.',
+    `${before.size} are on here: switch one off first, or move to a larger plan.`,
+    w.plan,
   );
 }
 

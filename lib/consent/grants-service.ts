@@ -7,7 +7,7 @@ import {
   switchOn,
   type GrantOwner,
 } from '@/db/queries/grants';
-import { isConversationTainted } from '@/db/queries/tool-calls';
+import { isConversationTainted } from '@/db/queries/taint';
 import type { GrantExpiry } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/connection';
 import type { GrantRow } from '@/db/queries/grants';
-import { isConversationTainted, type ToolCallRow } from '@/db/queries/tool-calls';
+import { isConversationTainted } from '@/db/queries/taint';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import type { AuditKeyring } from '@/lib/audit/key';
 import { inputProblem } from '@/lib/mcp/schema-guard';

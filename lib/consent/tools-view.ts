@@ -1,7 +1,6 @@
 import type { Db } from '@/db/connection';
 import { getConversation } from '@/db/queries/conversations';
 import type { GrantRow } from '@/db/queries/grants';
-import { isConversationTainted } from '@/db/queries/tool-calls';
 import type { GrantExpiry, ToolState, Trust } from '@/db/vocabulary';
 import { offerForStep } from '@/lib/agent/step-offer';
 import type { ToolHost } from '@/lib/agent/tool-host';
@@ -15,6 +14,7 @@ import { enabledToolKeys } from './grant-writes';
 import { enabledToolsMax } from './plan-tools';
 import { scopesCovering, serverScope, toolScope } from './scopes';
 import { readStandings, type Standings, type ToolStanding } from './stored-grants';
+import { conversationTaint } from './taint';
 import { definitionChanges, type DefinitionChange } from './tool-definition';
 
 /**
@@ -98,10 +98,6 @@ export async function assertConversationOwned(db: Db, userId: string, conversati
   }
 }
 
-const TAINT_REASON =
-  'Output from an untrusted server has entered this conversation, so only trusted read-only tools run without asking; ' +
-  'everything else asks every time.';
-
 export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext, now = new Date()): Promise<ConversationToolsView> {
   await assertConversationOwned(deps.db, v.userId, v.conversationId);
   const caller = { userId: v.userId, conversationId: v.conversationId };
@@ -109,15 +105,15 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
   const [catalogs, standings, tainted, offer] = await Promise.all([
     Promise.all(servers.map((s) => deps.listAll(s, caller))),
     readStandings(deps.db, v, now),
-    isConversationTainted(deps.db, v.conversationId),
+    conversationTaint(deps.db, v.conversationId),
     offerForStep(deps.db, deps.host, v),
   ]);
   const modelNames = new Map(Object.entries(offer.nameMap).map(([modelName, t]) => [`${t.serverId}/${t.tool}`, modelName]));
   const max = enabledToolsMax(standings.plan);
   return {
     plan: { name: standings.plan, enabledTools: { used: enabledToolKeys(standings.grants, now).size, max } },
-    tainted: tainted ? { reason: TAINT_REASON } : null,
-    servers: servers.map((server, i) => serverEntry(server, catalogs[i]!, standings, modelNames, tainted)),
+    tainted,
+    servers: servers.map((server, i) => serverEntry(server, catalogs[i]!, standings, modelNames, tainted !== null)),
     offered: offer.tools.map((t) => ({
       name: t.name,
       description: t.description ?? '',

@@ -212,8 +212,11 @@ describe('/api/conversations/:id/tools and …/grants', () => {
       const over = await put(free.cookie, free.id, { scope: 'tool:builtin-notes/delete', enabled: true });
       expect(over.status).toBe(429);
       const { error } = await over.json();
-      expect(error).toMatchObject({ code: 'rate_limited:enabledToolsPerConversation', limit: 'enabledToolsPerConversation' });
-      expect(error.message).toMatch(/at most 2 enabled tools per conversation.*free plan/);
+      expect(error).toMatchObject({ code: 'rate_limited:enabledToolsPerConversation', limit: 'enabledToolsPerConversation', plan: 'free' });
+      expect(error.message).toBe(
+        'Limit reached on the free plan: at most 2 enabled tools per conversation. ' +
+          '2 are on here: switch one off first, or move to a larger plan.',
+      );
       // Changing a tool that is already on does not add one.
       expect((await put(free.cookie, free.id, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true })).status).toBe(200);
     } finally {
