@@ -7,6 +7,7 @@ import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
+import { SEARCH_TOOLS_TOOL_NAME } from './search-tools-tool';
 import type { ToolOffer } from './tool-host';
 
 /**
@@ -35,11 +36,16 @@ export function proposeCalls(
     };
     const route = offer.routes.get(use.name);
     if (!route) {
+      // With a tool search offered, an enabled tool may exist but not be listed yet: say how to get it.
+      const message = offer.routes.has(SEARCH_TOOLS_TOOL_NAME)
+        ? `No tool named "${use.name}" was offered on this step. ` +
+          `If it is one of the enabled tools, find it with ${SEARCH_TOOLS_TOOL_NAME} first.`
+        : `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`;
       return {
         ...base,
         status: 'rejected',
         verdict: rejection('No tool by this name was offered.'),
-        result: errorToolResult(use.id, `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`),
+        result: errorToolResult(use.id, message),
         isError: true,
       };
     }

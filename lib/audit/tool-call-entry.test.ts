@@ -44,6 +44,7 @@ const base: ToolCallRow = {
   version: 3,
   createdAt: new Date('2026-12-01T05:00:00Z'),
   startedAt: new Date('2026-12-01T05:00:01Z'),
+  foundTools: null,
   endedAt: new Date('2026-12-01T05:00:01.250Z'),
 };
 

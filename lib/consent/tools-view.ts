@@ -3,6 +3,7 @@ import { getConversation } from '@/db/queries/conversations';
 import type { GrantRow } from '@/db/queries/grants';
 import type { GrantExpiry, ToolState, Trust } from '@/db/vocabulary';
 import { offerForStep } from '@/lib/agent/step-offer';
+import type { ToolSearchSettings } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import type { AuditKeyring } from '@/lib/audit/key';
 import { AppError } from '@/lib/http/errors';
@@ -83,6 +84,8 @@ export interface ConsentDeps {
   auditKeys: () => Promise<AuditKeyring>;
   /** Every tool a server lists, reviewed or not (`AppTools.listAll`). */
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
+  /** The engine's tool budget, so "what the model sees" is what the next turn's first step is offered. */
+  toolSearch?: ToolSearchSettings;
 }
 
 /** Whose view: the person, the conversation, and the signed-in session making the request. */
@@ -106,7 +109,8 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
     Promise.all(servers.map((s) => deps.listAll(s, caller))),
     readStandings(deps.db, v, now),
     conversationTaint(deps.db, v.conversationId),
-    offerForStep(deps.db, deps.host, v),
+    // A new turn's first step: nothing found by a search yet.
+    offerForStep(deps, deps.host, { ...v, id: null }),
   ]);
   const modelNames = new Map(Object.entries(offer.nameMap).map(([modelName, t]) => [`${t.serverId}/${t.tool}`, modelName]));
   const max = enabledToolsMax(standings.plan);
