@@ -60,6 +60,13 @@ export const STORED_SAMPLES = {
       },
     ],
   },
+  taint: {
+    v1: [
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'result', serverId: 'srv-1', serverName: 'Docs', tool: 'search' },
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'tool_description', serverId: 'srv-1', serverName: 'Docs', tool: 'search' },
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'progress', serverId: 'srv-1', serverName: 'Docs' },
+    ],
+  },
   inputRequests: {
     v0: [
       {
@@ -161,5 +168,63 @@ export const STORED_SAMPLES = {
       },
     ],
     v1: [{ v: 1, tools: [], skipped: [], truncated: true }],
+  },
+  auditContent: {
+    v1: [
+      {
+        v: 1,
+        kind: 'tool_call',
+        toolCallId: '7d1c2a4e-5b3f-4c6d-8e9f-0a1b2c3d4e5f',
+        runId: '0f1e2d3c-4b5a-4968-8776-655443322110',
+        conversation: { id: '11111111-2222-4333-8444-555555555555', title: 'Notes for Friday' },
+        server: { id: 'builtin-notes', name: 'Notes' },
+        tool: 'search',
+        modelName: 'notes__search',
+        trust: 'trusted',
+        arguments: { proposed: { query: 'friday' }, proposedHash: 'a1', executed: { query: 'friday' }, executedHash: 'a1', edited: false },
+        verdict: {
+          kind: 'default',
+          rule: 'A trusted server marks this tool as read-only.',
+          by: null,
+          decision: null,
+          reason: null,
+          warnings: [],
+        },
+        grant: { id: null, constraint: null },
+        outcome: 'succeeded',
+        timing: {
+          proposedAt: '2026-12-01T05:00:00.000Z',
+          startedAt: '2026-12-01T05:00:00.010Z',
+          endedAt: '2026-12-01T05:00:00.030Z',
+          durationMs: 20,
+        },
+        attempts: 1,
+        result: {
+          isError: false,
+          bytes: 180,
+          sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+          totalChars: null,
+          truncated: false,
+        },
+      },
+      {
+        v: 1,
+        kind: 'grant',
+        change: 'created',
+        scope: 'tool:8a6e0804-2bd0-4672-b79d-d97027f9071a/create_issue',
+        grantId: '3c2b1a09-8f7e-4d6c-9b5a-493827161504',
+        conversation: { id: '11111111-2222-4333-8444-555555555555', title: 'Notes for Friday' },
+        server: { id: '8a6e0804-2bd0-4672-b79d-d97027f9071a', name: 'GitHub' },
+        tool: 'create_issue',
+        by: '99999999-8888-4777-8666-555555555555',
+        settings: {
+          autoApprove: true,
+          constraint: { properties: { repo: { const: 'acme/web' } } },
+          expiresAt: '2026-12-01T17:00:00.000Z',
+          expiresIn: '12h',
+        },
+        sessionId: 'sess-1',
+      },
+    ],
   },
 } as const;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuditContent,
   storedAuthServer,
   storedCatalog,
   storedDecision,
@@ -15,6 +16,7 @@ import {
   storedRunError,
   StoredShapeError,
   storedSignIn,
+  storedTaint,
   storedToolResult,
   storedUsage,
   storedVerdict,
@@ -27,6 +29,7 @@ const SCHEMAS = {
   inputResponses: storedInputResponses,
   inputRequests: storedInputRequests,
   signIn: storedSignIn,
+  taint: storedTaint,
   runError: storedRunError,
   usage: storedUsage,
   nameMap: storedNameMap,
@@ -37,6 +40,7 @@ const SCHEMAS = {
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  auditContent: storedAuditContent,
 } as const;
 
 describe('stored JSON shapes', () => {

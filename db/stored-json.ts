@@ -2,7 +2,17 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
+import {
+  AUDIT_GRANT_CHANGES,
+  AUDIT_OUTCOMES,
+  AUDIT_VERDICTS,
+  DECISION_KINDS,
+  INPUT_RESPONSE_ACTIONS,
+  SIGN_IN_REASONS,
+  TAINT_SOURCES,
+  TRUST_LEVELS,
+  VERDICTS,
+} from './vocabulary';
 
 /**
  * The shape of every JSON column, declared once. Rows are parsed through these on read (in
@@ -25,6 +35,11 @@ const verdictV1 = z.object({
   grantId: z.string().nullable(),
   /** The grant's argument constraint: an edited input must meet it too. */
   constraint: jsonObject.nullable(),
+  /**
+   * Untrusted text was in the run's context when the verdict was given (absent in rows written
+   * before grants): "Allow for this session" is then not offered for a tool that is not read-only.
+   */
+  tainted: z.boolean().optional(),
 });
 /** Version 0 was stored in the column `policy` and called the verdict `decision`. */
 const verdictV0 = z
@@ -157,6 +172,19 @@ const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serve
 export type StoredFoundTools = z.infer<typeof foundToolsV1>;
 export const storedFoundTools = foundToolsV1;
 
+// ── conversations.tainted: how text from an untrusted server first entered the model's context ──
+const taintV1 = z.object({
+  v: z.literal(1),
+  at: iso,
+  source: z.enum(TAINT_SOURCES),
+  serverId: z.string(),
+  serverName: z.string(),
+  /** The tool whose description, result, question or progress it was, when known. */
+  tool: z.string().optional(),
+});
+export type StoredTaint = z.infer<typeof taintV1>;
+export const storedTaint = taintV1;
+
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;
@@ -260,6 +288,110 @@ const catalogV1 = z.object({
 const catalogV0 = catalogV1.omit({ v: true }).transform((o): StoredCatalog => ({ v: 1, ...o }));
 export type StoredCatalog = z.infer<typeof catalogV1>;
 export const storedCatalog = z.union([catalogV1, catalogV0]);
+
+// ── tool_grants.covered: what a grant was given for ──────────────────────────────────────
+/** A tool's definition as the person saw it when they granted it: the panel diffs it against today's. */
+const grantedToolV1 = z.object({
+  fingerprint: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.nullable(),
+  annotations: storedAnnotations,
+  serverUrl: z.string(),
+});
+export type GrantedTool = z.infer<typeof grantedToolV1>;
+/**
+ * Tool name → its definition when granted. A tool-scope grant covers one tool; a server-wide
+ * grant the tools the server had then (a tool added later is not in it, so not covered).
+ */
+const grantCoverageV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), grantedToolV1) });
+export type StoredGrantCoverage = z.infer<typeof grantCoverageV1>;
+export const storedGrantCoverage = grantCoverageV1;
+
+/** A grant's argument constraint: a JSON Schema fragment the input must also satisfy. */
+export const storedConstraint = jsonObject;
+export type StoredConstraint = z.infer<typeof storedConstraint>;
+
+// ── audit_entries.content: what one audit entry records (lib/audit) ─────────────────────────
+// The entry holds its own copies (conversation title, server name, tool): it outlives the
+// conversation. Covered by the entry's HMAC, so it is written once and never changed.
+const auditConversation = z.object({ id: z.string(), title: z.string() });
+const auditServer = z.object({ id: z.string().nullable(), name: z.string().nullable() });
+const auditToolCallV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('tool_call'),
+  toolCallId: z.string(),
+  runId: z.string(),
+  conversation: auditConversation,
+  server: auditServer,
+  tool: z.string().nullable(),
+  /** The name the model used (`<namespace>__<tool>`). */
+  modelName: z.string(),
+  trust: z.enum(TRUST_LEVELS).nullable(),
+  /** The arguments the model proposed, exactly; `executed` differs only when the person edited them. */
+  arguments: z.object({
+    proposed: z.unknown(),
+    proposedHash: z.string(),
+    executed: z.unknown(),
+    executedHash: z.string(),
+    edited: z.boolean(),
+  }),
+  verdict: z.object({
+    kind: z.enum(AUDIT_VERDICTS),
+    /** The policy table's rule (its reason in words) or the rejection's reason. */
+    rule: z.string().nullable(),
+    /** Who decided (a user id), for `allowed` / `denied`. */
+    by: z.string().nullable(),
+    decision: z.enum(DECISION_KINDS).nullable(),
+    /** A deny's reason. */
+    reason: z.string().nullable(),
+    warnings: z.array(z.string()),
+  }),
+  grant: z.object({ id: z.string().nullable(), constraint: jsonObject.nullable() }),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  timing: z.object({ proposedAt: iso, startedAt: iso.nullable(), endedAt: iso.nullable(), durationMs: z.number().nullable() }),
+  attempts: z.number(),
+  /** The tool_result block sent to the model: its size and SHA-256 over its RFC 8785 encoding. */
+  result: z
+    .object({
+      isError: z.boolean(),
+      bytes: z.number(),
+      sha256: z.string(),
+      /** Characters of the whole result, when it was cut for the model. */
+      totalChars: z.number().nullable(),
+      truncated: z.boolean(),
+    })
+    .nullable(),
+});
+const auditGrantV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('grant'),
+  change: z.enum(AUDIT_GRANT_CHANGES),
+  /** `tool:<serverId>/<tool>` or `server:<serverId>/*`. */
+  scope: z.string(),
+  grantId: z.string().nullable(),
+  conversation: auditConversation.nullable(),
+  server: auditServer.nullable(),
+  tool: z.string().nullable(),
+  /** Who made the change (a user id); sign-out is the person's own. */
+  by: z.string().nullable(),
+  /** The grant's settings after the change (what the person sees in the panel). */
+  settings: z
+    .object({
+      autoApprove: z.boolean().optional(),
+      constraint: jsonObject.nullable().optional(),
+      expiresAt: iso.nullable().optional(),
+      expiresIn: z.string().optional(),
+    })
+    .nullable(),
+  /** The signed-in session the grant belonged to. */
+  sessionId: z.string().nullable(),
+});
+export type StoredAuditToolCall = z.infer<typeof auditToolCallV1>;
+export type StoredAuditGrant = z.infer<typeof auditGrantV1>;
+export const storedAuditContent = z.discriminatedUnion('kind', [auditToolCallV1, auditGrantV1]);
+export type StoredAuditContent = z.infer<typeof storedAuditContent>;
 
 // ── reading ────────────────────────────────────────────────────────────────────────────────
 

@@ -142,25 +142,6 @@ export async function listCallsAwaitingSignIn(db: Db, userId: string, serverId: 
   return rows.map(parseToolCallRow);
 }
 
-/**
- * A result from an untrusted server is in the context the model sees. The whole conversation
- * counts, not only this run: earlier turns are sent again, and paging a stored result re-reads it.
- */
-export async function isConversationTainted(db: Db, conversationId: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: toolCalls.id })
-    .from(toolCalls)
-    .where(
-      and(
-        eq(toolCalls.conversationId, conversationId),
-        eq(toolCalls.trust, 'untrusted'),
-        inArray(toolCalls.status, ['succeeded', 'errored']),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
-}
-
 /** A stored full result of this conversation, for the paging host tool (never another conversation's). */
 export async function getStoredResult(
   db: Db,
@@ -222,10 +203,12 @@ export async function updateToolCallIfLeased(
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
-/** Closes a call that never finished, whatever its version: the history is about to say so. */
-export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPatch): Promise<void> {
-  await db
+/** Closes a call that never finished, whatever its version: the history is about to say so. The closed row, or null. */
+export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPatch): Promise<ToolCallRow | null> {
+  const rows = await db
     .update(toolCalls)
     .set({ ...patch, version: sql`${toolCalls.version} + 1` })
-    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])));
+    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])))
+    .returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }

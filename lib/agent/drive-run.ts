@@ -1,20 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
 
 import { appendMessage, listMessages } from '@/db/queries/messages';
+import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
-import { insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
+import { isConversationTainted } from '@/db/queries/taint';
+import { insertToolCalls } from '@/db/queries/tool-calls';
 import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 
+import { auditEndedCalls } from './audit-calls';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
+import { modelTokensReached } from './run-limits';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
 import { offerForStep } from './step-offer';
+import { markOfferTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
 import type { ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
@@ -94,7 +100,23 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
-  const offer = deps.tools ? await offerForStep(deps, deps.tools, run) : NO_TOOLS;
+  // The plan's model tokens for today: a turn that reached them stops before its next model call.
+  const reached = await modelTokensReached(deps.db, run.userId);
+  if (reached) {
+    const error = { code: `rate_limited:${reached.limit}`, message: reached.message };
+    await finish(deps, run, 'failed', { owner: deps.instanceId, error });
+    return null;
+  }
+  const offer = deps.tools
+    ? await offerForStep(
+        deps.db,
+        deps.tools,
+        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
+        { runId: run.id, toolSearch: deps.toolSearch },
+      )
+    : NO_TOOLS;
+  // An untrusted server's tool descriptions are about to enter the model's context.
+  await markOfferTaint(deps.db, run.conversationId, offer);
   const stepRun = await transitionRun(
     deps.db,
     deps.events,
@@ -164,6 +186,7 @@ async function afterStep(
       owner,
       events,
       also: async (tx) => {
+        await addModelTokens(tx, run.userId, stepTokens(outcome.usage));
         await appendMessage(tx, {
           id: messageId,
           conversationId: run.conversationId,
@@ -180,15 +203,25 @@ async function afterStep(
             runId: run.id,
           });
         }
-        for (const row of await insertToolCalls(tx, proposed)) {
+        const inserted = await insertToolCalls(tx, proposed);
+        for (const row of inserted) {
           events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
           if (row.status === 'pending_approval')
             events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
         }
+        // Calls rejected on the spot (not offered, invalid input, not granted) end here: logged with them.
+        await auditEndedCalls(tx, deps, inserted);
       },
     },
   );
   if (usesTools || outcome.stopReason === 'pause_turn') return next;
   await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
   return null;
+}
+
+/** Every token the model reports for a step (cache writes and reads included), for the plan's daily count. */
+function stepTokens(usage: Anthropic.Usage): number {
+  return (
+    (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
+  );
 }

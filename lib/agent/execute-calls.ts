@@ -4,21 +4,27 @@ import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
+import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
-import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
+import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
+import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
+import { onlyTools } from './step-offer';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
-import { DEFAULT_TOOL_SEARCH, roomBesideSearch } from './tool-budget';
+import { markCallTaint, markOfferTaint } from './taint';
+import { DEFAULT_TOOL_SEARCH, keyOf, roomBesideSearch } from './tool-budget';
 import { toToolCallView } from './tool-call-view';
 import { offerTools, type ToolHost } from './tool-host';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
 /**
- * Runs every decided call of a step in parallel, each with its own timeout. A call found in
+ * Runs every decided call of a step in parallel, each with its own timeout, after asking the
+ * grant source once more whether each may still run (./recheck.ts). A call found in
  * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
  * safe, else it is recorded as `unknown`.
  */
@@ -30,7 +36,25 @@ export async function executeCalls(
   signal: AbortSignal,
 ): Promise<void> {
   const servers = await host.serversFor(run.userId);
-  await Promise.all(calls.filter((c) => RUNNABLE.has(c.status)).map((c) => executeOne(deps, host, run, c, servers, signal)));
+  const runnable = calls.filter((c) => RUNNABLE.has(c.status));
+  const refused = await callsNoLongerAllowed(host, run, runnable, servers);
+  await Promise.all(
+    runnable.map((c) => {
+      const why = refused.get(c.id);
+      return why ? refuse(deps, c, why) : executeOne(deps, host, run, c, servers, signal);
+    }),
+  );
+}
+
+/** A call whose grant no longer holds: it is not run, and the model is told why. */
+async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<void> {
+  const message = noLongerAvailable(call.modelName, why);
+  await complete(deps, call, {
+    status: 'rejected',
+    verdict: { v: 1, verdict: 'reject', reason: why, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },
+    result: errorToolResult(call.toolUseId, message),
+    isError: true,
+  });
 }
 
 async function executeOne(
@@ -66,6 +90,16 @@ async function executeOne(
 
   let current = call;
   let outcome: CallOutcome | undefined;
+  const untrusted = tool.trust !== 'trusted' || server.trust !== 'trusted';
+  // Progress text from an untrusted server taints the conversation once (not a write per message).
+  let progressTaint: Promise<void> | undefined;
+  const onProgress = (p: ProgressUpdate) => {
+    if (untrusted && p.message && !progressTaint)
+      progressTaint = markCallTaint(deps.db, current, 'progress').catch((err) =>
+        console.error('[taint] progress mark failed:', errorSummary(err)),
+      );
+    deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p });
+  };
   // One retry for what a trusted server says is safe to repeat.
   for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
     const started = await updateToolCallIfLeased(deps.db, current.id, current.version, deps.instanceId, {
@@ -81,7 +115,7 @@ async function executeOne(
       signal,
       timeoutMs: server.timeoutMs,
       maxTotalTimeoutMs: server.timeoutMs * 10,
-      onProgress: (p) => deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p }),
+      onProgress,
       resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
       // The schema as listed: its `x-mcp-header` arguments travel as `Mcp-Param-*` headers (2026-07-28).
       ...(current.inputSchema && { inputSchema: current.inputSchema }),
@@ -89,31 +123,32 @@ async function executeOne(
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
   const ran = outcome!;
+  await progressTaint;
+  // The server's own words (a result, its error, its question to the person) are marked before they are stored.
+  const source = ran.kind === 'result' || ran.kind === 'failed' ? 'result' : ran.kind === 'input_required' ? 'elicitation' : null;
+  if (untrusted && source) await markCallTaint(deps.db, current, source);
   const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
   await complete(deps, current, patchFor(current, server, ran), overQuota);
 }
 
 /** The host's own tools: answered here, never by a server. */
 async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
-  const startedAt = new Date();
-  if (call.tool === SEARCH_TOOLS_TOOL.name) {
-    // Searched over what this run may use now: a grant revoked since the step began is not found.
-    const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
-    const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
-    const isError = result.is_error === true;
-    // Stored with the result in one write: whoever runs the next step offers what was found.
-    await complete(deps, call, {
-      status: isError ? 'errored' : 'succeeded',
-      result,
-      isError,
-      startedAt,
-      foundTools: { v: 1, tools: found },
-    });
-    return;
-  }
+  if (call.tool === SEARCH_TOOLS_TOOL.name) return runToolSearch(deps, host, run, call);
   const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt });
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
+}
+
+async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+  const startedAt = new Date();
+  // Searched over what this run may use now: a grant revoked since the step began is not found.
+  const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
+  const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
+  // The answer quotes the found tools' descriptions: an untrusted server's taint the conversation.
+  await markOfferTaint(deps.db, run.conversationId, onlyTools(enabled, new Set(found.map(keyOf))));
+  const isError = result.is_error === true;
+  // Stored with the result in one write: whoever runs the next step offers what was found.
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt, foundTools: { v: 1, tools: found } });
 }
 
 function resumeOf(call: ToolCallRow) {
@@ -207,12 +242,17 @@ async function complete(
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
   const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
   const endedAt = waiting ? null : new Date();
-  const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+  // The outcome and its audit entry commit together.
+  const write = async (tx: Db, p: ToolCallPatch) => {
+    const row = await updateToolCallIfLeased(tx, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    return row;
+  };
   const { fullText } = patch;
   const done =
     fullText && overQuota
       ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
-      : await write(deps.db, patch);
+      : await deps.db.transaction((tx) => write(tx, patch));
   if (!done) return;
   const type =
     done.status === 'awaiting_input'

@@ -1,7 +1,7 @@
 import { getRun, type RunRow } from '@/db/queries/runs';
+import { isConversationTainted } from '@/db/queries/taint';
 import {
   getToolCall,
-  isConversationTainted,
   listCallsAwaitingSignIn,
   updateToolCallIfVersion,
   type ToolCallPatch,
@@ -13,6 +13,7 @@ import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 import type { McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 
+import { auditEndedCalls } from './audit-calls';
 import { resumeIfSettled } from './decide';
 import type { EngineDeps } from './deps';
 import { toToolCallView } from './tool-call-view';
@@ -56,7 +57,13 @@ async function releaseCall(deps: EngineDeps, first: ToolCallRow, check: ConsentC
     if (!run) return null;
     const patch = await check(run, call);
     if (patch === 'keep') return null;
-    const updated = await updateToolCallIfVersion(deps.db, call.id, call.version, patch);
+    const current = call;
+    // A call the re-check ended (rejected, errored) is logged in the same transaction.
+    const updated = await deps.db.transaction(async (tx) => {
+      const row = await updateToolCallIfVersion(tx, current.id, current.version, patch);
+      if (row) await auditEndedCalls(tx, deps, [row]);
+      return row;
+    });
     if (updated) {
       await deps.events.persist(updated.conversationId, updated.runId, eventFor(updated), { toolCall: toToolCallView(updated) });
       return updated;
@@ -103,14 +110,15 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
     }
     const grant = (await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId }, [tool])).get(tool);
     if (!grant) return ended(call, 'rejected', `${call.modelName} was not run: this tool is not switched on for this conversation.`);
+    const tainted = await isConversationTainted(deps.db, run.conversationId);
     const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
       constraintUnmet: inputProblem(grant.constraint, call.input) !== null,
-      runTainted: await isConversationTainted(deps.db, run.conversationId),
+      runTainted: tainted,
     });
-    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint };
+    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted };
     if (judged.verdict === 'reject') return { ...ended(call, 'rejected', `${call.modelName} was not run: ${judged.reason}`), verdict };
     if (judged.verdict === 'ask' && !call.decision) return { status: 'pending_approval', verdict };
     return { ...runnable, verdict };

@@ -5,6 +5,7 @@ import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
 import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
 
 import { createAppToolHost } from './tool-host';
@@ -32,6 +33,8 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
     model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
     ...rest,
     toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
+    // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
+    auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
     db: handle.db,
     events: bus,
     bus,
