@@ -90,7 +90,13 @@ for (const { kind, available } of TEST_DATABASES) {
       const entries = await entriesOf(user.id);
       const byTool = new Map(entries.map((e) => [e.tool, e]));
       expect(byTool.get('counter')).toMatchObject({
-        verdict: { kind: 'allowed', by: user.id, decision: 'allow_once', rule: 'Tools of untrusted servers need approval.' },
+        verdict: {
+          kind: 'allowed',
+          by: user.id,
+          decision: 'allow_once',
+          // The untrusted server's tool descriptions entered the context with the offer: the conversation is tainted.
+          rule: 'Output from an untrusted server is in this turn, so tools that write or reach outside need approval.',
+        },
         arguments: { edited: false },
         outcome: 'succeeded',
       });
@@ -106,8 +112,8 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('logs "Allow for this session": the call as allowed for the session, and the grant it wrote', async () => {
+      // A trusted server: an untrusted one taints the conversation, where allow_session is refused.
       const env = await toolEngine(h, {
-        trust: 'untrusted',
         script: [{ blocks: [toolUse('tu_s', 'fx__counter')] }, { blocks: [text('ok')] }],
       });
       const { user, conversation } = await userAndConversation(h);
