@@ -1,0 +1,43 @@
+'use client';
+
+import { Wrench } from 'lucide-react';
+
+import { cx } from '@/app/_components/ui';
+
+/** Opens the Tools panel; shows how many tools the model is offered here. */
+export function ToolsButton({
+  enabled,
+  open,
+  onOpen,
+  className,
+}: {
+  enabled: number | null;
+  open: boolean;
+  onOpen: () => void;
+  className?: string;
+}) {
+  const label = enabled === null ? 'Tools' : `Tools, ${enabled} on`;
+  return (
+    <button
+      type="button"
+      aria-label={label}
+      aria-haspopup="dialog"
+      aria-expanded={open}
+      onClick={onOpen}
+      data-testid="tools-button"
+      className={cx(
+        'inline-flex h-8 shrink-0 items-center gap-1.5 rounded-control px-2.5 text-[13px] font-medium text-muted transition-colors',
+        'hover:bg-surface-hover hover:text-fg max-md:h-10',
+        className,
+      )}
+    >
+      <Wrench className="size-4" aria-hidden />
+      Tools
+      {enabled !== null && (
+        <span className="min-w-5 rounded-full bg-surface-hover px-1.5 text-center text-xs leading-5 text-fg" aria-hidden>
+          {enabled}
+        </span>
+      )}
+    </button>
+  );
+}
