@@ -7,7 +7,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, u
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
 import { api, ApiError } from './api';
-import type { DecisionKind } from './approval-card';
+import type { DecisionExtras, DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
 import { EmptyConversation } from './empty-conversation';
@@ -168,11 +168,17 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       setNotice(err instanceof ApiError ? err.message : failure);
     }
   }
-  const decide = (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) =>
+  const decide = (call: ToolCallView, decision: DecisionKind, extras: DecisionExtras = {}) =>
     settle(
       call,
       'decision',
-      { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}), ...(input ? { input } : {}) },
+      {
+        decision,
+        argsHash: call.argsHash,
+        ...(extras.reason ? { reason: extras.reason } : {}),
+        ...(extras.input ? { input: extras.input } : {}),
+        ...(extras.constraint ? { constraint: extras.constraint } : {}),
+      },
       'Could not record the decision.',
     );
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
