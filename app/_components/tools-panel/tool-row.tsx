@@ -26,6 +26,8 @@ import {
 } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
 
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 type RowError = { place: 'constraint' | 'autoApprove' | 'row'; message: string };
 
 /** One tool in the panel: the switch, what it is, and — once on — its grant's settings. */
@@ -74,7 +76,7 @@ export function ToolRow({
     <li
       data-testid="panel-tool"
       data-tool={tool.name}
-      className={cx('space-y-2 px-3 py-3', suspended && 'bg-warning-soft/60', c.leftOut && !suspended && !c.toggle && 'opacity-80')}
+      className={cx('space-y-2 px-4 py-3', suspended && 'bg-warning-soft/60', c.leftOut && !suspended && !c.toggle && 'opacity-80')}
     >
       <div className="flex items-start gap-3">
         <div className="min-w-0 flex-1">
@@ -177,7 +179,7 @@ export function ToolRow({
       {c.revoke && tool.grant && (
         <div className="space-y-2 text-[13px]">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-muted">
-            <span data-testid="grant-expiry">On {c.expiry}</span>
+            <span data-testid="grant-expiry">{capitalize(c.expiry ?? '')}</span>
             <button
               type="button"
               className="font-medium text-danger-text underline-offset-2 hover:underline disabled:opacity-50"

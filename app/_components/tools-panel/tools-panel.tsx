@@ -17,7 +17,7 @@ export function ToolsPanelContent({ view, actions, now }: { view: ConversationTo
   return (
     <div className="space-y-4">
       {view.tainted && (
-        <Notice tone="warning" title="Auto-approval is narrowed" data-testid="taint-notice">
+        <Notice tone="warning" data-testid="taint-notice">
           Auto-approval covers only trusted read-only tools because {lowerFirst(view.tainted.reason)}
         </Notice>
       )}

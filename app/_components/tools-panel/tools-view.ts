@@ -216,9 +216,9 @@ export function errorPlace(field: string | undefined): 'constraint' | 'autoAppro
 export type ConstraintForm = { kind: ConstraintKind; field: string; value: string };
 
 export const CONSTRAINT_KINDS: { value: ConstraintKind; label: string; placeholder: string }[] = [
-  { value: 'path_prefix', label: 'Starts with (path prefix)', placeholder: '/notes/projects/' },
-  { value: 'exact', label: 'Exactly this value', placeholder: 'the value' },
-  { value: 'one_of', label: 'One of these values', placeholder: 'one value per line' },
+  { value: 'path_prefix', label: 'Starts with', placeholder: '/notes/projects/' },
+  { value: 'exact', label: 'Is exactly', placeholder: 'the value' },
+  { value: 'one_of', label: 'Is one of', placeholder: 'one value per line' },
 ];
 
 /** The top-level arguments a tool declares, with their JSON types (from what the model is offered). */
