@@ -9,6 +9,7 @@ import { Badge, Button, cx, Switch } from '@/app/_components/ui';
 import { describeConstraint } from '@/lib/consent/constraints';
 
 import { ConstraintEditor } from './constraint-form';
+import { ToolChanges } from './tool-changes';
 import {
   argumentsOf,
   errorPlace,
@@ -138,31 +139,14 @@ export function ToolRow({
           </span>
         </p>
       )}
+      {c.leftOut && !suspended && tool.changes && <ToolChanges changes={tool.changes} />}
 
       {suspended && (
-        <div className="space-y-2" data-testid="suspended-diff">
+        <div className="space-y-2" data-testid="suspended">
           <p className="text-[13px] leading-5 text-warning-text">
             {c.leftOut ?? 'This tool changed since you allowed it, so it is not offered until you look again.'}
           </p>
-          {tool.changes && tool.changes.length > 0 && (
-            <dl className="space-y-2 text-[13px]">
-              {tool.changes.map((ch) => (
-                <div key={ch.field} className="rounded-control border border-warning-border bg-surface">
-                  <dt className="border-b border-warning-border px-2.5 py-1 font-medium text-fg">{ch.field}</dt>
-                  <dd className="grid gap-px sm:grid-cols-2">
-                    <div className="px-2.5 py-1.5">
-                      <span className="text-xs font-medium text-danger-text">Before</span>
-                      <p className="mt-0.5 whitespace-pre-wrap break-words font-mono text-xs text-fg">{ch.before || '—'}</p>
-                    </div>
-                    <div className="px-2.5 py-1.5 max-sm:border-t sm:border-l border-warning-border">
-                      <span className="text-xs font-medium text-success-text">After</span>
-                      <p className="mt-0.5 whitespace-pre-wrap break-words font-mono text-xs text-fg">{ch.after || '—'}</p>
-                    </div>
-                  </dd>
-                </div>
-              ))}
-            </dl>
-          )}
+          {tool.changes && <ToolChanges changes={tool.changes} />}
           <div className="flex flex-wrap gap-2">
             <Button size="sm" variant="primary" loading={busy} onClick={() => void act(() => actions.put(reenableBody(tool, expiresIn)))}>
               Review and enable again

@@ -17,8 +17,8 @@ export function ToolsPanelContent({ view, actions, now }: { view: ConversationTo
   return (
     <div className="space-y-4">
       {view.tainted && (
-        <Notice tone="warning" data-testid="taint-notice">
-          Auto-approval covers only trusted read-only tools because {lowerFirst(view.tainted.reason)}
+        <Notice tone="warning" title="Auto-approval covers only trusted read-only tools" data-testid="taint-notice">
+          {view.tainted.reason}
         </Notice>
       )}
       {count.full && (
@@ -58,12 +58,6 @@ export function ToolsPanelContent({ view, actions, now }: { view: ConversationTo
       <ModelSees offered={view.offered} />
     </div>
   );
-}
-
-function lowerFirst(text: string): string {
-  const t = text.trim();
-  const sentence = t.endsWith('.') ? t : `${t}.`;
-  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
 /** The Tools panel of a conversation: a sheet over the page, filled from the tools view. */

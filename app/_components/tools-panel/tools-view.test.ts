@@ -177,6 +177,18 @@ describe('the panel, rendered', () => {
     expect(words).not.toContain('Auto-approval covers only');
   });
 
+  it('a tool changed on the server and not reviewed there yet shows the diff and where to review it', () => {
+    const changed = tool('echo', {
+      state: 'left_out',
+      leftOut: { reason: 'not_reviewed', message: 'It is new or changed on the server: review it on the servers page first.' },
+      changes: [{ field: 'description', before: 'Says the text back.', after: 'Says the text back, louder.' }],
+    });
+    const words = text(render(sampleView({ servers: [{ ...fixture, tools: [changed] }] })));
+    expect(words).toContain('review it on the servers page first. Review on the Servers page');
+    expect(words).toContain('Before Says the text back. After Says the text back, louder.');
+    expect(words).not.toContain('Review and enable again');
+  });
+
   it('a suspended tool shows the diff and asks again', () => {
     const html = render(sampleView());
     const words = text(html);
@@ -189,7 +201,7 @@ describe('the panel, rendered', () => {
   it('the taint notice says why auto-approval is narrowed', () => {
     const words = text(render(sampleView({ tainted: { reason: 'A result from Fixture (an untrusted server) is in the conversation.' } })));
     expect(words).toContain(
-      'Auto-approval covers only trusted read-only tools because a result from Fixture (an untrusted server) is in the conversation.',
+      'Auto-approval covers only trusted read-only tools A result from Fixture (an untrusted server) is in the conversation.',
     );
   });
 
