@@ -40,7 +40,9 @@ export default defineConfig({
   testIgnore: ['first-run/**'],
   fullyParallel: false,
   workers: 1,
-  retries: 0,
+  // One retry: a test that passes only on its retry is listed by name as flaky at the end of `npm test`
+  // (scripts/test-all.mjs), so a loaded machine does not refuse a submission and the flake is still seen.
+  retries: 1,
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
   expect: { timeout: 10_000 },

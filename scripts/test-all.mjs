@@ -8,6 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const results = [];
+/** Names of the tests that failed (and e2e tests that passed only on their retry), printed last so a CI log's tail names them. */
+const failures = [];
+const flaky = [];
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 mkdirSync('test-results', { recursive: true });
 
@@ -53,6 +56,12 @@ const unit = run('unit+integration', 'npx', [
   '--outputFile=test-results/vitest.json',
 ]);
 const v = readJson('test-results/vitest.json');
+for (const file of v?.testResults ?? []) {
+  for (const t of file.assertionResults ?? [])
+    if (t.status === 'failed') failures.push(`unit+integration  ${file.name.replace(process.cwd() + '/', '')} > ${t.fullName}`);
+  if (file.status === 'failed' && !(file.assertionResults ?? []).some((t) => t.status === 'failed'))
+    failures.push(`unit+integration  ${file.name.replace(process.cwd() + '/', '')}: ${(file.message ?? 'failed to run').split('\n')[0]}`);
+}
 results.push({
   part: 'unit+integration',
   seconds: unit.seconds,
@@ -64,7 +73,19 @@ results.push({
 function playwright(part, args, resultsFile, env) {
   rmSync(resultsFile, { force: true });
   const res = run(part, 'npx', ['playwright', 'test', ...args], { env });
-  const s = readJson(resultsFile)?.stats;
+  const report = readJson(resultsFile);
+  const s = report?.stats;
+  const walk = (suite, titles) => {
+    for (const spec of suite.specs ?? [])
+      for (const t of spec.tests ?? []) {
+        const name = `${part}  ${spec.file}:${spec.line} > ${[...titles, spec.title].join(' > ')}`;
+        if (t.status === 'unexpected') failures.push(name);
+        if (t.status === 'flaky') flaky.push(name);
+      }
+    for (const child of suite.suites ?? []) walk(child, suite.title && !suite.title.endsWith('.ts') ? [...titles, suite.title] : titles);
+  };
+  for (const suite of report?.suites ?? []) walk(suite, []);
+  for (const e of report?.errors ?? []) failures.push(`${part}  ${(e.message ?? String(e)).split('\n')[0]}`);
   results.push({
     part,
     seconds: res.seconds,
@@ -100,6 +121,7 @@ if (process.env.SKIP_CONFORMANCE === '1') {
   rmSync('test-results/conformance.json', { force: true });
   const conf = run('conformance', process.execPath, ['scripts/test-conformance.mjs']);
   const c = readJson('test-results/conformance.json');
+  for (const r of c?.scenarios ?? []) if (!r.ok && !r.skipped) failures.push(`conformance  ${r.scenario} (${r.version})`);
   results.push({
     part: 'conformance',
     seconds: conf.seconds,
@@ -109,6 +131,14 @@ if (process.env.SKIP_CONFORMANCE === '1') {
   });
 }
 
+if (flaky.length) {
+  console.log('\n=== Passed only when retried (flaky: fix these)');
+  for (const f of flaky) console.log(`  ${f}`);
+}
+if (failures.length) {
+  console.log('\n=== Failed');
+  for (const f of failures) console.log(`  ${f}`);
+}
 console.log('\n=== Summary');
 for (const r of results) {
   console.log(

@@ -11,6 +11,14 @@ import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
 import { cx, IconButton, iconButtonClasses } from './ui';
 
+/** The phone top bar's words for the pages that are not a conversation (the sidebar links to them). */
+const PAGE_TITLES: Record<string, string> = {
+  '/servers': 'Servers',
+  '/account': 'Account',
+  '/activity': 'Activity',
+  '/shares': 'Shared links',
+};
+
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
 export function ChatShell({
   conversations,
@@ -91,7 +99,9 @@ export function ChatShell({
               aria-controls="sidebar"
               onClick={() => setOpen(true)}
             />
-            <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">{current?.title ?? 'Switchboard'}</span>
+            <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">
+              {current?.title ?? PAGE_TITLES[pathname] ?? 'Switchboard'}
+            </span>
             <span ref={setHeaderSlot} className="contents" />
             <Link href="/" aria-label="New chat" title="New chat" className={iconButtonClasses({ size: 'md' })}>
               <SquarePen className="size-5" aria-hidden />

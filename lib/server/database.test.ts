@@ -40,5 +40,6 @@ describe('the embedded database on disk', () => {
     expect(entries.filter((e) => !e.dir).length).toBeGreaterThan(10);
     expect(entries.filter((e) => e.dir && e.mode !== 0o700)).toEqual([]);
     expect(entries.filter((e) => !e.dir && e.mode !== 0o600)).toEqual([]);
-  });
+    // A new PGlite on disk plus every migration: seconds alone, far more on a loaded 2-core machine.
+  }, 120_000);
 });

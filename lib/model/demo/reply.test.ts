@@ -47,6 +47,28 @@ describe('decideReply', () => {
     expect(second).toBe('- unknown tool (missing) failed: [image]');
   });
 
+  it("quotes a fenced result without the host's fence", () => {
+    const reply = decideReply(
+      request([
+        { role: 'user', content: 'go a__b' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'a__b', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [{ type: 'text', text: '<tool_output server="Notes" tool="search">\n2 notes found\n</tool_output>' }],
+            },
+          ],
+        },
+      ]),
+      { newToolUseId: ids },
+    );
+    const text = reply.blocks[0]?.type === 'text' ? reply.blocks[0].text : '';
+    expect(text).toBe('Tool results:\n- a__b returned: 2 notes found');
+  });
+
   it('builds tool_use blocks with the given ids after an intro sentence', () => {
     const reply = decideReply(request([{ role: 'user', content: 'a__b and c__d and e__f' }]), { newToolUseId: ids });
     expect(reply.stopReason).toBe('tool_use');

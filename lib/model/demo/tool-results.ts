@@ -54,6 +54,9 @@ function quote(content: RequestBlock['content']): string {
   else if (Array.isArray(content)) text = content.map(describeBlock).filter(Boolean).join(' ');
   else text = '';
 
+  // A host fences results as data (`<tool_output server=… tool=…>…</tool_output>`): the model reads
+  // the fence, it does not repeat it to the person.
+  text = text.replace(/<tool_output\b[^>]*>|<\/tool_output>/gi, ' ');
   // One line per result: newlines inside a result would break that layout.
   text = text.replace(/\s+/g, ' ').trim();
   if (!text) return '(no content)';
