@@ -52,7 +52,7 @@ test.afterAll(async ({ request }) => {
 });
 
 test('consent: the Tools panel, allow for this session, sign-out, a changed tool, an edited call', async ({ page, baseURL }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(Number(process.env.E2E_CONSENT_TIMEOUT_MS ?? 240_000));
   const origin = appOrigin(baseURL);
   const user = newUser('consent');
   await signUpViaApi(page.request, origin, user);

@@ -143,7 +143,9 @@ export function ApprovalCard({
                 <span className="min-w-0 break-words">{c.label}</span>
               </label>
             ))}
-            <p className="text-[13px] text-faint">It ends when you sign out; the Tools panel shows it and can revoke it.</p>
+            <p className="text-[13px] text-faint">
+              It ends when you sign out, or sooner when the tool’s grant expires. The Tools panel shows it and can revoke it.
+            </p>
           </fieldset>
         )}
         {mode === 'deny' && (

@@ -85,7 +85,7 @@ export function ToolsPanel({
       title="Tools"
       badges={
         count && (
-          <Badge tone={count.full ? 'warning' : 'neutral'} data-testid="tools-count" title={PLAN_LABEL[view!.plan.name]}>
+          <Badge tone={count.full ? 'warning' : 'neutral'} data-testid="tools-count" title={count.title}>
             {count.text}
           </Badge>
         )

@@ -36,9 +36,13 @@ describe('expiry in words', () => {
 
 describe('the plan count', () => {
   it('counts against the plan, and says when the plan is full', () => {
-    expect(planCount({ name: 'pro', enabledTools: { used: 2, max: 50 } })).toEqual({ text: '2 of 50 enabled', full: false });
-    expect(planCount({ name: 'free', enabledTools: { used: 5, max: 5 } })).toEqual({ text: '5 of 5 enabled', full: true });
-    expect(planCount({ name: 'enterprise', enabledTools: { used: 300, max: null } })).toEqual({ text: '300 enabled', full: false });
+    expect(planCount({ name: 'pro', enabledTools: { used: 2, max: 50 } })).toMatchObject({ text: '2 of 50 granted', full: false });
+    expect(planCount({ name: 'free', enabledTools: { used: 5, max: 5 } })).toEqual({
+      text: '5 of 5 granted',
+      full: true,
+      title: 'Free plan: up to 5 tools switched on per conversation; tools on by default do not count.',
+    });
+    expect(planCount({ name: 'enterprise', enabledTools: { used: 300, max: null } })).toMatchObject({ text: '300 granted', full: false });
     expect(enabledCount(sampleView())).toBe(2);
   });
 });

@@ -79,10 +79,18 @@ export const PLAN_LABEL: Record<ConversationToolsView['plan']['name'], string> =
   enterprise: 'Enterprise plan',
 };
 
-/** "3 of 5 enabled" (or "3 enabled" on a plan without a limit), and whether the limit is reached. */
-export function planCount(plan: ConversationToolsView['plan']): { text: string; full: boolean } {
+/**
+ * "3 of 5 granted" (or "3 granted" on a plan without a limit), whether the limit is reached, and the
+ * plan in words. The plan counts the tools switched on by a grant; the defaults do not count.
+ */
+export function planCount(plan: ConversationToolsView['plan']): { text: string; full: boolean; title: string } {
   const { used, max } = plan.enabledTools;
-  return max === null ? { text: `${used} enabled`, full: false } : { text: `${used} of ${max} enabled`, full: used >= max };
+  if (max === null) return { text: `${used} granted`, full: false, title: `${PLAN_LABEL[plan.name]}: no limit on tools per conversation.` };
+  return {
+    text: `${used} of ${max} granted`,
+    full: used >= max,
+    title: `${PLAN_LABEL[plan.name]}: up to ${max} tools switched on per conversation; tools on by default do not count.`,
+  };
 }
 
 /** How long a grant lasts, in words: "until you sign out", "expires in 11 h", "expires in 40 min". */
