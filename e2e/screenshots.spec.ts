@@ -158,6 +158,14 @@ test('screenshots at 1280×800 and 390×844, light and dark, of the pages people
           await expect(page.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
           await shot('servers');
         });
+
+        await test.step(`the tools panel at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.tools}`);
+          await page.getByRole('button', { name: /^Tools/ }).click();
+          const panel = page.getByRole('dialog', { name: 'Tools' });
+          await expect(panel.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
+          await shot('tools-panel');
+        });
       } finally {
         await context.close();
       }
@@ -176,7 +184,7 @@ function axeInstalled(): boolean {
   }
 }
 
-test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an approval have no serious violations', async ({
+test('axe: sign-in, sign-up, the empty chat, streaming, an answer, an approval and the tools panel have no serious violations', async ({
   page,
   baseURL,
 }, testInfo) => {
@@ -220,6 +228,12 @@ test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an
     await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
     await expect(page.getByTestId('approval-card')).toBeVisible();
     expect(await check('awaiting-approval')).toEqual([]);
+
+    await page.getByRole('button', { name: /^Tools/ }).click();
+    const panel = page.getByRole('dialog', { name: 'Tools' });
+    await expect(panel.getByRole('region', { name: 'Notes', exact: true })).toBeVisible();
+    await panel.getByTestId('model-sees').locator('summary').click();
+    expect(await check('tools-panel')).toEqual([]);
   } finally {
     // Every finding, minor ones included, for whoever reads the report.
     await testInfo.attach('axe-violations.json', { body: JSON.stringify(found, null, 2), contentType: 'application/json' });
