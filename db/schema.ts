@@ -4,7 +4,9 @@ import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, time
 import type {
   StoredAnnotations,
   StoredAuthServer,
+  StoredConstraint,
   StoredDecision,
+  StoredGrantCoverage,
   StoredInputRequests,
   StoredInputResponses,
   StoredMessageContent,
@@ -13,11 +15,21 @@ import type {
   StoredReviewedTools,
   StoredRunError,
   StoredSignIn,
+  StoredTaint,
   StoredToolResult,
   StoredUsage,
   StoredVerdict,
 } from './stored-json';
-import { ACTIVE_RUN_STATUSES, RUN_STATUSES, SERVER_STATUSES, SERVER_TRANSPORTS, TOOL_CALL_STATUSES, TRUST_LEVELS } from './vocabulary';
+import {
+  ACTIVE_RUN_STATUSES,
+  GRANT_EXPIRIES,
+  GRANT_REVOKE_REASONS,
+  RUN_STATUSES,
+  SERVER_STATUSES,
+  SERVER_TRANSPORTS,
+  TOOL_CALL_STATUSES,
+  TRUST_LEVELS,
+} from './vocabulary';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 // Rows belong to a user or a conversation and go with it.
@@ -106,6 +118,9 @@ export const conversations = pgTable(
     eventSeq: bigint('event_seq', { mode: 'number' }).notNull().default(0),
     // Last allocated message seq.
     messageSeq: integer('message_seq').notNull().default(0),
+    // Set once, when text from an untrusted server first entered the model's context (what,
+    // from which server, when); from then on auto-approval covers only trusted read-only tools.
+    tainted: jsonb('tainted').$type<StoredTaint>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -190,6 +205,18 @@ export const rateLimits = pgTable('rate_limits', {
   windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
   count: integer('count').notNull(),
 });
+
+// Model tokens a user's turns used per UTC day (the plan's modelTokensPerDay). Kept apart from
+// runs so that deleting a conversation does not give the day's tokens back.
+export const modelUsage = pgTable(
+  'model_usage',
+  {
+    userId: ownerRef(),
+    day: text('day').notNull(), // YYYY-MM-DD, UTC
+    tokens: bigint('tokens', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.day] })],
+);
 
 // Per-user notes behind the built-in `notes` MCP server.
 export const notes = pgTable(
@@ -374,4 +401,58 @@ export const mcpServers = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('mcp_servers_user_namespace_idx').on(t.userId, t.namespace)],
+);
+
+// What the person switched on for one conversation, in one signed-in session (issue 9). A grant
+// makes the tools of its scope (`tool:<serverId>/<tool>` or `server:<serverId>/*`) available to
+// the model there; `auto_approve` lets them run without asking where the decision table allows
+// it; `constraint` is a JSON Schema fragment the input must also satisfy. `covered` keeps the
+// definition of every tool the grant was given for: a tool whose fingerprint changed since is
+// suspended, a tool added to the server later is not covered. A grant ends at `expires_at` (null:
+// when its session ends), or when revoked — by the person, by a newer grant of the same scope,
+// or by its session signing out. Ended rows stay: they say what was allowed when.
+export const toolGrants = pgTable(
+  'tool_grants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    conversationId: conversationRef(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => authSessions.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    autoApprove: boolean('auto_approve').notNull().default(false),
+    constraint: jsonb('constraint').$type<StoredConstraint>(),
+    covered: jsonb('covered').notNull().$type<StoredGrantCoverage>(),
+    expiresIn: text('expires_in', { enum: GRANT_EXPIRIES }).notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokedReason: text('revoked_reason', { enum: GRANT_REVOKE_REASONS }),
+  },
+  (t) => [
+    // One live grant per scope: a new one replaces the old in the same transaction.
+    uniqueIndex('tool_grants_live_scope_idx')
+      .on(t.userId, t.conversationId, t.sessionId, t.scope)
+      .where(sql`revoked_at is null`),
+    // Signing out revokes every grant of the session.
+    index('tool_grants_session_idx')
+      .on(t.sessionId)
+      .where(sql`revoked_at is null`),
+  ],
+);
+
+// A tool the person switched off in a conversation. Unlike a grant it is not tied to a session:
+// turning something off lasts (across sign-out), turning something on expires. Only the
+// first-party tools that are on by default need it; for anything else, off is the absence of a grant.
+export const toolSwitches = pgTable(
+  'tool_switches',
+  {
+    userId: ownerRef(),
+    conversationId: conversationRef(),
+    serverId: text('server_id').notNull(),
+    tool: text('tool').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.serverId, t.tool] }), index('tool_switches_user_idx').on(t.userId)],
 );

@@ -60,6 +60,13 @@ export const STORED_SAMPLES = {
       },
     ],
   },
+  taint: {
+    v1: [
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'result', serverId: 'srv-1', serverName: 'Docs', tool: 'search' },
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'tool_description', serverId: 'srv-1', serverName: 'Docs', tool: 'search' },
+      { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'progress', serverId: 'srv-1', serverName: 'Docs' },
+    ],
+  },
   inputRequests: {
     v0: [
       {

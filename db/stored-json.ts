@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TRUST_LEVELS, VERDICTS } from './vocabulary';
+import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TAINT_SOURCES, TRUST_LEVELS, VERDICTS } from './vocabulary';
 
 /**
  * The shape of every JSON column, declared once. Rows are parsed through these on read (in
@@ -25,6 +25,11 @@ const verdictV1 = z.object({
   grantId: z.string().nullable(),
   /** The grant's argument constraint: an edited input must meet it too. */
   constraint: jsonObject.nullable(),
+  /**
+   * Untrusted text was in the run's context when the verdict was given (absent in rows written
+   * before grants): "Allow for this session" is then not offered for a tool that is not read-only.
+   */
+  tainted: z.boolean().optional(),
 });
 /** Version 0 was stored in the column `policy` and called the verdict `decision`. */
 const verdictV0 = z
@@ -150,6 +155,19 @@ const signInV1 = z.object({
 export type StoredSignIn = z.infer<typeof signInV1>;
 export const storedSignIn = signInV1;
 
+// ── conversations.tainted: how text from an untrusted server first entered the model's context ──
+const taintV1 = z.object({
+  v: z.literal(1),
+  at: iso,
+  source: z.enum(TAINT_SOURCES),
+  serverId: z.string(),
+  serverName: z.string(),
+  /** The tool whose description, result, question or progress it was, when known. */
+  tool: z.string().optional(),
+});
+export type StoredTaint = z.infer<typeof taintV1>;
+export const storedTaint = taintV1;
+
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;
@@ -253,6 +271,30 @@ const catalogV1 = z.object({
 const catalogV0 = catalogV1.omit({ v: true }).transform((o): StoredCatalog => ({ v: 1, ...o }));
 export type StoredCatalog = z.infer<typeof catalogV1>;
 export const storedCatalog = z.union([catalogV1, catalogV0]);
+
+// ── tool_grants.covered: what a grant was given for ──────────────────────────────────────
+/** A tool's definition as the person saw it when they granted it: the panel diffs it against today's. */
+const grantedToolV1 = z.object({
+  fingerprint: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.nullable(),
+  annotations: storedAnnotations,
+  serverUrl: z.string(),
+});
+export type GrantedTool = z.infer<typeof grantedToolV1>;
+/**
+ * Tool name → its definition when granted. A tool-scope grant covers one tool; a server-wide
+ * grant the tools the server had then (a tool added later is not in it, so not covered).
+ */
+const grantCoverageV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), grantedToolV1) });
+export type StoredGrantCoverage = z.infer<typeof grantCoverageV1>;
+export const storedGrantCoverage = grantCoverageV1;
+
+/** A grant's argument constraint: a JSON Schema fragment the input must also satisfy. */
+export const storedConstraint = jsonObject;
+export type StoredConstraint = z.infer<typeof storedConstraint>;
 
 // ── reading ────────────────────────────────────────────────────────────────────────────────
 

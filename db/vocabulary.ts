@@ -109,6 +109,39 @@ export type ServerStatus = (typeof SERVER_STATUSES)[number];
 export const SERVER_TRANSPORTS = ['streamable_http', 'sse'] as const;
 export type ServerTransport = (typeof SERVER_TRANSPORTS)[number];
 
+/** The plans a user can be on (`users.plan`); each has its limits in `lib/limits.ts` `PLAN_LIMITS`. */
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/**
+ * How text from an untrusted server first entered a conversation's model context (stored in
+ * `conversations.tainted`): a tool result, a tool's description or title offered to the model,
+ * a server's elicitation message, or its progress text.
+ */
+export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress'] as const;
+export type TaintSource = (typeof TAINT_SOURCES)[number];
+
+/** How long a grant lasts (`PUT …/grants` `expiresIn`); `session`: until its signed-in session ends. */
+export const GRANT_EXPIRIES = ['1h', '12h', 'session'] as const;
+export type GrantExpiry = (typeof GRANT_EXPIRIES)[number];
+
+/**
+ * Why a grant stopped applying before it expired: the person revoked it, a new grant of the same
+ * scope replaced it, or its session signed out.
+ */
+export const GRANT_REVOKE_REASONS = ['revoked', 'replaced', 'signed_out'] as const;
+export type GrantRevokeReason = (typeof GRANT_REVOKE_REASONS)[number];
+
+/**
+ * Where a tool stands in one conversation for one signed-in session (the Tools panel):
+ * on by default (first-party, trusted read-only), granted, off (never granted, or the grant
+ * ended), switched off by the person (lasts across sign-out), suspended (its definition changed
+ * since the grant), expired, or left out whatever the person does (unusable schema, over the
+ * plan, not reviewed on the servers page).
+ */
+export const TOOL_STATES = ['default_on', 'granted', 'off', 'switched_off', 'suspended', 'expired', 'left_out'] as const;
+export type ToolState = (typeof TOOL_STATES)[number];
+
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
 }

@@ -1,7 +1,9 @@
+import { isOneOf, PLANS, type Plan } from '@/db/vocabulary';
+
 /**
  * Every per-user quota of the app, declared once with its default and the words a person reads
- * when they hit it. The value that applies is: the default, then the plan's own value (the
- * consent work fills `PLAN_LIMITS`), then `SWITCHBOARD_LIMITS` — a JSON object such as
+ * when they hit it. The value that applies is: the default, then the plan's own value
+ * (`PLAN_LIMITS`), then `SWITCHBOARD_LIMITS` — a JSON object such as
  * `{"messagesPerMinute": 1000}` — so operators, tests and benchmarks can raise or lower any of them.
  */
 export const LIMIT_TABLE = {
@@ -12,23 +14,47 @@ export const LIMIT_TABLE = {
   sandboxQueuePerUser: { default: 4, unit: 'sandbox runs waiting' },
   eventStreamsPerUser: { default: 24, unit: 'open event streams' },
   eventStreamsPerConversation: { default: 6, unit: 'open event streams per conversation' },
+  // Each turn may make up to maxSteps model calls on the operator's key: turns, and the tokens
+  // the model reports for them, are what a plan buys.
+  runsPerHour: { default: 60, unit: 'turns started per hour' },
+  modelTokensPerDay: { default: 2_000_000, unit: 'model tokens per day (UTC)' },
+  // Servers the person adds themselves (the built-in ones are not counted).
+  serversPerUser: { default: 50, unit: 'servers of your own' },
+  // Tools the person switched on in one conversation (tools on by default are not counted).
+  enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation' },
 } as const satisfies Record<string, { default: number; unit: string }>;
 
 export type LimitName = keyof typeof LIMIT_TABLE;
 export type Limits = Record<LimitName, number>;
 export const LIMIT_NAMES = Object.keys(LIMIT_TABLE) as LimitName[];
 
-export type Plan = 'free' | 'pro' | 'enterprise';
+export type { Plan };
 
-/** Per-plan values that differ from the defaults. */
-export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = { free: {}, pro: {}, enterprise: {} };
+/**
+ * "No limit". Infinity would be simpler to compare but is not JSON (`JSON.stringify` turns it
+ * into null, and `SWITCHBOARD_LIMITS` could not say it); the largest safe integer is a plain
+ * number everywhere — in the env override, in logs, in comparisons, which need no special case —
+ * and no count ever reaches it. Views show it as null ("unlimited").
+ */
+export const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
-/** A quota was reached. The HTTP layer answers 429 with this message and the limit's name. */
+/**
+ * Per-plan values that differ from the defaults (the defaults are the `pro` plan's). `free` adds
+ * no servers of its own: only the built-in ones.
+ */
+export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = {
+  free: { enabledToolsPerConversation: 5, runsPerHour: 20, modelTokensPerDay: 200_000, serversPerUser: 0 },
+  pro: {},
+  enterprise: { enabledToolsPerConversation: UNLIMITED, runsPerHour: 600, modelTokensPerDay: 20_000_000, serversPerUser: 500 },
+};
+
+/** A quota was reached. The HTTP layer answers 429 with this message, the limit's name and the plan. */
 export class LimitExceeded extends Error {
   constructor(
     readonly limit: LimitName,
     readonly value: number,
     message: string,
+    readonly plan: Plan | null = null,
   ) {
     super(message);
   }
@@ -59,8 +85,8 @@ function overridesFrom(env: Env): Partial<Limits> {
   return out;
 }
 
-function isPlan(plan: string | null | undefined): plan is Plan {
-  return plan === 'free' || plan === 'pro' || plan === 'enterprise';
+export function isPlan(plan: string | null | undefined): plan is Plan {
+  return typeof plan === 'string' && isOneOf(PLANS, plan);
 }
 
 /** The limits that apply to a user on `plan`. */
@@ -69,7 +95,18 @@ export function limitsFor(plan: string | null | undefined, env: Env = process.en
   return { ...defaults, ...(isPlan(plan) ? PLAN_LIMITS[plan] : {}), ...overridesFrom(env) };
 }
 
-/** The error for a reached limit, in words: which limit, its value, and what to do. */
-export function limitExceeded(name: LimitName, value: number, advice: string): LimitExceeded {
-  return new LimitExceeded(name, value, `Limit reached: at most ${value.toLocaleString('en')} ${LIMIT_TABLE[name].unit}. ${advice}`);
+/**
+ * The error for a reached limit, in words: which limit, the user's plan, its value, and what to
+ * do. `plan` is the user's `users.plan` (the limits came from it); a limit of 0 is something the
+ * plan does not include at all.
+ */
+export function limitExceeded(name: LimitName, value: number, advice: string, plan: string | null | undefined): LimitExceeded {
+  const known = isPlan(plan) ? plan : null;
+  const unit = LIMIT_TABLE[name].unit;
+  const onPlan = known ? ` on the ${known} plan` : '';
+  const head =
+    value === 0 && known
+      ? `Not included in the ${known} plan: ${unit}.`
+      : `Limit reached${onPlan}: at most ${value.toLocaleString('en')} ${unit}.`;
+  return new LimitExceeded(name, value, `${head} ${advice}`, known);
 }

@@ -1,10 +1,15 @@
 // `npm run set-plan -- <email> <free|pro|enterprise>`: changes a user's plan.
 import { setUserPlan } from '../db/queries/users';
+import { isOneOf, PLANS } from '../db/vocabulary';
 import { getDbHandle } from '../lib/server/database';
 
 const [email, plan] = process.argv.slice(2);
-if (!email || !plan || !['free', 'pro', 'enterprise'].includes(plan)) {
-  console.error('Usage: npm run set-plan -- <email> <free|pro|enterprise>');
+if (!email || !plan) {
+  console.error(`Usage: npm run set-plan -- <email> <${PLANS.join('|')}>`);
+  process.exit(2);
+}
+if (!isOneOf(PLANS, plan)) {
+  console.error(`Unknown plan "${plan}": a plan is one of ${PLANS.join(', ')}.`);
   process.exit(2);
 }
 const handle = await getDbHandle();

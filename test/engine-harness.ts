@@ -92,6 +92,7 @@ const SAMPLE_CALL = {
   inputRequests: null,
   signIn: null,
   waitedFor: null,
+  allowForSession: { offered: true, why: null },
   step: 0,
   proposedAt: null,
   startedAt: null,

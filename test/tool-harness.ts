@@ -1,6 +1,6 @@
 import type { DbHandle } from '@/db/connection';
 import type { ToolHost } from '@/lib/agent/tool-host';
-import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
+import { staticGrants, type GrantSource, type ToolGrant } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig, Trust } from '@/lib/mcp/types';
 import { loopbackFetch } from '@/test/loopback-fetch';
@@ -23,6 +23,8 @@ export async function toolEngine(
     trust?: Trust;
     timeoutMs?: number;
     grants?: Record<string, Partial<ToolGrant>>;
+    /** Another grant source (e.g. the stored one); `grants` is then ignored. */
+    grantSource?: GrantSource;
     instanceId?: string;
     fixture?: FixtureServer;
   },
@@ -33,7 +35,7 @@ export async function toolEngine(
   const tools: ToolHost = {
     gateway: createMcpGateway({ fetch: loopbackFetch }),
     serversFor: async () => [server],
-    grants: staticGrants(opts.grants ?? { [`${FIXTURE_SERVER_ID}/*`]: {} }),
+    grants: opts.grantSource ?? staticGrants(opts.grants ?? { [`${FIXTURE_SERVER_ID}/*`]: {} }),
   };
   const deps = engineDeps(h, { client: model.client, modelName: 'claude-test', tools, instanceId: opts.instanceId ?? 'test-instance' });
   return {

@@ -2,6 +2,7 @@ import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { authSessions } from '../schema';
+import { revokeGrantsOfSessions } from './grants';
 
 export type AuthSessionRow = typeof authSessions.$inferSelect;
 
@@ -23,13 +24,25 @@ export async function findLiveAuthSession(db: Db, id: string, now = new Date()):
   return rows[0] ?? null;
 }
 
+/**
+ * Ends a session (sign-out) and, in the same transaction, every tool grant it held: turning
+ * something on lasts only as long as the session that did it. Every way a session ends goes
+ * through here or `endAuthSessionsOfUser`.
+ */
 export async function endAuthSession(db: Db, id: string, now = new Date()): Promise<boolean> {
-  const rows = await db
-    .update(authSessions)
-    .set({ endedAt: now })
-    .where(and(eq(authSessions.id, id), isNull(authSessions.endedAt)))
-    .returning({ id: authSessions.id });
-  return rows.length > 0;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(authSessions)
+      .set({ endedAt: now })
+      .where(and(eq(authSessions.id, id), isNull(authSessions.endedAt)))
+      .returning({ id: authSessions.id });
+    await revokeGrantsOfSessions(
+      tx,
+      rows.map((r) => r.id),
+      now,
+    );
+    return rows.length > 0;
+  });
 }
 
 /** Records that the session was just used (the account page shows it as "last seen"). */
@@ -46,12 +59,22 @@ export async function listLiveAuthSessions(db: Db, userId: string, now = new Dat
     .orderBy(desc(authSessions.createdAt), desc(authSessions.id));
 }
 
-/** Ends every live session of the user except `keepId` (null: all of them); returns how many ended. */
+/**
+ * Ends every live session of the user except `keepId` (null: all of them) — sign out elsewhere,
+ * a password change or reset — and their tool grants; returns how many sessions ended.
+ */
 export async function endAuthSessionsOfUser(db: Db, userId: string, keepId: string | null, now = new Date()): Promise<number> {
-  const rows = await db
-    .update(authSessions)
-    .set({ endedAt: now })
-    .where(and(eq(authSessions.userId, userId), isNull(authSessions.endedAt), keepId ? ne(authSessions.id, keepId) : undefined))
-    .returning({ id: authSessions.id });
-  return rows.length;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(authSessions)
+      .set({ endedAt: now })
+      .where(and(eq(authSessions.userId, userId), isNull(authSessions.endedAt), keepId ? ne(authSessions.id, keepId) : undefined))
+      .returning({ id: authSessions.id });
+    await revokeGrantsOfSessions(
+      tx,
+      rows.map((r) => r.id),
+      now,
+    );
+    return rows.length;
+  });
 }

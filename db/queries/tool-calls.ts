@@ -139,25 +139,6 @@ export async function listCallsAwaitingSignIn(db: Db, userId: string, serverId: 
   return rows.map(parseToolCallRow);
 }
 
-/**
- * A result from an untrusted server is in the context the model sees. The whole conversation
- * counts, not only this run: earlier turns are sent again, and paging a stored result re-reads it.
- */
-export async function isConversationTainted(db: Db, conversationId: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: toolCalls.id })
-    .from(toolCalls)
-    .where(
-      and(
-        eq(toolCalls.conversationId, conversationId),
-        eq(toolCalls.trust, 'untrusted'),
-        inArray(toolCalls.status, ['succeeded', 'errored']),
-      ),
-    )
-    .limit(1);
-  return rows.length > 0;
-}
-
 /** A stored full result of this conversation, for the paging host tool (never another conversation's). */
 export async function getStoredResult(
   db: Db,

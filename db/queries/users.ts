@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { authAccounts, users } from '../schema';
+import type { Plan } from '../vocabulary';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -47,7 +48,7 @@ export async function getUserPlan(db: Db, id: string): Promise<string | null> {
   return rows[0]?.plan ?? null;
 }
 
-export async function setUserPlan(db: Db, email: string, plan: string): Promise<UserRow | null> {
+export async function setUserPlan(db: Db, email: string, plan: Plan): Promise<UserRow | null> {
   const rows = await db
     .update(users)
     .set({ plan })

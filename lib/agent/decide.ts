@@ -1,4 +1,4 @@
-import { lockRun, updateRunIfVersion } from '@/db/queries/runs';
+import { getRun, lockRun, updateRunIfVersion } from '@/db/queries/runs';
 import {
   countStepCallsWithStatus,
   getToolCall,
@@ -7,6 +7,7 @@ import {
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
 import { isOneOf, PAUSED_RUN_STATUSES, type DecisionKind, type ToolCallStatus } from '@/db/vocabulary';
+import { prepareSessionGrant, SessionGrantRefused } from '@/lib/consent/session-grant';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
@@ -36,6 +37,8 @@ export interface DecisionInput {
   reason?: string;
   /** Edit-then-approve: the edited input, validated again. */
   input?: Record<string, unknown>;
+  /** With `allow_session`: a JSON Schema fragment later calls' arguments must also meet. */
+  constraint?: Record<string, unknown>;
 }
 
 /**
@@ -60,6 +63,12 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       throw new DecisionError('invalid', 'input: the edited arguments are outside what your grant allows for this tool.', 'input');
     }
   }
+
+  if (d.constraint && d.decision !== 'allow_session') {
+    throw new DecisionError('invalid', 'constraint: only "allow_session" takes a constraint.', 'constraint');
+  }
+  // "Allow for this session" is checked before anything is decided: refused, nothing changes.
+  const grantForSession = call.status === 'pending_approval' && d.decision === 'allow_session' ? await sessionGrant(deps, call, d) : null;
 
   for (let attempt = 0; attempt < 3; attempt++) {
     if (call.status !== 'pending_approval') return { toolCall: repeatOrConflict(call, d), resumed: false };
@@ -90,10 +99,27 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
       call = (await getToolCall(deps.db, call.id))!; // another tab decided first: look again
       continue;
     }
+    // The grant before the run resumes: the step's next calls to this tool already see it.
+    if (grantForSession) await grantForSession();
     await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
     return { toolCall: decided, resumed: await resumeIfSettled(deps, decided) };
   }
   throw new DecisionError('conflict', 'This call is being decided elsewhere. Reload and try again.');
+}
+
+/** The grant "Allow for this session" will write, or a refusal naming the field (lib/consent/session-grant.ts). */
+async function sessionGrant(deps: EngineDeps, call: ToolCallRow, d: DecisionInput) {
+  const run = await getRun(deps.db, call.runId);
+  if (!run) throw new DecisionError('not_found', `No tool call with id "${d.toolCallId}".`);
+  try {
+    return await prepareSessionGrant(deps, call, run, {
+      input: d.input ?? (call.input as Record<string, unknown>),
+      constraint: d.constraint,
+    });
+  } catch (err) {
+    if (err instanceof SessionGrantRefused) throw new DecisionError('invalid', err.message, err.field);
+    throw err;
+  }
 }
 
 function repeatOrConflict(call: ToolCallRow, d: DecisionInput): ToolCallRow {

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
 
 import { appendMessage, listMessages } from '@/db/queries/messages';
+import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
-import { hasStoredResults, insertToolCalls, isConversationTainted } from '@/db/queries/tool-calls';
+import { isConversationTainted } from '@/db/queries/taint';
+import { insertToolCalls } from '@/db/queries/tool-calls';
 import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
@@ -13,10 +16,12 @@ import { finish } from './finish';
 import { toMessageParams } from './history';
 import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
-import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
+import { modelTokensReached } from './run-limits';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
+import { offerForStep } from './step-offer';
+import { markOfferTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
-import { offerTools, withHostTool, type ToolOffer } from './tool-host';
+import type { ToolOffer } from './tool-host';
 import { openToolPhase, runToolPhase } from './tool-phase';
 import { unavailableToolResults } from './tool-results';
 
@@ -94,11 +99,18 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
-  let offer = deps.tools
-    ? await offerTools(deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
+  // The plan's model tokens for today: a turn that reached them stops before its next model call.
+  const reached = await modelTokensReached(deps.db, run.userId);
+  if (reached) {
+    const error = { code: `rate_limited:${reached.limit}`, message: reached.message };
+    await finish(deps, run, 'failed', { owner: deps.instanceId, error });
+    return null;
+  }
+  const offer = deps.tools
+    ? await offerForStep(deps.db, deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
     : NO_TOOLS;
-  // Once a result was too large to send whole, the model may page through it.
-  if (deps.tools && (await hasStoredResults(deps.db, run.conversationId))) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
+  // An untrusted server's tool descriptions are about to enter the model's context.
+  await markOfferTaint(deps.db, run.conversationId, offer);
   const stepRun = await transitionRun(
     deps.db,
     deps.events,
@@ -168,6 +180,7 @@ async function afterStep(
       owner,
       events,
       also: async (tx) => {
+        await addModelTokens(tx, run.userId, stepTokens(outcome.usage));
         await appendMessage(tx, {
           id: messageId,
           conversationId: run.conversationId,
@@ -195,4 +208,11 @@ async function afterStep(
   if (usesTools || outcome.stopReason === 'pause_turn') return next;
   await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
   return null;
+}
+
+/** Every token the model reports for a step (cache writes and reads included), for the plan's daily count. */
+function stepTokens(usage: Anthropic.Usage): number {
+  return (
+    (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
+  );
 }

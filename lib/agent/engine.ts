@@ -59,7 +59,7 @@ export async function startRun(
   // A first message names the conversation at once (its first line); the model may then offer a better title.
   const provisional = titleFrom(input.text);
   if ((await setDefaultTitle(deps.db, input.conversationId, provisional)) && deps.titles) {
-    deps.schedule(() => suggestTitle(deps, input.conversationId, input.text, provisional));
+    deps.schedule(() => suggestTitle(deps, { conversationId: input.conversationId, userId: input.userId }, input.text, provisional));
   }
   deps.schedule(() => driveRun(deps, run.id));
   return { run, afterSeq: run.startSeq! - 1 };

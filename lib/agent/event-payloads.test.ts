@@ -61,6 +61,7 @@ describe('event payloads', () => {
         step: null,
         proposedAt: null,
         waitedFor: null,
+        allowForSession: { offered: false, why: null },
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',
       },

@@ -53,6 +53,8 @@ const signInView = z.object({
   reason: z.enum(SIGN_IN_REASONS),
 });
 
+const allowForSessionView = z.object({ offered: z.boolean(), why: z.string().nullable() });
+
 export const toolCallViewSchema = z.object({
   ...toolCallBase,
   /** The server's hints, as badges; `annotated` is false when it gave none ("not annotated"). */
@@ -66,6 +68,12 @@ export const toolCallViewSchema = z.object({
   signIn: signInView.nullable().default(null),
   /** What it waited for before it could finish: the person's decision or answer (null when nothing). */
   waitedFor: z.enum(WAIT_REASONS).nullable().default(null),
+  /**
+   * Whether the card offers "Allow for this session", and if not why: never for a destructive
+   * tool, nor for one that is not read-only while the conversation is tainted. Views stored
+   * before it existed read as not offered.
+   */
+  allowForSession: allowForSessionView.default({ offered: false, why: null }),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -87,6 +95,7 @@ const toolCallViewV0 = z
     inputRequests: same.status === 'awaiting_input' ? (inputRequests ?? null) : null,
     signIn: null,
     waitedFor: decision ? 'approval' : null,
+    allowForSession: { offered: false, why: null },
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

@@ -4,19 +4,23 @@ import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
+import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
-import type { CallOutcome, McpCallResult, McpServerConfig, ToolAnnotations, Trust } from '@/lib/mcp/types';
+import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
+import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
+import { markCallTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
 /**
- * Runs every decided call of a step in parallel, each with its own timeout. A call found in
+ * Runs every decided call of a step in parallel, each with its own timeout, after asking the
+ * grant source once more whether each may still run (./recheck.ts). A call found in
  * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
  * safe, else it is recorded as `unknown`.
  */
@@ -28,7 +32,25 @@ export async function executeCalls(
   signal: AbortSignal,
 ): Promise<void> {
   const servers = await host.serversFor(run.userId);
-  await Promise.all(calls.filter((c) => RUNNABLE.has(c.status)).map((c) => executeOne(deps, host, run, c, servers, signal)));
+  const runnable = calls.filter((c) => RUNNABLE.has(c.status));
+  const refused = await callsNoLongerAllowed(host, run, runnable, servers);
+  await Promise.all(
+    runnable.map((c) => {
+      const why = refused.get(c.id);
+      return why ? refuse(deps, c, why) : executeOne(deps, host, run, c, servers, signal);
+    }),
+  );
+}
+
+/** A call whose grant no longer holds: it is not run, and the model is told why. */
+async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<void> {
+  const message = noLongerAvailable(call.modelName, why);
+  await complete(deps, call, {
+    status: 'rejected',
+    verdict: { v: 1, verdict: 'reject', reason: why, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },
+    result: errorToolResult(call.toolUseId, message),
+    isError: true,
+  });
 }
 
 async function executeOne(
@@ -64,6 +86,16 @@ async function executeOne(
 
   let current = call;
   let outcome: CallOutcome | undefined;
+  const untrusted = tool.trust !== 'trusted' || server.trust !== 'trusted';
+  // Progress text from an untrusted server taints the conversation once (not a write per message).
+  let progressTaint: Promise<void> | undefined;
+  const onProgress = (p: ProgressUpdate) => {
+    if (untrusted && p.message && !progressTaint)
+      progressTaint = markCallTaint(deps.db, current, 'progress').catch((err) =>
+        console.error('[taint] progress mark failed:', errorSummary(err)),
+      );
+    deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p });
+  };
   // One retry for what a trusted server says is safe to repeat.
   for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
     const started = await updateToolCallIfLeased(deps.db, current.id, current.version, deps.instanceId, {
@@ -79,7 +111,7 @@ async function executeOne(
       signal,
       timeoutMs: server.timeoutMs,
       maxTotalTimeoutMs: server.timeoutMs * 10,
-      onProgress: (p) => deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p }),
+      onProgress,
       resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
       // The schema as listed: its `x-mcp-header` arguments travel as `Mcp-Param-*` headers (2026-07-28).
       ...(current.inputSchema && { inputSchema: current.inputSchema }),
@@ -87,6 +119,10 @@ async function executeOne(
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
   const ran = outcome!;
+  await progressTaint;
+  // The server's own words (a result, its error, its question to the person) are marked before they are stored.
+  const source = ran.kind === 'result' || ran.kind === 'failed' ? 'result' : ran.kind === 'input_required' ? 'elicitation' : null;
+  if (untrusted && source) await markCallTaint(deps.db, current, source);
   const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
   await complete(deps, current, patchFor(current, server, ran), overQuota);
 }

@@ -74,7 +74,7 @@ export function proposeCalls(
       runTainted: ctx.tainted,
     });
     // The grant's constraint travels with the call: an edited input must meet it too.
-    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint };
+    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted: ctx.tainted };
     if (judged.verdict === 'reject') {
       return {
         ...described,

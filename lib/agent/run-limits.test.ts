@@ -49,7 +49,8 @@ for (const { kind, available } of TEST_DATABASES) {
         error: {
           code: 'rate_limited:messagesPerMinute',
           limit: 'messagesPerMinute',
-          message: 'Limit reached: at most 2 messages per minute. Wait a minute before sending another message.',
+          plan: 'pro',
+          message: 'Limit reached on the pro plan: at most 2 messages per minute. Wait a minute before sending another message.',
         },
       });
       expect((await listMessages(h.db, conversation.id)).filter((m) => m.role === 'user')).toHaveLength(2);
@@ -94,8 +95,8 @@ for (const { kind, available } of TEST_DATABASES) {
       const refused = await send(deps, user.id, third.id).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LimitExceeded);
       expect((refused as Error).message).toBe(
-        'Limit reached: at most 2 turns in progress at once. Wait for a turn in another conversation to finish, or stop it; a turn ' +
-          'waiting for your approval or answer counts too.',
+        'Limit reached on the pro plan: at most 2 turns in progress at once. Wait for a turn in another conversation to finish, ' +
+          'or stop it; a turn waiting for your approval or answer counts too.',
       );
       expect(errorResponse(refused).status).toBe(429);
       expect(await listMessages(h.db, third.id)).toEqual([]);

@@ -1,7 +1,7 @@
 import { getRun, type RunRow } from '@/db/queries/runs';
+import { isConversationTainted } from '@/db/queries/taint';
 import {
   getToolCall,
-  isConversationTainted,
   listCallsAwaitingSignIn,
   updateToolCallIfVersion,
   type ToolCallPatch,
@@ -103,14 +103,15 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
     }
     const grant = (await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId }, [tool])).get(tool);
     if (!grant) return ended(call, 'rejected', `${call.modelName} was not run: this tool is not switched on for this conversation.`);
+    const tainted = await isConversationTainted(deps.db, run.conversationId);
     const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
       constraintUnmet: inputProblem(grant.constraint, call.input) !== null,
-      runTainted: await isConversationTainted(deps.db, run.conversationId),
+      runTainted: tainted,
     });
-    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint };
+    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted };
     if (judged.verdict === 'reject') return { ...ended(call, 'rejected', `${call.modelName} was not run: ${judged.reason}`), verdict };
     if (judged.verdict === 'ask' && !call.decision) return { status: 'pending_approval', verdict };
     return { ...runnable, verdict };

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { replaceTitle } from '@/db/queries/conversations';
+import { addModelTokens } from '@/db/queries/model-usage';
 import { errorSummary } from '@/lib/log-safe';
 import { cleanTitle, TITLE_SYSTEM_PROMPT } from '@/lib/model/titles';
 
@@ -11,7 +12,13 @@ import type { EngineDeps } from './deps';
  * provisional one (the first line of the message) — unless the person renamed it meanwhile.
  * Runs after the response, beside the turn; a failure keeps the provisional title.
  */
-export async function suggestTitle(deps: EngineDeps, conversationId: string, firstMessage: string, provisional: string): Promise<void> {
+export async function suggestTitle(
+  deps: EngineDeps,
+  target: { conversationId: string; userId: string },
+  firstMessage: string,
+  provisional: string,
+): Promise<void> {
+  const { conversationId } = target;
   try {
     const reply = await deps.model.client.messages.create({
       model: deps.model.model,
@@ -19,6 +26,8 @@ export async function suggestTitle(deps: EngineDeps, conversationId: string, fir
       system: TITLE_SYSTEM_PROMPT,
       messages: [{ role: 'user', content: firstMessage.slice(0, 2000) }],
     });
+    // On the operator's key too: it counts towards the person's model tokens for the day.
+    await addModelTokens(deps.db, target.userId, (reply.usage?.input_tokens ?? 0) + (reply.usage?.output_tokens ?? 0));
     const text = reply.content
       .filter((b): b is Anthropic.TextBlock => b.type === 'text')
       .map((b) => b.text)

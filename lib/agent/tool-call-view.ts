@@ -2,6 +2,7 @@ import type { z } from 'zod';
 
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { WaitReason } from '@/db/vocabulary';
+import { autoApproveProblem } from '@/lib/consent/auto-approve';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { toolCallViewSchema } from './event-payloads';
@@ -41,7 +42,15 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     startedAt: c.startedAt?.toISOString() ?? null,
     endedAt: c.endedAt?.toISOString() ?? null,
     waitedFor: waitedFor(c),
+    allowForSession: allowForSessionOf(c),
   };
+}
+
+/** "Allow for this session" is offered only where it would take effect (lib/consent/auto-approve.ts). */
+function allowForSessionOf(c: ToolCallRow): ToolCallView['allowForSession'] {
+  if (!c.serverId || !c.tool || !c.trust) return { offered: false, why: 'It names no tool of a server.' };
+  const why = autoApproveProblem({ trust: c.trust, annotations: c.annotations ?? {} }, c.verdict?.tainted === true);
+  return { offered: why === null, why };
 }
 
 /** What the call waited for, as the timeline says it: a decision first, else an answer to the server, else a sign-in. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Db } from '@/db/connection';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
+import { isOneOf, PLANS, type Plan } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
 import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
@@ -23,11 +24,9 @@ export const signUpSchema = z
 
 export type SignUpInput = z.infer<typeof signUpSchema>;
 
-export function defaultPlan(env = process.env): string {
+export function defaultPlan(env = process.env): Plan {
   const plan = env.DEFAULT_PLAN ?? 'pro';
-  if (!['free', 'pro', 'enterprise'].includes(plan)) {
-    throw new Error(`DEFAULT_PLAN must be free, pro or enterprise (got "${plan}").`);
-  }
+  if (!isOneOf(PLANS, plan)) throw new Error(`DEFAULT_PLAN must be one of ${PLANS.join(', ')} (got "${plan}").`);
   return plan;
 }
 

@@ -10,6 +10,8 @@ export interface ToolGrant {
   /** A JSON Schema fragment the input must also satisfy (null: no constraint). */
   constraint: Record<string, unknown> | null;
   overPlan: boolean;
+  /** When it is not active, or over the plan: why, in words (the model and the panel are told). */
+  why?: string;
 }
 
 export interface RunGrantContext {
@@ -20,8 +22,9 @@ export interface RunGrantContext {
 }
 
 /**
- * The engine reads grants only through this. The consent work replaces the default source with
- * grants stored per (user, conversation, session); the engine does not change.
+ * The engine reads grants only through this: when it builds a step's tools (`offerTools`), and
+ * again right before a call executes. The app's source is the stored one
+ * (`./stored-grants.ts`); tests state grants with `staticGrants`.
  */
 export interface GrantSource {
   grantsFor(ctx: RunGrantContext, tools: CatalogTool[]): Promise<Map<CatalogTool, ToolGrant>>;
@@ -30,8 +33,9 @@ export interface GrantSource {
 const OPEN: ToolGrant = { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false };
 
 /**
- * Until per-conversation grants exist: every tool of the user's own servers is available, and
- * nothing runs without asking unless the decision table says a trusted read-only tool may.
+ * Every tool of the user's own servers is available, and nothing runs without asking unless
+ * the decision table says a trusted read-only tool may: for benchmarks and tests of the tool
+ * path that are not about consent. The app never uses it.
  */
 export const allToolsOfOwnServers: GrantSource = {
   async grantsFor(_ctx, tools) {

@@ -19,6 +19,98 @@ const decide = (
     grant: over.grant ?? { state: 'active', autoApprove: over.autoApprove ?? false },
   }).verdict;
 
+/**
+ * Every row of the table in docs/ARCHITECTURE.md ("Consent"), first match wins, each with the
+ * case the issue names. The reason is asserted too: it is what the card and the audit log say.
+ */
+describe('the decision table, row by row', () => {
+  const rows: Array<{ row: string; input: Parameters<typeof decide>[0]; verdict: 'auto' | 'ask' | 'reject'; reason: RegExp }> = [
+    { row: 'not granted', input: { grant: { state: 'missing', autoApprove: false } }, verdict: 'reject', reason: /not switched on/ },
+    {
+      row: 'expired grant (even a read-only tool with auto-approve)',
+      input: { grant: { state: 'expired', autoApprove: true }, annotations: { readOnlyHint: true } },
+      verdict: 'reject',
+      reason: /expired/,
+    },
+    {
+      row: 'suspended grant (the definition changed)',
+      input: { grant: { state: 'suspended', autoApprove: true } },
+      verdict: 'reject',
+      reason: /definition changed/,
+    },
+    { row: 'over plan', input: { overPlan: true, annotations: { readOnlyHint: true } }, verdict: 'reject', reason: /plan/ },
+    {
+      row: 'argument constraint unmet (auto-approve does not help)',
+      input: { constraintUnmet: true, autoApprove: true, annotations: { readOnlyHint: true } },
+      verdict: 'reject',
+      reason: /outside what the person's grant allows/,
+    },
+    {
+      row: 'destructive tool with auto-approve asks',
+      input: { annotations: { destructiveHint: true }, autoApprove: true },
+      verdict: 'ask',
+      reason: /destructive/,
+    },
+    {
+      row: 'destructive beats a read-only claim, even from a trusted server',
+      input: { annotations: { destructiveHint: true, readOnlyHint: true } },
+      verdict: 'ask',
+      reason: /destructive/,
+    },
+    {
+      row: 'tainted conversation with an auto-approved write asks',
+      input: { runTainted: true, autoApprove: true, annotations: { readOnlyHint: false } },
+      verdict: 'ask',
+      reason: /untrusted server is in this turn/,
+    },
+    {
+      row: 'tainted: a lying read-only tool of an untrusted server asks',
+      input: { runTainted: true, trust: 'untrusted', autoApprove: true, annotations: { readOnlyHint: true } },
+      verdict: 'ask',
+      reason: /untrusted server/,
+    },
+    {
+      row: 'trusted read-only runs, tainted or not',
+      input: { runTainted: true, annotations: { readOnlyHint: true } },
+      verdict: 'auto',
+      reason: /trusted server marks this tool as read-only/,
+    },
+    {
+      row: 'a lying read-only tool on an untrusted server asks',
+      input: { trust: 'untrusted', annotations: { readOnlyHint: true, idempotentHint: true } },
+      verdict: 'ask',
+      reason: /untrusted servers need approval/,
+    },
+    {
+      row: 'auto-approve chosen by the person',
+      input: { autoApprove: true },
+      verdict: 'auto',
+      reason: /allowed this tool to run without asking/,
+    },
+    {
+      row: 'auto-approve on an untrusted server (the person chose it)',
+      input: { autoApprove: true, trust: 'untrusted' },
+      verdict: 'auto',
+      reason: /allowed this tool/,
+    },
+    { row: 'unannotated tool asks', input: {}, verdict: 'ask', reason: /may change something/ },
+    { row: 'everything of an untrusted server asks', input: { trust: 'untrusted' }, verdict: 'ask', reason: /untrusted servers/ },
+  ];
+  for (const { row, input, verdict, reason } of rows) {
+    it(row, () => {
+      const over = input;
+      const r = verdictFor({
+        ...base,
+        ...over,
+        tool: { trust: over.trust ?? 'trusted', annotations: over.annotations ?? {} },
+        grant: over.grant ?? { state: 'active', autoApprove: over.autoApprove ?? false },
+      });
+      expect(r.verdict).toBe(verdict);
+      expect(r.reason).toMatch(reason);
+    });
+  }
+});
+
 describe('verdictFor', () => {
   it('rejects what is not granted, expired, suspended, over plan or outside the constraint', () => {
     for (const state of ['missing', 'expired', 'suspended'] as const) {

@@ -56,7 +56,7 @@ export class AppError extends Error {
 export function errorResponse(err: unknown): Response {
   if (err instanceof AppError) return Response.json(err.toJSON(), { status: err.status });
   if (err instanceof LimitExceeded) {
-    const body = { error: { code: `rate_limited:${err.limit}`, message: err.message, limit: err.limit } };
+    const body = { error: { code: `rate_limited:${err.limit}`, message: err.message, limit: err.limit, plan: err.plan } };
     return Response.json(body, { status: 429 });
   }
   console.error('[http] unexpected error:', errorSummary(err));

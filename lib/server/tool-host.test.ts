@@ -6,6 +6,7 @@ import type { DbHandle } from '@/db/connection';
 import { findLatestCatalog } from '@/db/queries/tool-catalogs';
 import { createUser } from '@/db/queries/users';
 import { offerTools } from '@/lib/agent/tool-host';
+import { allToolsOfOwnServers } from '@/lib/consent/grant-source';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import { createSecretBox } from '@/lib/secrets/secret-box';
 import { addServer, editServer, enableServerTools, listServerViews, type ServersContext } from '@/lib/servers/service';
@@ -32,7 +33,8 @@ for (const { kind, available } of TEST_DATABASES) {
 
     beforeAll(async () => {
       h = await openTestDb(kind);
-      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box });
+      // Listing and caching, not consent (lib/consent/stored-grants.test.ts): every listed tool counts as granted.
+      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box, grants: allToolsOfOwnServers });
       ctx = { db: h.db, box, remote: tools.remote, builtinListing: tools.builtinListing, allowLoopback: true };
     });
     afterAll(async () => {
@@ -66,7 +68,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const { user, serverId, fxTools } = await enabledServer({}, { 'X-Api-Key': 'k' });
       expect(await fxTools()).toHaveLength(2);
       const otherKey = createSecretBox(randomBytes(32));
-      const lost = createAppTools(h.db, { fetch: loopbackFetch, box: async () => otherKey });
+      const lost = createAppTools(h.db, { fetch: loopbackFetch, box: async () => otherKey, grants: allToolsOfOwnServers });
       expect((await lost.host.serversFor(user)).map((s) => s.id)).not.toContain(serverId);
       const view = await listServerViews({ ...ctx, box: otherKey }, user);
       expect(view.servers[0]).toMatchObject({ headerNames: [], lastError: expect.stringMatching(/cannot be read/) });

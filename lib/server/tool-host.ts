@@ -1,7 +1,8 @@
 import type { Db } from '@/db/connection';
 import { listEnabledServers } from '@/db/queries/servers';
 import type { ToolHost } from '@/lib/agent/tool-host';
-import { allToolsOfOwnServers, type GrantSource } from '@/lib/consent/grant-source';
+import type { GrantSource } from '@/lib/consent/grant-source';
+import { storedGrants } from '@/lib/consent/stored-grants';
 import { errorSummary } from '@/lib/log-safe';
 import { boundedFetch } from '@/lib/mcp/bounded-fetch';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from '@/lib/mcp/builtin';
@@ -9,7 +10,7 @@ import { dropOnListChanged, withCatalogCache, type CachedGateway } from '@/lib/m
 import type { FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
 import { gatewayOAuth } from '@/lib/mcp/oauth';
-import type { McpServerConfig } from '@/lib/mcp/types';
+import type { CallerIdentity, McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
 import { processSingleton } from '@/lib/process-singleton';
 import { getSecretBox, type SecretBox } from '@/lib/secrets/secret-box';
@@ -29,9 +30,12 @@ export interface AppTools {
   remote: CachedGateway;
   /** A built-in server's catalog, from memory after the first listing. */
   builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
+  /** Every tool a server lists, reviewed or not (the host offers only reviewed ones): the Tools panel says why the rest wait. */
+  listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
 }
 
 export interface AppToolsOptions {
+  /** Default: the grants people gave, as stored (`lib/consent/stored-grants.ts`). */
   grants?: GrantSource;
   /** The fetch for remote servers; default: the URL guard (`remoteFetch()`). */
   fetch?: FetchLike;
@@ -109,10 +113,11 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
         }
         return [...BUILTIN_SERVERS, ...own];
       },
-      grants: opts.grants ?? allToolsOfOwnServers,
+      grants: opts.grants ?? storedGrants(db),
     },
     remote,
     builtinListing,
+    listAll: async (server, caller) => (server.builtin ? builtinListing(server) : remote.listTools(server, caller)),
   };
 }
 
@@ -123,7 +128,7 @@ function onlyReviewed(listed: ListedCatalog, server: McpServerConfig): ListedCat
   return { ...listed, tools: listed.tools.filter((t) => reviewed[t.name] === t.fingerprint) };
 }
 
-/** The tool host the engine uses (see `createAppTools`). */
-export function createAppToolHost(db: Db, grants: GrantSource = allToolsOfOwnServers): ToolHost {
+/** The tool host the engine uses (see `createAppTools`); the stored grants unless others are given. */
+export function createAppToolHost(db: Db, grants?: GrantSource): ToolHost {
   return createAppTools(db, { grants }).host;
 }

@@ -7,7 +7,9 @@ import { getServer } from '@/db/queries/servers';
 import { findLatestCatalog } from '@/db/queries/tool-catalogs';
 import { createUser } from '@/db/queries/users';
 import { offerTools } from '@/lib/agent/tool-host';
-import { AppError } from '@/lib/http/errors';
+import { allToolsOfOwnServers } from '@/lib/consent/grant-source';
+import { AppError, errorResponse } from '@/lib/http/errors';
+import { LimitExceeded } from '@/lib/limits';
 import { createSecretBox } from '@/lib/secrets/secret-box';
 import { createAppTools } from '@/lib/server/tool-host';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
@@ -51,7 +53,8 @@ for (const { kind, available } of TEST_DATABASES) {
 
     beforeAll(async () => {
       h = await openTestDb(kind);
-      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box });
+      // The servers page's review, not consent: every reviewed tool counts as granted here.
+      tools = createAppTools(h.db, { fetch: loopbackFetch, box: async () => box, grants: allToolsOfOwnServers });
       ctx = { db: h.db, box, remote: tools.remote, builtinListing: tools.builtinListing, allowLoopback: true };
       onServerUrlChange('test-recorder', async (_db, change) => void urlChanges.push(change));
       for (const m of ['log', 'info', 'warn', 'error', 'debug'] as const) {
@@ -241,6 +244,46 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       const second = await addServer(ctx, me, { name: 'dup', url: f.url });
       expect(second.namespace).toBe('dup-2');
+    });
+
+    it('lets the plan decide which servers may be added: free only the built-ins, others up to serversPerUser', async () => {
+      const f = await fixture();
+      const free = (await createUser(h.db, { email: `free${Math.random().toString(36).slice(2)}@example.test`, plan: 'free' }))!.id;
+      const refused = await caught(addServer(ctx, free, { name: 'Mine', url: f.url }));
+      expect(refused).toBeInstanceOf(LimitExceeded);
+      const res = errorResponse(refused);
+      expect(res.status).toBe(429);
+      expect((await res.json()).error).toEqual({
+        code: 'rate_limited:serversPerUser',
+        limit: 'serversPerUser',
+        plan: 'free',
+        message:
+          'Not included in the free plan: servers of your own. Only the built-in servers are available on this plan; the pro and ' +
+          'enterprise plans can add any MCP server.',
+      });
+      expect(f.requests).toHaveLength(0); // refused before anything was tried
+      // The built-in servers are still there for a free user.
+      const views = await listServerViews(ctx, free);
+      expect(views.servers).toEqual([]);
+      expect(views.builtin.length).toBeGreaterThan(0);
+      // An import on free lists each entry as a problem naming the plan, and adds nothing.
+      const imported = await importServers(ctx, free, { mcpServers: { alpha: { url: f.url } } });
+      expect(imported.added).toEqual([]);
+      expect(imported.problems).toEqual([{ name: 'alpha', field: 'server', message: expect.stringContaining('free plan') }]);
+
+      // Pro: up to its count (lowered here), then the same error with the count.
+      vi.stubEnv('SWITCHBOARD_LIMITS', JSON.stringify({ serversPerUser: 1 }));
+      try {
+        const pro = await newUser();
+        await addServer(ctx, pro, { name: 'One', url: f.url });
+        const over = await caught(addServer(ctx, pro, { name: 'Two', url: f.url }));
+        expect(over).toMatchObject({ limit: 'serversPerUser', plan: 'pro' });
+        expect((over as Error).message).toBe(
+          'Limit reached on the pro plan: at most 1 servers of your own. You have 1: remove one before adding another.',
+        );
+      } finally {
+        vi.unstubAllEnvs();
+      }
     });
 
     it('imports a config: remote entries added (placeholders dropped, never expanded), stdio ones listed as not usable', async () => {

@@ -13,7 +13,9 @@ import {
   type ServerRow,
 } from '@/db/queries/servers';
 import { dropCatalogs } from '@/db/queries/tool-catalogs';
+import { getUserPlan } from '@/db/queries/users';
 import { AppError } from '@/lib/http/errors';
+import { LimitExceeded, limitExceeded, limitsFor } from '@/lib/limits';
 import { errorSummary, redactSecrets } from '@/lib/log-safe';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import type { CachedGateway } from '@/lib/mcp/catalog-cache';
@@ -54,7 +56,6 @@ export interface ServersContext {
   allowLoopback: boolean;
 }
 
-export const MAX_SERVERS_PER_USER = 50;
 /** A test connection (on add, import, test) waits at most this long, whatever the server's call timeout. */
 export const TEST_TIMEOUT_MS = 20_000;
 
@@ -124,9 +125,7 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   if (taken.has(namespace)) {
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
   }
-  if (taken.size >= MAX_SERVERS_PER_USER) {
-    throw new AppError('conflict', 'server', `You have ${taken.size} servers, the most allowed: remove one before adding another.`);
-  }
+  await checkServerAllowance(ctx, userId, taken.size);
   const row = await insertServer(ctx.db, userId, {
     name,
     namespace,
@@ -141,6 +140,18 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
   taken.add(namespace);
   return row;
+}
+
+/** The plan decides which servers may be added: `free` none of its own (only the built-in ones), the others up to `serversPerUser`. */
+async function checkServerAllowance(ctx: ServersContext, userId: string, count: number): Promise<void> {
+  const plan = await getUserPlan(ctx.db, userId);
+  const max = limitsFor(plan).serversPerUser;
+  if (count < max) return;
+  const advice =
+    max === 0
+      ? 'Only the built-in servers are available on this plan; the pro and enterprise plans can add any MCP server.'
+      : `You have ${count}: remove one before adding another.`;
+  throw limitExceeded('serversPerUser', max, advice, plan);
 }
 
 async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Set<string>> {
@@ -326,6 +337,10 @@ export async function importServers(ctx: ServersContext, userId: string, config:
     try {
       rows.push(await insertChecked(ctx, userId, { name: c.name, url: c.url, headers: c.headers }, taken));
     } catch (err) {
+      if (err instanceof LimitExceeded) {
+        problems.push({ name: c.name, field: 'server', message: err.message });
+        continue;
+      }
       if (!(err instanceof AppError) || err.type === 'internal') throw err;
       problems.push({ name: c.name, field: err.field ?? 'server', message: err.message });
     }

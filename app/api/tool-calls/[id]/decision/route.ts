@@ -13,6 +13,8 @@ const decisionSchema = z
     argsHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be the 64-character hex hash shown with the call'),
     reason: z.string().max(1000, 'must be at most 1000 characters').optional(),
     input: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).optional(),
+    // With allow_session: a JSON Schema fragment later calls' arguments must also meet.
+    constraint: z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }).optional(),
   })
   .strict();
 

@@ -1,0 +1,55 @@
+import type { RunRow } from '@/db/queries/runs';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
+import { inputProblem } from '@/lib/mcp/schema-guard';
+import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+
+import type { ToolHost } from './tool-host';
+
+/**
+ * The grant is checked again right before a call executes, not only when the step's tools were
+ * offered: a tool switched off, a grant revoked, expired or ended by a sign-out, a definition
+ * that changed, or a new constraint the input does not meet, between the proposal (or the
+ * person's approval) and now — the call does not run. Returns, for each call that may no longer
+ * run, why in words. A server whose listing fails now is not judged here: its call fails (or
+ * waits for a sign-in, and is checked again after it) without running anything.
+ */
+export async function callsNoLongerAllowed(
+  host: ToolHost,
+  run: RunRow,
+  calls: ToolCallRow[],
+  servers: McpServerConfig[],
+): Promise<Map<string, string>> {
+  const refused = new Map<string, string>();
+  const byServer = new Map<string, ToolCallRow[]>();
+  for (const call of calls) {
+    if (!call.serverId || !call.tool) continue;
+    byServer.set(call.serverId, [...(byServer.get(call.serverId) ?? []), call]);
+  }
+  const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId };
+  for (const [serverId, serverCalls] of byServer) {
+    const server = servers.find((s) => s.id === serverId);
+    if (!server) continue; // executeCalls says the server is gone
+    const catalog = await host.gateway.listTools(server, { userId: run.userId, conversationId: run.conversationId });
+    if (catalog.error || catalog.needsSignIn) continue;
+    const tools = new Map<string, CatalogTool>(catalog.tools.map((t) => [t.name, t]));
+    const listed = serverCalls.map((c) => tools.get(c.tool!)).filter((t): t is CatalogTool => t !== undefined);
+    const grants = await host.grants.grantsFor(ctx, listed);
+    for (const call of serverCalls) {
+      const tool = tools.get(call.tool!);
+      const grant = tool ? grants.get(tool) : undefined;
+      if (!tool || !grant) {
+        refused.set(call.id, `${server.displayName} no longer offers it as it was approved.`);
+      } else if (grant.state !== 'active' || grant.overPlan) {
+        refused.set(call.id, grant.why ?? 'It is not switched on in this conversation.');
+      } else if (inputProblem(grant.constraint, call.input) !== null) {
+        refused.set(call.id, "The arguments are outside what the person's grant now allows for this tool.");
+      }
+    }
+  }
+  return refused;
+}
+
+/** The error result's words: the model is told the tool is gone, and why, so it does not retry blindly. */
+export function noLongerAvailable(modelName: string, why: string): string {
+  return `${modelName} was not run: it is no longer available in this conversation. ${why}`;
+}

@@ -1,0 +1,43 @@
+import type { Db } from '@/db/connection';
+import { markConversationTainted } from '@/db/queries/taint';
+import type { StoredTaint } from '@/db/stored-json';
+import type { TaintSource } from '@/db/vocabulary';
+
+import type { ToolOffer } from './tool-host';
+
+/**
+ * Where the engine marks a conversation tainted: each place where text written by an untrusted
+ * server enters what the model reads (or what the person is shown inside the turn) — the tool
+ * descriptions and titles of a step's offer, a result, an elicitation message, progress text.
+ * The mark is durable (`conversations.tainted`), set once, and read at propose time by the
+ * decision table (`runTainted`) and by the tools panel (lib/consent/taint.ts explains it).
+ */
+
+export function taintOf(source: TaintSource, from: { serverId: string; serverName: string; tool?: string | null }): StoredTaint {
+  return {
+    v: 1,
+    at: new Date().toISOString(),
+    source,
+    serverId: from.serverId,
+    serverName: from.serverName,
+    ...(from.tool ? { tool: from.tool } : {}),
+  };
+}
+
+/** Before a model step: an untrusted server's tool offered to the model brings its description and title in. */
+export async function markOfferTaint(db: Db, conversationId: string, offer: ToolOffer): Promise<void> {
+  const first = [...offer.routes.values()].find((r) => r.tool.trust !== 'trusted' || r.server.trust !== 'trusted');
+  if (!first) return;
+  const from = { serverId: first.tool.serverId, serverName: first.server.displayName, tool: first.tool.name };
+  await markConversationTainted(db, conversationId, taintOf('tool_description', from));
+}
+
+/** Marks the conversation of a call to an untrusted server; a no-op once it is tainted. */
+export async function markCallTaint(
+  db: Db,
+  call: { conversationId: string; serverId: string | null; serverName: string | null; tool: string | null },
+  source: TaintSource,
+): Promise<void> {
+  const from = { serverId: call.serverId ?? 'unknown', serverName: call.serverName ?? 'an untrusted server', tool: call.tool };
+  await markConversationTainted(db, call.conversationId, taintOf(source, from));
+}

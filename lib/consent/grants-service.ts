@@ -1,0 +1,160 @@
+import {
+  getGrantForUser,
+  listLiveGrants,
+  revokeGrantOfScope,
+  revokeGrantOfUser,
+  switchOff,
+  switchOn,
+  type GrantOwner,
+} from '@/db/queries/grants';
+import { isConversationTainted } from '@/db/queries/taint';
+import type { GrantExpiry } from '@/db/vocabulary';
+import { AppError } from '@/lib/http/errors';
+import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+
+import { autoApproveProblem } from './auto-approve';
+import { constraintCompileProblem, DEFAULT_EXPIRY, writeGrant } from './grant-writes';
+import { isOnPlan } from './plan-tools';
+import { parseScope, SCOPE_FORMS, toolScope, type Scope } from './scopes';
+import { isDefaultOn, readStandings } from './stored-grants';
+import {
+  assertConversationOwned,
+  conversationToolsView,
+  type ConsentDeps,
+  type ConversationToolsView,
+  type ViewerContext,
+} from './tools-view';
+
+/**
+ * The person's own changes to what a conversation may use (`PUT` and `DELETE …/grants`).
+ * Only these and the decision "Allow for this session" create, widen or extend a grant — never
+ * the model, never a tool result. Each answers with the conversation's new Tools view.
+ */
+
+export interface SetGrantInput extends ViewerContext {
+  scope: string;
+  enabled: boolean;
+  autoApprove?: boolean;
+  constraint?: Record<string, unknown> | null;
+  expiresIn?: GrantExpiry;
+}
+
+const bad = (message: string, field: string) => new AppError('bad_request', 'grant', message, field);
+
+export async function setGrant(deps: ConsentDeps, input: SetGrantInput): Promise<ConversationToolsView> {
+  await assertConversationOwned(deps.db, input.userId, input.conversationId);
+  const scope = parseScope(input.scope);
+  if (!scope) throw bad(`scope: "${input.scope.slice(0, 200)}" is not a scope; write ${SCOPE_FORMS}.`, 'scope');
+  const { server, tools } = await resolveScope(deps, input.userId, scope);
+  const owner: GrantOwner = { userId: input.userId, conversationId: input.conversationId, sessionId: input.sessionId };
+  if (!input.enabled) {
+    await switchScopeOff(deps, owner, scope, tools);
+  } else {
+    await switchScopeOn(deps, owner, input, scope, server, tools);
+  }
+  return conversationToolsView(deps, input);
+}
+
+export async function revokeGrant(deps: ConsentDeps, v: ViewerContext & { grantId: string }): Promise<ConversationToolsView> {
+  await assertConversationOwned(deps.db, v.userId, v.conversationId);
+  const grant = await getGrantForUser(deps.db, v.userId, v.conversationId, v.grantId);
+  if (!grant) throw new AppError('not_found', 'grant', `No grant with id "${v.grantId}" in this conversation.`);
+  // Revoking one that already ended changes nothing: a second click is harmless.
+  await revokeGrantOfUser(deps.db, v.userId, grant.id, 'revoked');
+  return conversationToolsView(deps, v);
+}
+
+/** The server of a scope among the person's, and the tools it covers as listed now (only reviewed, usable ones). */
+async function resolveScope(deps: ConsentDeps, userId: string, scope: Scope): Promise<{ server: McpServerConfig; tools: CatalogTool[] }> {
+  const server = (await deps.host.serversFor(userId)).find((s) => s.id === scope.serverId);
+  if (!server) throw bad(`scope: you have no enabled server with id "${scope.serverId}".`, 'scope');
+  const catalog = await deps.host.gateway.listTools(server, { userId });
+  if (catalog.error && !catalog.tools.length) {
+    throw new AppError('conflict', 'grant', `scope: ${server.displayName} could not list its tools just now (${catalog.error}).`, 'scope');
+  }
+  if (scope.kind === 'server') return { server, tools: catalog.tools };
+  const tool = catalog.tools.find((t) => t.name === scope.tool);
+  if (!tool) {
+    throw bad(
+      `scope: ${server.displayName} has no usable tool named "${scope.tool.slice(0, 200)}" ` +
+        '(a new or changed tool waits for review on the servers page).',
+      'scope',
+    );
+  }
+  return { server, tools: [tool] };
+}
+
+/**
+ * Off: a tool's grant is revoked, and a tool that would still be on — on by default, or covered
+ * by a server-wide grant — is switched off, which lasts. A server: its grants go, and its tools
+ * on by default are switched off.
+ */
+async function switchScopeOff(deps: ConsentDeps, owner: GrantOwner, scope: Scope, tools: CatalogTool[]): Promise<void> {
+  const off = (t: CatalogTool) =>
+    switchOff(deps.db, { userId: owner.userId, conversationId: owner.conversationId, serverId: t.serverId, tool: t.name });
+  if (scope.kind === 'tool') {
+    const tool = tools[0]!;
+    await revokeGrantOfScope(deps.db, owner, toolScope(tool.serverId, tool.name), 'revoked');
+    const standing = (await readStandings(deps.db, owner)).of(tool);
+    if (standing.state === 'default_on' || standing.state === 'granted') await off(tool);
+    return;
+  }
+  for (const g of await listLiveGrants(deps.db, owner)) {
+    const s = parseScope(g.scope);
+    if (s?.serverId === scope.serverId) await revokeGrantOfScope(deps.db, owner, g.scope, 'revoked');
+  }
+  for (const t of tools) if (isDefaultOn(t)) await off(t);
+}
+
+async function switchScopeOn(
+  deps: ConsentDeps,
+  owner: GrantOwner,
+  input: SetGrantInput,
+  scope: Scope,
+  server: McpServerConfig,
+  tools: CatalogTool[],
+): Promise<void> {
+  const standings = await readStandings(deps.db, owner);
+  const onPlan = tools.filter((t) => isOnPlan(standings.plan, t.serverId, t.name));
+  if (!onPlan.length) {
+    throw new AppError(
+      'forbidden',
+      'plan',
+      `scope: ${server.displayName}'s tools are not included in the ${standings.plan} plan.`,
+      'scope',
+    );
+  }
+  // Switching on undoes a switch-off, which would otherwise win.
+  for (const t of onPlan)
+    await switchOn(deps.db, { userId: owner.userId, conversationId: owner.conversationId, serverId: t.serverId, tool: t.name });
+  const needGrant = onPlan.filter((t) => !isDefaultOn(t));
+  if (scope.kind === 'tool' && !needGrant.length) {
+    if (input.autoApprove)
+      throw bad('autoApprove: this tool runs without asking already (a trusted first-party server marks it read-only).', 'autoApprove');
+    if (input.constraint) throw bad('constraint: this tool is on by default and takes no constraint.', 'constraint');
+    return;
+  }
+  if (scope.kind === 'server' && input.constraint) {
+    throw bad('constraint: a constraint limits the arguments of one tool; give it with a "tool:" scope.', 'constraint');
+  }
+  if (input.constraint) {
+    const problem = constraintCompileProblem(input.constraint);
+    if (problem) throw bad(problem, 'constraint');
+  }
+  if (input.autoApprove) {
+    const tainted = await isConversationTainted(deps.db, owner.conversationId);
+    const problems = needGrant.map((t) => autoApproveProblem(t, tainted));
+    if (problems.every((p) => p !== null)) throw bad(`autoApprove: ${problems[0]}`, 'autoApprove');
+  }
+  await writeGrant(deps.db, {
+    owner,
+    scope: input.scope,
+    tools: scope.kind === 'server' ? onPlan : needGrant,
+    serverUrl: server.url,
+    autoApprove: input.autoApprove === true,
+    constraint: input.constraint ?? null,
+    expiresIn: input.expiresIn ?? DEFAULT_EXPIRY,
+    plan: standings.plan,
+    existing: standings.grants,
+  });
+}

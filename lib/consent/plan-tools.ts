@@ -1,0 +1,33 @@
+import { limitsFor, UNLIMITED, type Plan } from '@/lib/limits';
+
+import { serverScope, toolScope } from './scopes';
+
+/**
+ * Which tools each plan may use at all, as scope strings (`server:<id>/*` for a whole server).
+ * `free` is limited to the first-party notes tools: the sandbox costs CPU on our side, and a
+ * person's own servers are a paid feature. A tool outside the list is left out ("over plan"),
+ * whatever the person grants. Enabled tools per conversation is a number, in `lib/limits.ts`.
+ */
+export const PLAN_TOOLS: Record<Plan, readonly string[] | 'any'> = {
+  free: [serverScope('builtin-notes')],
+  pro: 'any',
+  enterprise: 'any',
+};
+
+const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
+
+/** A stored plan name as a plan; an unknown one gets the smallest (it only ever narrows). */
+export function planOf(stored: string | null | undefined): Plan {
+  return PLANS.find((p) => p === stored) ?? 'free';
+}
+
+export function isOnPlan(plan: Plan, serverId: string, tool: string): boolean {
+  const list = PLAN_TOOLS[plan];
+  return list === 'any' || list.includes(toolScope(serverId, tool)) || list.includes(serverScope(serverId));
+}
+
+/** The most tools a person may have enabled in one conversation on this plan; null: no limit. */
+export function enabledToolsMax(plan: Plan, env: Record<string, string | undefined> = process.env): number | null {
+  const max = limitsFor(plan, env).enabledToolsPerConversation;
+  return max >= UNLIMITED ? null : max;
+}

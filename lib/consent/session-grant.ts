@@ -1,0 +1,82 @@
+import type { Db } from '@/db/connection';
+import type { GrantRow } from '@/db/queries/grants';
+import { isConversationTainted } from '@/db/queries/taint';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
+import type { ToolHost } from '@/lib/agent/tool-host';
+import { inputProblem } from '@/lib/mcp/schema-guard';
+
+import { autoApproveProblem } from './auto-approve';
+import { constraintCompileProblem, grantLimitProblem, writeGrant, type GrantWrite } from './grant-writes';
+import { serverScope, toolScope } from './scopes';
+import { readStandings } from './stored-grants';
+
+/** "Allow for this session" cannot take effect for this call; `field` is the part of the decision that says why. */
+export class SessionGrantRefused extends Error {
+  constructor(
+    message: string,
+    readonly field: 'decision' | 'constraint',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * "Allow for this session" on an approval card: the tool's grant in this conversation, for the
+ * session that started the run, with `auto_approve` (and the person's optional argument
+ * constraint). Refused — before the call is decided — where it would not take effect: a
+ * destructive tool, a tool that is not read-only while the conversation is tainted, a run with no
+ * live session. Returns the write, made once the decision is recorded. The grant keeps the end of
+ * the grant it replaces (the tool's own, else the server-wide one covering it); a tool with
+ * neither gets one until the session ends.
+ */
+export async function prepareSessionGrant(
+  deps: { db: Db; tools?: ToolHost },
+  call: ToolCallRow,
+  run: { userId: string; conversationId: string; sessionId: string | null },
+  opts: { input: Record<string, unknown>; constraint?: Record<string, unknown> },
+): Promise<() => Promise<GrantRow>> {
+  const refuse = (message: string, field: 'decision' | 'constraint' = 'decision') => new SessionGrantRefused(message, field);
+  if (!call.serverId || !call.tool || !deps.tools) throw refuse('decision: only a tool of a server can be allowed for the session.');
+  const servers = await deps.tools.serversFor(run.userId);
+  const server = servers.find((s) => s.id === call.serverId);
+  const catalog = server ? await deps.tools.gateway.listTools(server, { userId: run.userId, conversationId: run.conversationId }) : null;
+  const tool = catalog?.tools.find((t) => t.name === call.tool);
+  if (!server || !tool)
+    throw refuse('decision: this tool is no longer available, so it cannot be allowed for the session; allow it once instead.');
+
+  const tainted = await isConversationTainted(deps.db, run.conversationId);
+  const problem = autoApproveProblem(tool, tainted);
+  if (problem) throw refuse(`decision: "allow_session" would not take effect: ${problem} Use allow_once.`);
+  if (opts.constraint) {
+    const bad = constraintCompileProblem(opts.constraint);
+    if (bad) throw refuse(bad, 'constraint');
+    if (inputProblem(opts.constraint, opts.input)) {
+      throw refuse("constraint: this call's own arguments do not meet it; a constraint must allow the call being approved.", 'constraint');
+    }
+  }
+
+  const standings = await readStandings(deps.db, run);
+  if (!run.sessionId || !standings.sessionLive) {
+    throw refuse('decision: this turn was not started from a session that is still signed in; allow it once instead.');
+  }
+  const byScope = new Map(standings.grants.map((g) => [g.scope, g]));
+  const now = new Date();
+  const found = byScope.get(toolScope(server.id, tool.name)) ?? byScope.get(serverScope(server.id));
+  const keep = found && !(found.expiresAt && found.expiresAt <= now) ? found : undefined;
+  const write: GrantWrite = {
+    owner: { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
+    scope: toolScope(server.id, tool.name),
+    tools: [tool],
+    serverUrl: server.url,
+    autoApprove: true,
+    constraint: opts.constraint ?? null,
+    expiresIn: keep?.expiresIn ?? 'session',
+    expiresAt: keep ? keep.expiresAt : null,
+    plan: standings.plan,
+    existing: standings.grants,
+    now,
+  };
+  const over = grantLimitProblem(write);
+  if (over) throw over;
+  return () => writeGrant(deps.db, write);
+}

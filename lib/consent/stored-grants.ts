@@ -1,0 +1,133 @@
+import type { Db } from '@/db/connection';
+import { findLiveAuthSession } from '@/db/queries/auth-sessions';
+import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
+import { getUserPlan } from '@/db/queries/users';
+import type { ToolState } from '@/db/vocabulary';
+import type { Plan } from '@/lib/limits';
+import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
+import type { CatalogTool } from '@/lib/mcp/types';
+
+import type { GrantSource, RunGrantContext, ToolGrant } from './grant-source';
+import { isOnPlan, planOf } from './plan-tools';
+import { isTrustedReadOnly } from './policy';
+import { serverScope, toolScope } from './scopes';
+
+/**
+ * The grants people gave, as stored (`tool_grants`, `tool_switches`), read for one run or one
+ * panel view. The rules, first match wins for each tool:
+ *
+ * 1. switched off in this conversation → off, whatever else holds (turning off lasts);
+ * 2. a first-party tool a trusted server marks read-only → on by default (policy, no grant);
+ * 3. otherwise only a grant of the session that started the run counts — none when there is no
+ *    session or it ended (signed out, expired): the tool-scope grant, else a server-wide grant
+ *    that covers the tool (a server-wide grant covers only the tools present when it was given);
+ *    a grant past `expires_at` is expired; one whose tool's fingerprint changed is suspended;
+ * 4. no grant → off.
+ *
+ * Separately, a tool outside the plan's list is over plan: never offered, whatever its state.
+ */
+
+export type StandingState = Exclude<ToolState, 'left_out'>;
+
+export interface ToolStanding {
+  state: StandingState;
+  /** The grant that applies (or that is expired or suspended); null for default and off tools. */
+  grant: GrantRow | null;
+  overPlan: boolean;
+  /** Why the tool is not available, in words; null when it is. */
+  why: string | null;
+}
+
+export interface Standings {
+  plan: Plan;
+  /** The session's grants in the conversation (live ones; expired ones included). */
+  grants: GrantRow[];
+  /** The session still holds: its grants may apply. */
+  sessionLive: boolean;
+  of(tool: CatalogTool): ToolStanding;
+}
+
+const BUILTIN_IDS = new Set(BUILTIN_SERVERS.map((s) => s.id));
+
+/** On by default in every conversation and session: a first-party tool a trusted server marks read-only. */
+export function isDefaultOn(tool: Pick<CatalogTool, 'serverId' | 'trust' | 'annotations'>): boolean {
+  return BUILTIN_IDS.has(tool.serverId) && isTrustedReadOnly(tool);
+}
+
+export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
+  const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
+  const sessionLive = session !== null && session.userId === ctx.userId;
+  const [plan, switchedOff, grants] = await Promise.all([
+    getUserPlan(db, ctx.userId).then(planOf),
+    listSwitchedOff(db, ctx.userId, ctx.conversationId),
+    sessionLive ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
+  ]);
+  const byScope = new Map(grants.map((g) => [g.scope, g]));
+
+  return {
+    plan,
+    grants,
+    sessionLive,
+    of(tool) {
+      const overPlan = !isOnPlan(plan, tool.serverId, tool.name);
+      const stand = (state: StandingState, grant: GrantRow | null, why: string | null): ToolStanding => ({
+        state,
+        grant,
+        overPlan,
+        why: why ?? (overPlan ? `It is not included in the ${plan} plan.` : null),
+      });
+      if (switchedOff.has(`${tool.serverId}/${tool.name}`))
+        return stand('switched_off', null, 'The person switched it off in this conversation.');
+      if (isDefaultOn(tool)) return stand('default_on', null, null);
+      if (!sessionLive) {
+        return stand(
+          'off',
+          null,
+          ctx.sessionId
+            ? 'The session that started this turn has signed out, which ended its grants.'
+            : 'It is not switched on in this conversation.',
+        );
+      }
+      const candidates = [byScope.get(toolScope(tool.serverId, tool.name)), byScope.get(serverScope(tool.serverId))];
+      let fallback: ToolStanding | null = null;
+      for (const grant of candidates) {
+        if (!grant) continue;
+        const granted = grant.covered.tools[tool.name];
+        if (!granted) continue; // a server-wide grant given before this tool existed
+        const standing =
+          grant.expiresAt && grant.expiresAt <= now
+            ? stand('expired', grant, 'Its grant in this conversation has expired.')
+            : granted.fingerprint !== tool.fingerprint
+              ? stand('suspended', grant, 'Its definition changed since it was granted; it waits until the person looks again.')
+              : stand('granted', grant, null);
+        if (standing.state === 'granted') return standing;
+        fallback ??= standing;
+      }
+      return fallback ?? stand('off', null, 'It is not switched on in this conversation.');
+    },
+  };
+}
+
+/** A standing as the engine's `ToolGrant`: only default-on and granted tools are active. */
+export function toToolGrant(s: ToolStanding): ToolGrant {
+  const state =
+    s.state === 'default_on' || s.state === 'granted' ? 'active' : s.state === 'expired' || s.state === 'suspended' ? s.state : 'missing';
+  return {
+    state,
+    autoApprove: s.state === 'granted' && s.grant!.autoApprove,
+    grantId: s.state === 'granted' ? s.grant!.id : null,
+    constraint: s.state === 'granted' ? s.grant!.constraint : null,
+    overPlan: s.overPlan,
+    ...(s.why ? { why: s.why } : {}),
+  };
+}
+
+/** The app's grant source: what people granted, stored per (user, conversation, signed-in session). */
+export function storedGrants(db: Db): GrantSource {
+  return {
+    async grantsFor(ctx, tools) {
+      const standings = await readStandings(db, ctx);
+      return new Map(tools.map((t) => [t, toToolGrant(standings.of(t))]));
+    },
+  };
+}

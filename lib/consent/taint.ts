@@ -1,0 +1,37 @@
+import type { Db } from '@/db/connection';
+import { getConversationTaint } from '@/db/queries/taint';
+import type { StoredTaint } from '@/db/stored-json';
+
+/**
+ * Why a conversation's auto-approval is narrowed, in words for the tools panel: which untrusted
+ * server's text entered the model's context, what it was, and when. Null: nothing untrusted has
+ * entered it, and auto-approval works as the person set it.
+ */
+export async function conversationTaint(db: Db, conversationId: string): Promise<{ reason: string } | null> {
+  const taint = await getConversationTaint(db, conversationId);
+  return taint ? { reason: describeTaint(taint) } : null;
+}
+
+export const TAINT_CONSEQUENCE = 'Since then, only read-only tools of trusted servers run without asking; everything else asks you first.';
+
+export function describeTaint(taint: StoredTaint): string {
+  const server = `the untrusted server "${taint.serverName}"`;
+  const tool = taint.tool ? `"${taint.tool}"` : null;
+  const what = {
+    tool_description: `The description of ${tool ? `the tool ${tool}` : 'a tool'} from ${server} was offered to the model`,
+    result: `A result${tool ? ` of ${tool}` : ''} from ${server} entered the conversation`,
+    elicitation: `${capitalized(server)} asked a question${tool ? ` while running ${tool}` : ''}`,
+    progress: `${capitalized(server)} sent progress messages${tool ? ` while running ${tool}` : ''}`,
+  }[taint.source];
+  return `${what} (${when(taint.at)}). ${TAINT_CONSEQUENCE}`;
+}
+
+function capitalized(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** `2026-12-01 10:00 UTC`: the same words on every instance, whatever its time zone. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

@@ -1,0 +1,350 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { encode } from '@auth/core/jwt';
+import { and, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { createAuthSession } from '@/db/queries/auth-sessions';
+import { createConversation } from '@/db/queries/conversations';
+import { appendMessage } from '@/db/queries/messages';
+import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
+import { insertServer } from '@/db/queries/servers';
+import { insertToolCalls } from '@/db/queries/tool-calls';
+import { createUser } from '@/db/queries/users';
+import { runs } from '@/db/schema';
+import type { RunStatus } from '@/db/vocabulary';
+import { argsHash } from '@/lib/agent/args-hash';
+import { getAuthSecret } from '@/lib/auth/secret';
+import { SESSION_COOKIE } from '@/lib/auth/session';
+import { processSingleton } from '@/lib/process-singleton';
+import { openTestDb } from '@/test/db';
+import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
+
+/**
+ * The authorization matrix (issue 9, "a user can never read or decide another user's tool
+ * calls, grants or activity"): every route under app/api is found from the file tree, so a
+ * route added later is covered without editing this file. For each route that takes an id and
+ * each method it exports, two other users get 404 (as if it did not exist) and the owner gets
+ * 2xx, through the real handlers (session cookie, same-origin check, error mapping).
+ *
+ * A new route fails here until it has what the matrix needs: a factory for each of its params
+ * (`FACTORIES`, keyed by the segment before the param, e.g. `conversations/[id]`) and, for a
+ * POST / PUT / PATCH, a minimal valid body in `BODIES` (or `NO_BODY`).
+ */
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const API = path.join(ROOT, 'app/api');
+const ORIGIN = 'http://localhost';
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+type Method = (typeof METHODS)[number];
+
+/** Routes outside the matrix, each with why. Matched on the route path under app/api. */
+const EXCEPTIONS: { pattern: RegExp; reason: string }[] = [
+  { pattern: /^auth(\/|$)/, reason: 'Auth.js sign-in, sign-out and session endpoints: they own no resource of a user' },
+  { pattern: /^share\/\[token\](\/|$)/, reason: 'public share-token routes: the unguessable token is the capability, not a session' },
+  { pattern: /^internal(\/|$)/, reason: 'the operators’ sweep behind a bearer token (METRICS/SWEEP token), not a user session' },
+  {
+    pattern: /^oauth\/callback$/,
+    reason: 'the OAuth callback: it completes only a flow whose single-use state this user and session started',
+  },
+];
+
+/** Public methods (no session by design), for the 401 sweep. */
+const PUBLIC: Record<string, string> = {
+  'POST account': 'sign-up',
+  'POST account/reset-password': 'a password reset with an emailed token',
+};
+
+interface Route {
+  /** Path under app/api, e.g. `conversations/[id]/cancel`. */
+  path: string;
+  file: string;
+  /** Each dynamic segment with the key of its factory (the segment before it and the param). */
+  params: { name: string; factoryKey: string }[];
+}
+
+function findRoutes(dir = API): Route[] {
+  const out: Route[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...findRoutes(full));
+    else if (name === 'route.ts') {
+      const rel = path.relative(API, dir).split(path.sep).join('/');
+      const segments = rel.split('/');
+      const params = segments.flatMap((s, i) => {
+        const m = /^\[(\.\.\.)?([^\]]+)\]$/.exec(s);
+        return m ? [{ name: m[2]!, factoryKey: `${segments[i - 1] ?? ''}/${s}` }] : [];
+      });
+      out.push({ path: rel, file: full, params });
+    }
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+const exceptionOf = (route: Route) => EXCEPTIONS.find((e) => e.pattern.test(route.path));
+
+/** What a factory made for the owner: the route's params, plus facts a body may need (e.g. `argsHash`). */
+type Made = Record<string, string>;
+type Owner = { id: string; sessionId: string };
+type Factory = (owner: Owner, made: Made) => Promise<Made>;
+
+let h: DbHandle;
+let oauthFixture: OAuthFixture;
+
+/** A conversation of the owner, with a run in `status` (leased to nobody) when asked. */
+async function conversationOf(owner: Owner, run?: RunStatus): Promise<{ conversationId: string; runId?: string }> {
+  const conversation = await createConversation(h.db, { userId: owner.id, model: 'demo' });
+  if (!run) return { conversationId: conversation.id };
+  const inserted = (await insertRun(h.db, {
+    conversationId: conversation.id,
+    userId: owner.id,
+    sessionId: owner.sessionId,
+    model: 'demo',
+    leaseOwner: 'nobody',
+    leaseExpiresAt: new Date(),
+  }))!;
+  await updateRunIfVersion(h.db, inserted.id, inserted.version, { status: run, leaseOwner: null, leaseExpiresAt: null, step: 1 });
+  return { conversationId: conversation.id, runId: inserted.id };
+}
+
+/** A tool call of the owner waiting for them: for a decision, or for their answer to the server's question. */
+async function toolCallOf(owner: Owner, waiting: 'pending_approval' | 'awaiting_input'): Promise<Made> {
+  const { conversationId, runId } = await conversationOf(owner, waiting === 'pending_approval' ? 'awaiting_approval' : 'awaiting_input');
+  const input = { message: 'hi' };
+  await appendMessage(h.db, { conversationId, role: 'user', content: [{ type: 'text', text: 'go' }], runId });
+  await appendMessage(h.db, {
+    conversationId,
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'tu_matrix', name: 'fx__echo', input }],
+    runId,
+    stopReason: 'tool_use',
+  });
+  const [call] = await insertToolCalls(h.db, [
+    {
+      runId: runId!,
+      conversationId,
+      userId: owner.id,
+      step: 1,
+      position: 0,
+      toolUseId: 'tu_matrix',
+      modelName: 'fx__echo',
+      input,
+      argsHash: argsHash(input),
+      serverId: 'gone-server',
+      serverName: 'Gone',
+      tool: 'echo',
+      trust: 'untrusted',
+      annotations: {},
+      status: waiting,
+      verdict: { v: 1, verdict: 'ask', reason: 'Tools of untrusted servers need approval.', warnings: [], grantId: null, constraint: null },
+      ...(waiting === 'awaiting_input' && {
+        inputRequests: {
+          answer: {
+            method: 'elicitation/create',
+            params: { mode: 'form', message: 'Colour?', requestedSchema: { type: 'object', properties: { c: { type: 'string' } } } },
+          },
+        },
+      }),
+    },
+  ]);
+  return { id: call!.id, argsHash: call!.argsHash };
+}
+
+/** One factory per dynamic segment, keyed by the segment before it: the resource the param names. */
+const FACTORIES: Record<string, Factory> = {
+  'conversations/[id]': async (owner) => ({ id: (await conversationOf(owner)).conversationId }),
+  'servers/[id]': async (owner) => {
+    const namespace = `m${randomBytes(4).toString('hex')}`;
+    const row = await insertServer(h.db, owner.id, {
+      name: 'Matrix',
+      namespace,
+      // The OAuth fixture, so that Connect (oauth/start) can succeed for the owner.
+      url: oauthFixture.url,
+      trust: 'untrusted',
+      headersSealed: null,
+      oauthClientId: null,
+      oauthClientSecretSealed: null,
+      timeoutMs: 5000,
+    });
+    return { id: row!.id };
+  },
+  'tool-calls/[id]': (owner) => toolCallOf(owner, 'pending_approval'),
+};
+
+/** Routes whose owner-success needs more than the param's factory gives, each with why. */
+const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
+  'conversations/[id]/cancel': {
+    factory: async (owner) => ({ id: (await conversationOf(owner, 'awaiting_approval')).conversationId }),
+    why: 'Stop needs a turn in progress (else 409 "nothing to stop")',
+  },
+  'tool-calls/[id]/input': {
+    factory: (owner) => toolCallOf(owner, 'awaiting_input'),
+    why: 'an answer needs a call that asked the person something',
+  },
+};
+
+const NO_BODY = Symbol('no body');
+/** A minimal valid body for each write, keyed `METHOD path`; a function gets what the factories made. */
+const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown)> = {
+  'PATCH conversations/[id]': { title: 'Renamed by the owner' },
+  'POST conversations/[id]/cancel': NO_BODY,
+  'POST conversations/[id]/messages': { text: 'hello' },
+  'PATCH servers/[id]': { name: 'Renamed' },
+  'POST servers/[id]/enable': { tools: {} },
+  'POST servers/[id]/oauth/start': { returnTo: '/servers' },
+  'POST servers/[id]/refresh': NO_BODY,
+  'POST servers/[id]/test': NO_BODY,
+  'POST tool-calls/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash, reason: 'matrix' }),
+  'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } } },
+};
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+async function handlersOf(route: Route): Promise<[Method, Handler][]> {
+  const mod = (await import(/* @vite-ignore */ route.file)) as Partial<Record<Method, Handler>>;
+  return METHODS.flatMap((m) => (mod[m] ? [[m, mod[m]] as [Method, Handler]] : []));
+}
+
+describe('authorization matrix over app/api', () => {
+  const routes = findRoutes();
+  const users: (Owner & { cookie: string; name: string })[] = [];
+
+  beforeAll(async () => {
+    vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-matrix-')), 'data'));
+    vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
+    vi.stubEnv('MCP_ALLOW_LOOPBACK', 'true');
+    vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
+    vi.stubEnv('APP_URL', '');
+    vi.stubEnv('AUTH_URL', '');
+    vi.stubEnv('ANTHROPIC_API_KEY', '');
+    vi.stubEnv('ANTHROPIC_BASE_URL', '');
+    vi.stubEnv('DEMO_MODEL_DELAY_MS', '0');
+    h = await openTestDb('pglite');
+    // The runtime opens this database instead of one under the data folder.
+    processSingleton('db', () => ({ opening: Promise.resolve(h) }));
+    // No client metadata document (the app's origin here is not served): dynamic registration.
+    oauthFixture = await startOAuthFixture({ cimd: false });
+    for (const name of ['ada', 'bob', 'cy']) users.push({ ...(await signedIn(name)), name });
+  }, 60_000);
+  afterAll(async () => {
+    await settled(users.map((u) => u.id));
+    vi.unstubAllEnvs();
+    await oauthFixture?.close();
+    await h?.close();
+  }, 60_000);
+
+  async function signedIn(name: string) {
+    const user = (await createUser(h.db, { email: `${name}-${randomBytes(4).toString('hex')}@example.test` }))!;
+    const sessionId = `sid-${name}-${randomBytes(6).toString('hex')}`;
+    await createAuthSession(h.db, { id: sessionId, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
+    const token = await encode({
+      token: { sid: sessionId, uid: user.id, sub: user.id },
+      secret: await getAuthSecret(),
+      salt: SESSION_COOKIE,
+    });
+    return { id: user.id, sessionId, cookie: `${SESSION_COOKIE}=${token}` };
+  }
+
+  /** Turns started by an owner's request run after the response: wait for them before the database closes. */
+  async function settled(userIds: string[]) {
+    for (let i = 0; i < 200; i++) {
+      const running = await h.db
+        .select({ id: runs.id })
+        .from(runs)
+        .where(and(inArray(runs.userId, userIds), eq(runs.status, 'running')));
+      if (running.length === 0) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  function request(method: Method, route: Route, params: Made, cookie: string | null, body: unknown): Request {
+    const url = `${ORIGIN}/api/${route.path.replace(/\[(?:\.\.\.)?([^\]]+)\]/g, (_, p: string) => params[p] ?? 'x')}`;
+    const headers: Record<string, string> = { origin: ORIGIN };
+    if (cookie) headers.cookie = cookie;
+    if (body !== NO_BODY && body !== undefined) headers['content-type'] = 'application/json';
+    return new Request(url, { method, headers, body: body === NO_BODY || body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  it('finds the routes from the file tree, and every exception still names a reason', () => {
+    expect(routes.length).toBeGreaterThan(10);
+    expect(routes.map((r) => r.path)).toContain('tool-calls/[id]/decision');
+    for (const e of EXCEPTIONS) expect(e.reason.length).toBeGreaterThan(20);
+  });
+
+  it('has a factory for every param and a body for every write of every route that takes an id', async () => {
+    const missing: string[] = [];
+    for (const route of routes.filter((r) => r.params.length && !exceptionOf(r))) {
+      for (const p of route.params) {
+        if (!FACTORIES[p.factoryKey] && !ROUTE_FACTORIES[route.path]) {
+          missing.push(`app/api/${route.path}: no factory for the param [${p.name}] — add FACTORIES['${p.factoryKey}'] in this test`);
+        }
+      }
+      for (const [method] of await handlersOf(route)) {
+        if (['POST', 'PUT', 'PATCH'].includes(method) && !(`${method} ${route.path}` in BODIES)) {
+          missing.push(
+            `${method} app/api/${route.path}: no body — add BODIES['${method} ${route.path}'] (a minimal valid body, or NO_BODY)`,
+          );
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('refuses every method of every route without a session (401), except the public ones', async () => {
+    const open: string[] = [];
+    for (const route of routes.filter((r) => !exceptionOf(r))) {
+      for (const [method, handler] of await handlersOf(route)) {
+        if (PUBLIC[`${method} ${route.path}`]) continue;
+        const params = Object.fromEntries(route.params.map((p) => [p.name, '00000000-0000-4000-8000-000000000000']));
+        const body = ['POST', 'PUT', 'PATCH'].includes(method) ? {} : undefined;
+        const res = await handler(request(method, route, params, null, body), { params: Promise.resolve(params) });
+        if (res.status !== 401) open.push(`${method} /api/${route.path} answered ${res.status}`);
+      }
+    }
+    expect(open).toEqual([]);
+  });
+
+  const withIds = findRoutes().filter((r) => r.params.length && !exceptionOf(r));
+  describe.each(withIds.map((r) => [r.path, r] as const))('/api/%s', (_path, route) => {
+    it.each(['ada', 'bob', 'cy'])("is not found for the others and works for the owner (%s's)", async (ownerName) => {
+      const owner = users.find((u) => u.name === ownerName)!;
+      const others = users.filter((u) => u !== owner);
+      const handlers = await handlersOf(route);
+      expect(handlers.length).toBeGreaterThan(0);
+      for (const [method, handler] of handlers) {
+        const made = await make(route, owner);
+        const params = Object.fromEntries(route.params.map((p) => [p.name, made[p.name]!]));
+        const entry = BODIES[`${method} ${route.path}`];
+        const body = typeof entry === 'function' ? (entry as (m: Made) => unknown)(made) : entry;
+        for (const other of others) {
+          const res = await handler(request(method, route, params, other.cookie, body), { params: Promise.resolve(params) });
+          expect(res.status, `${method} /api/${route.path} by ${other.name} on ${owner.name}'s`).toBe(404);
+          expect((await res.json()).error.code).toMatch(/^not_found:/);
+        }
+        const res = await handler(request(method, route, params, owner.cookie, body), { params: Promise.resolve(params) });
+        const said = res.status >= 300 ? await res.text() : '';
+        expect(res.status, `${method} /api/${route.path} by its owner: ${said}`).toBeGreaterThanOrEqual(200);
+        expect(res.status, `${method} /api/${route.path} by its owner: ${said}`).toBeLessThan(300);
+        await res.body?.cancel().catch(() => {});
+        await settled([owner.id]);
+      }
+    });
+  });
+
+  async function make(route: Route, owner: Owner): Promise<Made> {
+    const special = ROUTE_FACTORIES[route.path];
+    if (special) return special.factory(owner, {});
+    let made: Made = {};
+    for (const p of route.params) {
+      const factory = FACTORIES[p.factoryKey];
+      if (!factory) throw new Error(`app/api/${route.path}: no factory for [${p.name}] — add FACTORIES['${p.factoryKey}'] in this test`);
+      const { id, ...facts } = await factory(owner, made);
+      made = { ...made, ...facts, [p.name]: id! };
+    }
+    return made;
+  }
+});
