@@ -5,13 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import { sampleToolCallView } from '@/test/sample-tool-call';
 
-import { allowForSessionOf, sessionChoices } from './allow-session';
+import { sessionChoices } from './allow-session';
 import { ApprovalCard } from './approval-card';
 import type { ToolCallView } from './types';
 
 const input = { path: '/notes/projects/plan.md', body: 'x'.repeat(300) };
 const base = sampleToolCallView({ status: 'pending_approval', server: 'Notes', tool: 'write', modelName: 'notes__write', input });
-const withSession = (allowForSession: unknown) => ({ ...base, allowForSession }) as ToolCallView;
+const withSession = (allowForSession: ToolCallView['allowForSession']) => sampleToolCallView({ ...base, allowForSession });
 const render = (call: ToolCallView) =>
   renderToStaticMarkup(createElement(ApprovalCard, { call, onDecide: async () => {}, onStop: () => {} }))
     .replace(/<[^>]+>/g, ' ')
@@ -25,10 +25,9 @@ describe('Allow for this session on the approval card', () => {
     expect(refused).toContain('Not offered for this session: delete everything can delete or overwrite, so it asks every time.');
   });
 
-  it('a view without the field (an older server) offers nothing and says nothing', () => {
-    expect(allowForSessionOf(base)).toBeNull();
-    expect(allowForSessionOf(withSession({ offered: 'yes' }))).toBeNull();
+  it('a view without the field (a call stored by an older release) offers nothing and says nothing', () => {
     const html = render(base);
+    expect(base.allowForSession).toEqual({ offered: false, why: null });
     expect(html).not.toContain('this session');
     expect(html).toContain('Allow once');
   });

@@ -5,19 +5,7 @@ import { suggestConstraints } from '@/lib/consent/constraints';
 
 import type { ToolCallView } from './types';
 
-export type AllowForSession = { offered: boolean; why: string | null };
-
-/**
- * The grants work adds `allowForSession` to ToolCallView; until a view carries it, the choice is
- * not offered and nothing is said. Read through this guard so an older view never breaks the card.
- */
-export function allowForSessionOf(call: ToolCallView): AllowForSession | null {
-  const v = (call as { allowForSession?: unknown }).allowForSession;
-  if (!v || typeof v !== 'object') return null;
-  const { offered, why } = v as { offered?: unknown; why?: unknown };
-  if (typeof offered !== 'boolean') return null;
-  return { offered, why: typeof why === 'string' && why.trim() ? why : null };
-}
+export type AllowForSession = ToolCallView['allowForSession'];
 
 export type SessionChoice = { key: string; label: string; constraint: Record<string, unknown> | null };
 

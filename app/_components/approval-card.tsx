@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 
 import type { DecisionKind } from '@/db/vocabulary';
 
-import { allowForSessionOf, sessionChoices } from './allow-session';
+import { sessionChoices } from './allow-session';
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 import { Button, Card, CardBody, CardFooter, CardHeader, CodeBlock, Field, Input, Notice, Textarea } from './ui';
@@ -55,7 +55,7 @@ export function ApprovalCard({
   onStop: () => void;
 }) {
   const [mode, setMode] = useState<'choose' | 'deny' | 'edit' | 'session'>('choose');
-  const session = allowForSessionOf(call);
+  const session = call.allowForSession;
   const choices = mode === 'session' ? sessionChoices(call) : [];
   const [limit, setLimit] = useState('any');
   const [reason, setReason] = useState('');
@@ -203,7 +203,7 @@ export function ApprovalCard({
             <Button variant={destructive ? 'danger' : 'primary'} size="sm" loading={busy} onClick={() => void decide('allow_once')}>
               Allow once
             </Button>
-            {session?.offered && (
+            {session.offered && (
               <Button size="sm" disabled={busy} onClick={() => setMode('session')}>
                 Allow for this session…
               </Button>
@@ -217,7 +217,7 @@ export function ApprovalCard({
             <Button variant="ghost" size="sm" className="ml-auto" onClick={onStop}>
               Stop
             </Button>
-            {session && !session.offered && session.why && (
+            {!session.offered && session.why && (
               <p className="w-full text-xs text-faint" data-testid="no-session-why">
                 Not offered for this session: {lowerFirst(session.why)}
               </p>

@@ -4,57 +4,14 @@
 
 import { annotationBadges, type AnnotationBadge } from '@/app/_components/servers/server-view';
 import type { BadgeTone } from '@/app/_components/ui';
+import type { GrantExpiry, ToolState } from '@/db/vocabulary';
 import { choiceProblem, constraintFor, type ConstraintChoice, type ConstraintKind } from '@/lib/consent/constraints';
+import type { ConversationToolsView, GrantView, ServerEntry, ToolEntry } from '@/lib/consent/tools-view';
 
-// ---- The contract (docs: /work/shared/issue9-plan.md, "HTTP contracts") ----
-// Until lib/consent/tools-view.ts is on main, the shapes are spelled out here.
+// ---- The contract: what GET …/tools and PUT / DELETE …/grants answer (lib/consent/tools-view.ts) ----
 
-export type GrantExpiry = '1h' | '12h' | 'session';
-export type ToolState = 'default_on' | 'granted' | 'off' | 'switched_off' | 'suspended' | 'expired' | 'left_out';
-
-export interface GrantView {
-  id: string;
-  scope: string;
-  autoApprove: boolean;
-  constraint: Record<string, unknown> | null;
-  createdAt: string;
-  expiresAt: string | null;
-  expiresIn: GrantExpiry;
-}
-
-export interface ToolEntry {
-  name: string;
-  modelName: string | null;
-  title: string | null;
-  description: string | null;
-  hints: { annotated: boolean; readOnly: boolean; destructive: boolean; openWorld: boolean };
-  scope: string;
-  scopes: string[];
-  state: ToolState;
-  enabled: boolean;
-  grant: GrantView | null;
-  autoApprove: { allowed: boolean; reason: string | null };
-  leftOut: { reason: 'schema_unusable' | 'over_plan' | 'suspended' | 'not_reviewed'; message: string } | null;
-  changes: Array<{ field: string; before: string; after: string }> | null;
-}
-
-export interface ServerEntry {
-  id: string;
-  name: string;
-  namespace: string;
-  trust: 'trusted' | 'untrusted';
-  builtin: boolean;
-  scope: string;
-  grant: GrantView | null;
-  tools: ToolEntry[];
-}
-
-export interface ConversationToolsView {
-  plan: { name: 'free' | 'pro' | 'enterprise'; enabledTools: { used: number; max: number | null } };
-  tainted: { reason: string } | null;
-  servers: ServerEntry[];
-  offered: Array<{ name: string; description: string; inputSchema: Record<string, unknown> }>;
-}
+export type { GrantExpiry, ToolState } from '@/db/vocabulary';
+export type { ConversationToolsView, GrantView, ServerEntry, ToolEntry } from '@/lib/consent/tools-view';
 
 /** The body of PUT /api/conversations/:id/grants. */
 export interface GrantBody {
