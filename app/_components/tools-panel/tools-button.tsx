@@ -16,11 +16,10 @@ export function ToolsButton({
   onOpen: () => void;
   className?: string;
 }) {
-  const label = enabled === null ? 'Tools' : `Tools, ${enabled} on`;
+  // The name is the visible text ("Tools 3") and a word for screen readers: "Tools 3 on".
   return (
     <button
       type="button"
-      aria-label={label}
       aria-haspopup="dialog"
       aria-expanded={open}
       onClick={onOpen}
@@ -34,9 +33,11 @@ export function ToolsButton({
       <Wrench className="size-4" aria-hidden />
       Tools
       {enabled !== null && (
-        <span className="min-w-5 rounded-full bg-surface-hover px-1.5 text-center text-xs leading-5 text-fg" aria-hidden>
-          {enabled}
-        </span>
+        <>
+          {' '}
+          <span className="min-w-5 rounded-full bg-surface-hover px-1.5 text-center text-xs leading-5 text-fg">{enabled}</span>
+          <span className="sr-only"> on</span>
+        </>
       )}
     </button>
   );
