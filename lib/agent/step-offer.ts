@@ -60,5 +60,5 @@ export function onlyTools(offer: ToolOffer, keep: ReadonlySet<string>): ToolOffe
     tools.push(copy);
   }
   if (tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: { type: 'ephemeral' } };
-  return { tools, routes, nameMap };
+  return { tools, routes, nameMap, unavailable: offer.unavailable };
 }

@@ -239,8 +239,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(answer).toMatch(/- billing__create_/);
       expect(answer).not.toMatch(/- notes__/);
       expect(toolNames(model.requests[1]!).some((n) => n.startsWith('notes__'))).toBe(false);
+      // The tool exists but is not switched on: the model is told so, not sent searching again.
       expect(resultText(model.requests[2]!, 'tu_call')).toMatch(
-        /no tool named .*If it is one of the enabled tools, find it with switchboard__search_tools first/i,
+        /notes__create_reminder is not available in this conversation: It is not switched on in this conversation\. Only the person/,
       );
       expect(servers.calls.slice(before).some((c) => c.namespace === 'notes')).toBe(false);
       await model.close();
