@@ -7,6 +7,7 @@ import type {
   StoredAuthServer,
   StoredConstraint,
   StoredDecision,
+  StoredFoundTools,
   StoredGrantCoverage,
   StoredInputRequests,
   StoredInputResponses,
@@ -284,6 +285,8 @@ export const toolCalls = pgTable(
     // While the call waits in awaiting_sign_in: which server needs the person to sign in, and why.
     signIn: jsonb('sign_in').$type<StoredSignIn>(),
     requestState: text('request_state'),
+    // A tool search (host tool) only: the enabled tools it found, offered for the rest of the run.
+    foundTools: jsonb('found_tools').$type<StoredFoundTools>(),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true }),

@@ -100,6 +100,12 @@ export const STORED_SAMPLES = {
   },
   usage: { v0: [{ inputTokens: 120, outputTokens: 40 }] },
   nameMap: { v0: [{ notes__search: { serverId: 'builtin-notes', tool: 'search' } }] },
+  foundTools: {
+    v1: [
+      { v: 1, tools: [{ serverId: 'builtin-notes', tool: 'create' }] },
+      { v: 1, tools: [] },
+    ],
+  },
   annotations: {
     v0: [{}, { title: 'Search notes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
   },

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type APIRequest, type APIRequestContext, type Browser } from '@playwright/test';
 
 import { appOrigin, jsonWrite, signedInUser, signInViaApi, signUpViaApi, waitForIdle, type TestUser } from './helpers';
-import { enableToolViaApi } from './tools-helpers';
 
 /** Signs a second, separate browser in as `user`; returns it with a page showing the app. */
 async function secondBrowser(browser: Browser, baseURL: string | undefined, user: TestUser) {
@@ -31,7 +30,12 @@ async function conversationWithNote(request: APIRequestContext, origin: string, 
   const created = await request.post('/api/conversations', { headers: jsonWrite(origin), data: { title: `Trip ${tag}` } });
   expect(created.status()).toBe(201);
   const { id } = (await created.json()) as { id: string };
-  await enableToolViaApi(request, origin, id, 'tool:builtin-notes/create');
+  // Creating a note is off until switched on in the conversation (the Tools panel does this PUT).
+  const granted = await request.put(`/api/conversations/${id}/grants`, {
+    headers: jsonWrite(origin),
+    data: { scope: 'tool:builtin-notes/create', enabled: true },
+  });
+  expect(granted.status(), await granted.text()).toBe(200);
   const text = `call notes__create {"title": "Passport ${tag}", "body": "in the drawer"}`;
   expect((await request.post(`/api/conversations/${id}/messages`, { headers: jsonWrite(origin), data: { text } })).status()).toBe(202);
   let call: { id: string; argsHash: string } | undefined;

@@ -6,6 +6,7 @@ import {
   parseStored,
   storedAnnotations,
   storedDecision,
+  storedFoundTools,
   storedInputRequests,
   storedInputResponses,
   storedSignIn,
@@ -47,6 +48,7 @@ export type ToolCallPatch = Partial<
     | 'inputRequests'
     | 'signIn'
     | 'requestState'
+    | 'foundTools'
     | 'startedAt'
     | 'endedAt'
   >
@@ -64,6 +66,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     inputRequests: parseStored(storedInputRequests, raw.inputRequests, ...at('inputRequests')),
     inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
     signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
+    foundTools: parseStored(storedFoundTools, raw.foundTools, ...at('foundTools')),
   };
 }
 

@@ -95,7 +95,7 @@ for (const { kind, available } of TEST_DATABASES) {
           kind: 'allowed',
           by: user.id,
           decision: 'allow_once',
-          rule: 'Output from an untrusted server is in this turn, so tools that write or reach outside need approval.',
+          rule: 'Text from an untrusted server is in this conversation, so tools that write or reach outside need approval.',
         },
         arguments: { edited: false },
         outcome: 'succeeded',

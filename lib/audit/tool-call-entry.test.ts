@@ -41,6 +41,7 @@ const base: ToolCallRow = {
   inputResponses: null,
   signIn: null,
   requestState: null,
+  foundTools: null,
   version: 3,
   createdAt: new Date('2026-12-01T05:00:00Z'),
   startedAt: new Date('2026-12-01T05:00:01Z'),

@@ -12,6 +12,7 @@ import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
+import { constraintFor } from '@/lib/consent/constraints';
 import type { ConversationToolsView, ToolEntry } from '@/lib/consent/tools-view';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
@@ -115,7 +116,7 @@ describe('/api/conversations/:id/tools and …/grants', () => {
 
   it('switches a tool on (a 12 h grant of this session), with auto-approve and a constraint; DELETE revokes it', async () => {
     const alice = await signedIn();
-    const constraint = { type: 'object', properties: { title: { const: 'Shopping' } } };
+    const constraint = constraintFor({ kind: 'exact', field: 'title', value: 'Shopping' });
     const res = await put(alice.cookie, alice.id, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true, constraint });
     expect(res.status).toBe(200);
     const v: ConversationToolsView = await res.json();
@@ -182,7 +183,25 @@ describe('/api/conversations/:id/tools and …/grants', () => {
       [
         { scope: 'tool:builtin-notes/create', enabled: true, constraint: { type: 'object', properties: { t: { pattern: '(?=x)' } } } },
         'constraint',
-        /compile|RE2/,
+        /one of three forms/,
+      ],
+      [
+        {
+          scope: 'tool:builtin-notes/create',
+          enabled: true,
+          constraint: { type: 'object', properties: { t: { const: 'x' } }, required: ['t'] },
+        },
+        'constraint',
+        /no argument "t"; its arguments are "title", "body"/,
+      ],
+      [
+        {
+          scope: 'tool:builtin-notes/create',
+          enabled: true,
+          constraint: { type: 'object', required: ['title'], properties: { title: { type: 'string', pattern: '^/a/\\.\\./' } } },
+        },
+        'constraint',
+        /may not contain "\.\."/,
       ],
       [{ scope: 'server:builtin-notes/*', enabled: true, constraint: { type: 'object' } }, 'constraint', /one tool/],
       [{ scope: 'tool:builtin-notes/create', enabled: true, expiresIn: '3d' }, 'expiresIn', /1h, 12h, session/],
