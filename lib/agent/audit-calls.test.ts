@@ -95,7 +95,7 @@ for (const { kind, available } of TEST_DATABASES) {
           by: user.id,
           decision: 'allow_once',
           // The untrusted server's tool descriptions entered the context with the offer: the conversation is tainted.
-          rule: 'Output from an untrusted server is in this turn, so tools that write or reach outside need approval.',
+          rule: 'Text from an untrusted server has entered this conversation, so tools that write or reach outside need approval.',
         },
         arguments: { edited: false },
         outcome: 'succeeded',
