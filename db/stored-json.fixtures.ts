@@ -19,6 +19,16 @@ export const STORED_SAMPLES = {
         grantId: 'g-1',
         constraint: { type: 'object' },
       },
+      // Since grants: whether untrusted text was in the run when the verdict was given.
+      {
+        v: 1,
+        verdict: 'auto',
+        reason: 'A trusted server marks this tool as read-only.',
+        warnings: [],
+        grantId: null,
+        constraint: null,
+        tainted: true,
+      },
     ],
   },
   decision: {
@@ -168,6 +178,33 @@ export const STORED_SAMPLES = {
       },
     ],
     v1: [{ v: 1, tools: [], skipped: [], truncated: true }],
+  },
+  grantCoverage: {
+    v1: [
+      {
+        v: 1,
+        tools: {
+          create: {
+            fingerprint: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2',
+            title: 'Create a note',
+            description: 'Creates a note.',
+            inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+            outputSchema: null,
+            annotations: {
+              title: 'Create a note',
+              readOnlyHint: false,
+              destructiveHint: false,
+              idempotentHint: false,
+              openWorldHint: false,
+            },
+            serverUrl: 'builtin://notes',
+          },
+        },
+      },
+    ],
+  },
+  constraint: {
+    v1: [{ type: 'object', properties: { path: { type: 'string', pattern: '^/tmp/', not: { pattern: '\\.\\.' } } } }],
   },
   auditContent: {
     v1: [

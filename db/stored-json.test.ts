@@ -6,8 +6,10 @@ import {
   storedAuditContent,
   storedAuthServer,
   storedCatalog,
+  storedConstraint,
   storedDecision,
   storedFoundTools,
+  storedGrantCoverage,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
@@ -40,6 +42,8 @@ const SCHEMAS = {
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  grantCoverage: storedGrantCoverage,
+  constraint: storedConstraint,
   auditContent: storedAuditContent,
 } as const;
 

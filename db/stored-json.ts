@@ -165,6 +165,13 @@ const signInV1 = z.object({
 export type StoredSignIn = z.infer<typeof signInV1>;
 export const storedSignIn = signInV1;
 
+// ── tool_calls.found_tools: the tools a `switchboard__search_tools` call found ──────────────
+// Offered from the next step of the same run (lib/agent/step-offer.ts); by identity, not by the
+// model-facing name, which depends on the other tools of the step.
+const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serverId: z.string(), tool: z.string() })) });
+export type StoredFoundTools = z.infer<typeof foundToolsV1>;
+export const storedFoundTools = foundToolsV1;
+
 // ── conversations.tainted: how text from an untrusted server first entered the model's context ──
 const taintV1 = z.object({
   v: z.literal(1),
@@ -177,12 +184,6 @@ const taintV1 = z.object({
 });
 export type StoredTaint = z.infer<typeof taintV1>;
 export const storedTaint = taintV1;
-// ── tool_calls.found_tools: the tools a `switchboard__search_tools` call found ──────────────
-// Offered from the next step of the same run (lib/agent/step-offer.ts); by identity, not by the
-// model-facing name, which depends on the other tools of the step.
-const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serverId: z.string(), tool: z.string() })) });
-export type StoredFoundTools = z.infer<typeof foundToolsV1>;
-export const storedFoundTools = foundToolsV1;
 
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });

@@ -30,6 +30,12 @@ async function conversationWithNote(request: APIRequestContext, origin: string, 
   const created = await request.post('/api/conversations', { headers: jsonWrite(origin), data: { title: `Trip ${tag}` } });
   expect(created.status()).toBe(201);
   const { id } = (await created.json()) as { id: string };
+  // Creating a note is off until switched on in the conversation (the Tools panel does this PUT).
+  const granted = await request.put(`/api/conversations/${id}/grants`, {
+    headers: jsonWrite(origin),
+    data: { scope: 'tool:builtin-notes/create', enabled: true },
+  });
+  expect(granted.status(), await granted.text()).toBe(200);
   const text = `call notes__create {"title": "Passport ${tag}", "body": "in the drawer"}`;
   expect((await request.post(`/api/conversations/${id}/messages`, { headers: jsonWrite(origin), data: { text } })).status()).toBe(202);
   let call: { id: string; argsHash: string } | undefined;

@@ -166,6 +166,24 @@ export function expectedTitle(text: string): string {
   return cleanTitle(demoTitleFrom(text)) ?? 'New conversation';
 }
 
+/**
+ * A new conversation with these tools switched on for this session (`PUT …/grants`, as the Tools
+ * panel does: everything but the first-party read-only tools is off until granted), opened in the
+ * page. Scopes: `tool:<serverId>/<tool>` or `server:<serverId>/*` (built-ins: `builtin-notes`…).
+ */
+export async function conversationWithTools(page: Page, origin: string, scopes: string[]): Promise<string> {
+  const res = await page.request.post('/api/conversations', { headers: jsonWrite(origin), data: {} });
+  expect(res.status(), await res.text()).toBe(201);
+  const { id } = (await res.json()) as { id: string };
+  for (const scope of scopes) {
+    const put = await page.request.put(`/api/conversations/${id}/grants`, { headers: jsonWrite(origin), data: { scope, enabled: true } });
+    expect(put.status(), await put.text()).toBe(200);
+  }
+  await page.goto(`/c/${id}`);
+  await expect(page.locator('#composer')).toBeEnabled();
+  return id;
+}
+
 /** Waits until the conversation has no active run (over the API, with the page's cookies). */
 export async function waitForIdle(request: APIRequestContext, conversationId: string, timeout = 30_000): Promise<void> {
   await expect

@@ -4,7 +4,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 
 import { OAUTH_FIXTURE_ORIGIN, OAUTH_FIXTURE_URL } from './fixtures/ports';
-import { appOrigin, jsonWrite, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { appOrigin, conversationWithTools, jsonWrite, sendWithEnter, signedInUser, waitForIdle } from './helpers';
 
 // OAuth-protected MCP servers, in the browser, against test/fixtures/oauth-fixture.ts (started by
 // playwright.config.ts): one loopback origin that is the authorization server (its authorize
@@ -42,6 +42,14 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 /** Adds the protected server over the API (201), as the page would. Returns its id. */
+/** A server's id, by its name, from GET /api/servers. */
+async function serverIdOf(page: Page, name: string): Promise<string> {
+  const list = (await (await page.request.get('/api/servers')).json()) as { servers: { id: string; name: string }[] };
+  const found = list.servers.find((s) => s.name === name);
+  expect(found, `a server named ${name}`).toBeTruthy();
+  return found!.id;
+}
+
 async function addViaApi(page: Page, origin: string, name: string, namespace: string): Promise<string> {
   const res = await page.request.post('/api/servers', {
     headers: jsonWrite(origin),
@@ -118,9 +126,8 @@ test('add a protected server through the page, Connect through the provider, use
   });
 
   await test.step('the model calls protected__whoami with the token and the result comes back', async () => {
-    await page.goto('/');
+    const id = await conversationWithTools(page, appOrigin(baseURL), [`server:${await serverIdOf(page, 'Protected')}/*`]);
     await sendWithEnter(page, 'call protected__whoami {}');
-    const id = await waitForConversation(page);
     const approval = page.getByTestId('approval-card');
     await expect(approval).toBeVisible();
     await approval.getByRole('button', { name: 'Allow once' }).click();
@@ -148,13 +155,12 @@ test('a call that needs a wider scope waits for sign-in mid-turn, survives a rel
   const origin = appOrigin(baseURL);
   await signedInUser(page.context(), origin, 'oauth-stepup');
   const authorizations = recordAuthorizeRequests(page);
-  await addViaApi(page, origin, 'Scoped', 'scoped');
+  const serverId = await addViaApi(page, origin, 'Scoped', 'scoped');
   await page.goto('/servers');
   await connectAndEnable(page, 'Scoped', authorizations);
 
-  await page.goto('/');
+  const id = await conversationWithTools(page, origin, [`server:${serverId}/*`]);
   await sendWithEnter(page, 'call scoped__admin_write {}');
-  const id = await waitForConversation(page);
   const signIn = page.getByTestId('sign-in-card');
 
   await test.step('allowed, the call meets insufficient_scope: the sign-in card replaces it', async () => {

@@ -6,6 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { EVERYTHING_HTTP_URL } from './fixtures/ports';
 import {
   appOrigin,
+  conversationWithTools,
   DEMO_CLOSING,
   jsonWrite,
   newUser,
@@ -63,7 +64,9 @@ async function writeScenes(page: Page, origin: string): Promise<Scenes> {
   const tools = Object.fromEntries(server.tools.map((t) => [t.name, t.fingerprint]));
   const enabled = await page.request.post(`/api/servers/${server.id}/enable`, { headers: jsonWrite(origin), data: { tools } });
   expect(enabled.status(), await enabled.text()).toBe(200);
-  const tools3 = await newConversationWith(
+  // Enabled on the servers page; switched on in the conversation, as its Tools panel does.
+  const tools3 = await conversationWithTools(page, origin, [`server:${server.id}/*`]);
+  await sendWithEnter(
     page,
     'call everything__get-tiny-image {}\ncall everything__get-sum {"a": 2, "b": 3}\ncall notes__search {"query": "plans"}',
   );
@@ -71,10 +74,8 @@ async function writeScenes(page: Page, origin: string): Promise<Scenes> {
   await waitForIdle(page.request, tools3);
   await expect(page.getByTestId('tool-call')).toHaveCount(3);
 
-  const approval = await newConversationWith(
-    page,
-    'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}',
-  );
+  const approval = await conversationWithTools(page, origin, ['tool:builtin-notes/delete']);
+  await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
   await expect(page.getByTestId('approval-card')).toBeVisible();
   return { code, tools: tools3, approval };
 }
@@ -158,6 +159,14 @@ test('screenshots at 1280×800 and 390×844, light and dark, of the pages people
           await expect(page.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
           await shot('servers');
         });
+
+        await test.step(`the tools panel at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.tools}`);
+          await page.getByRole('button', { name: /^Tools/ }).click();
+          const panel = page.getByRole('dialog', { name: 'Tools' });
+          await expect(panel.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
+          await shot('tools-panel');
+        });
       } finally {
         await context.close();
       }
@@ -176,7 +185,7 @@ function axeInstalled(): boolean {
   }
 }
 
-test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an approval have no serious violations', async ({
+test('axe: sign-in, sign-up, the empty chat, streaming, an answer, an approval and the tools panel have no serious violations', async ({
   page,
   baseURL,
 }, testInfo) => {
@@ -216,10 +225,16 @@ test('axe: sign-in, sign-up, the empty chat, streaming, a finished answer and an
     await expect(page.getByTestId('assistant-message')).toContainText(DEMO_CLOSING, { timeout: 15_000 });
     expect(await check('answer')).toEqual([]);
 
-    await page.goto('/');
+    await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/delete']);
     await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
     await expect(page.getByTestId('approval-card')).toBeVisible();
     expect(await check('awaiting-approval')).toEqual([]);
+
+    await page.getByRole('button', { name: /^Tools/ }).click();
+    const panel = page.getByRole('dialog', { name: 'Tools' });
+    await expect(panel.getByRole('region', { name: 'Notes', exact: true })).toBeVisible();
+    await panel.getByTestId('model-sees').locator('summary').click();
+    expect(await check('tools-panel')).toEqual([]);
   } finally {
     // Every finding, minor ones included, for whoever reads the report.
     await testInfo.attach('axe-violations.json', { body: JSON.stringify(found, null, 2), contentType: 'application/json' });

@@ -4,7 +4,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 
 import { EVERYTHING_HTTP_URL, EVERYTHING_SSE_URL, FIXTURE_API_KEY, FIXTURE_API_KEY_HEADER, FIXTURE_URL } from './fixtures/ports';
-import { appOrigin, jsonWrite, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { appOrigin, jsonWrite, sendWithEnter, signedInUser, waitForIdle } from './helpers';
 
 // The servers page against real MCP servers on loopback (started by playwright.config.ts): our
 // own fixture behind an API key, and the published server-everything over both HTTP transports.
@@ -133,10 +133,18 @@ test('add the fixture server with its API key, review and enable its tools, then
     await expect(server.getByTestId('review-panel')).toHaveCount(0);
   });
 
-  await test.step('the model calls fixture__echo and the result comes back', async () => {
-    await page.goto('/');
+  await test.step('switched on in a conversation’s Tools panel, the model calls fixture__echo and the result comes back', async () => {
+    const created = await page.request.post('/api/conversations', { headers: jsonWrite(appOrigin(baseURL)), data: {} });
+    const { id } = (await created.json()) as { id: string };
+    await page.goto(`/c/${id}`);
+    // Enabled on the servers page is not yet on in a conversation: the person switches it on there.
+    await page.getByRole('button', { name: /^Tools/ }).click();
+    const panel = page.getByRole('dialog', { name: 'Tools' });
+    const echo = panel.getByRole('region', { name: 'Fixture', exact: true }).locator('[data-testid="panel-tool"][data-tool="echo"]');
+    await echo.getByRole('switch').click();
+    await expect(echo.getByRole('switch')).toHaveAttribute('aria-checked', 'true');
+    await panel.getByRole('button', { name: 'Close' }).click();
     await sendWithEnter(page, 'call fixture__echo {"text": "hi"}');
-    const id = await waitForConversation(page);
     // An untrusted server's tool asks first.
     const approval = page.getByTestId('approval-card');
     await expect(approval).toBeVisible();

@@ -1,10 +1,11 @@
 import { expect, test } from '@playwright/test';
 
-import { appOrigin, jsonWrite, signedInUser, waitForConversation } from './helpers';
+import { appOrigin, conversationWithTools, jsonWrite, signedInUser, waitForConversation } from './helpers';
 
 test('an example on the empty chat fills the composer, ready to edit or send', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'examples');
-  await page.goto('/');
+  // A note is a write the person switches on first (tools are off until then).
+  await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
   const composer = page.locator('#composer');
   await page
     .getByRole('list', { name: 'Examples' })

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-import { appOrigin, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { appOrigin, conversationWithTools, sendWithEnter, signedInUser, waitForIdle } from './helpers';
 
 // The per-conversation cap on open event streams (default 6, lib/limits.ts): a newer stream
 // closes the oldest with `stream.closed`; the page that held it says why and does not reconnect
@@ -12,9 +12,8 @@ test('a page whose event stream was taken by newer ones says why, stays put, and
   page.on('response', (r) => {
     if (r.url().includes('/events')) eventResponses.push(new URL(r.url()).search);
   });
-  await page.goto('/');
+  const id = await conversationWithTools(page, origin, ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__create {"title": "Caps", "body": "six tabs"}');
-  const id = await waitForConversation(page);
   await expect(page.getByTestId('approval-card')).toBeVisible();
   // The pause ended the page's first stream; it now waits on the run with a second one.
   await expect.poll(() => eventResponses.length).toBeGreaterThanOrEqual(2);

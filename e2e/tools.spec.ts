@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-import { appOrigin, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { appOrigin, conversationWithTools, sendWithEnter, signedInUser, waitForConversation, waitForIdle } from './helpers';
 
 // Tool calls with the demo model and the built-in servers: what runs without asking, what asks,
 // and that the person's decision is what the model hears.
@@ -21,10 +21,9 @@ test('a read-only built-in call runs without asking and its result is shown inli
 
 test('notes__delete asks with the exact arguments; a denial with a reason reaches the model', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-deny');
-  await page.goto('/');
+  const id = await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/delete']);
   const args = { id: '6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11', confirmTitle: 'Old plans' };
   await sendWithEnter(page, `call notes__delete ${JSON.stringify(args)}`);
-  const id = await waitForConversation(page);
 
   const approval = page.getByTestId('approval-card');
   await expect(approval).toBeVisible();
@@ -49,9 +48,8 @@ test('notes__delete asks with the exact arguments; a denial with a reason reache
 
 test('an approval survives a reload, and Allow once runs the call', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-approve');
-  await page.goto('/');
+  const id = await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__create {"title": "Groceries", "body": "milk, eggs"}');
-  const id = await waitForConversation(page);
   await expect(page.getByTestId('approval-card')).toBeVisible();
 
   await page.reload();
@@ -77,9 +75,8 @@ test('a turn with several calls shows its timeline: what waited for approval, wh
   baseURL,
 }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-timeline');
-  await page.goto('/');
+  const id = await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__search {"query": "plans"}\ncall notes__create {"title": "Plans", "body": "timeline"}');
-  const id = await waitForConversation(page);
   await page.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
   await waitForIdle(page.request, id);
 
@@ -113,9 +110,8 @@ test('the sandbox runs JavaScript without asking and returns structured output',
 
 test('edit-then-approve: an invalid edit is refused naming the field, a valid one runs as edited', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-edit');
-  await page.goto('/');
+  const id = await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__create {"title": "Draft title", "body": "first version"}');
-  const id = await waitForConversation(page);
   const approval = page.getByTestId('approval-card');
   await approval.getByRole('button', { name: 'Edit…' }).click();
   const editor = approval.getByLabel('Edit the arguments (JSON), then approve');
@@ -136,9 +132,8 @@ test('edit-then-approve: an invalid edit is refused naming the field, a valid on
 
 test('a reload right after approving keeps following the resumed run to its end', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'tools-resume-reload');
-  await page.goto('/');
+  await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__create {"title": "Reload test", "body": "x"}');
-  await waitForConversation(page);
   const approval = page.getByTestId('approval-card');
   await approval.getByRole('button', { name: 'Allow once' }).click();
   await expect(approval).toHaveCount(0);

@@ -46,12 +46,12 @@ export async function toolSearchFigures(
       plan: 'enterprise',
     }))!;
     const conversation = await createConversation(handle.db, { userId: user.id, model: 'demo' });
-    const at = { id: null, userId: user.id, conversationId: conversation.id, sessionId: null };
+    const at = { userId: user.id, conversationId: conversation.id, sessionId: null };
     for (const [label, toolSearch] of [
       ['every tool', NO_BUDGET],
       ['tool search', DEFAULT_TOOL_SEARCH],
     ] as const) {
-      const offer = await offerForStep({ db: handle.db, toolSearch }, tools, at);
+      const offer = await offerForStep(handle.db, tools, at, { toolSearch });
       const bytes = Buffer.byteLength(JSON.stringify(offer.tools));
       const n = offer.tools.length;
       console.log(

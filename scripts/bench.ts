@@ -68,11 +68,11 @@ const deps = {
 const user = (await createUser(handle.db, { email: `bench-${randomUUID()}@example.test`, passwordHash: 'x' }))!;
 
 console.log(`Switchboard engine benchmark — ${handle.kind}, ${TURNS} turns each\n`);
-console.log(`text turn (demo model, no tools):      ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
+console.log(`text turn (demo model, no tools):       ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
 const withTools = { ...deps, tools: createAppToolHost(handle.db) };
-console.log(`text turn with 6 built-in tools listed: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
+console.log(`text turn, built-in tools on by default: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
 console.log(
-  `turn with one auto-approved tool call:  ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
+  `turn with one auto-approved tool call:   ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
 );
 
 await toolSearchFigures(deps, handle, Math.min(TURNS, 10), stats);

@@ -5,11 +5,15 @@ import { useEffect, useRef, useState } from 'react';
 
 import type { DecisionKind } from '@/db/vocabulary';
 
+import { sessionChoices } from './allow-session';
 import { ToolCallHeader } from './tool-call-card';
 import type { ToolCallView } from './types';
 import { Button, Card, CardBody, CardFooter, CardHeader, CodeBlock, Field, Input, Notice, Textarea } from './ui';
 
 export type { DecisionKind };
+
+/** What a decision may carry besides its kind: a reason for the model, edited arguments, a session grant's limit. */
+export type DecisionExtras = { reason?: string; input?: Record<string, unknown>; constraint?: Record<string, unknown> };
 
 /** "Notes wants to run create with title “Groceries”, body “milk, eggs”": the arguments that matter, in words. */
 function inWords(call: ToolCallView): string {
@@ -32,6 +36,10 @@ function inWords(call: ToolCallView): string {
   return `${who} wants to run ${what}${tail}.`;
 }
 
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
 /**
  * A call waiting for the person: what it will do in words, the exact arguments, the hints as
  * badges, and the choices. Focus moves to the card when it appears (so a screen reader announces
@@ -43,10 +51,13 @@ export function ApprovalCard({
   onStop,
 }: {
   call: ToolCallView;
-  onDecide: (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) => Promise<void>;
+  onDecide: (call: ToolCallView, decision: DecisionKind, extras?: DecisionExtras) => Promise<void>;
   onStop: () => void;
 }) {
-  const [mode, setMode] = useState<'choose' | 'deny' | 'edit'>('choose');
+  const [mode, setMode] = useState<'choose' | 'deny' | 'edit' | 'session'>('choose');
+  const session = call.allowForSession;
+  const choices = mode === 'session' ? sessionChoices(call) : [];
+  const [limit, setLimit] = useState('any');
   const [reason, setReason] = useState('');
   const [draft, setDraft] = useState(() => JSON.stringify(call.input, null, 2));
   const [draftError, setDraftError] = useState('');
@@ -56,10 +67,10 @@ export function ApprovalCard({
     card.current?.focus({ preventScroll: false });
   }, []);
 
-  const decide = async (d: DecisionKind, r?: string, input?: Record<string, unknown>) => {
+  const decide = async (d: DecisionKind, extras?: DecisionExtras) => {
     setBusy(true);
     try {
-      await onDecide(call, d, r, input);
+      await onDecide(call, d, extras);
     } finally {
       setBusy(false);
     }
@@ -74,7 +85,7 @@ export function ApprovalCard({
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return setDraftError('The arguments must be a JSON object.');
     setDraftError('');
-    void decide('allow_once', undefined, parsed as Record<string, unknown>);
+    void decide('allow_once', { input: parsed as Record<string, unknown> });
   };
   const warnings = call.verdict?.warnings ?? [];
   const destructive = call.hints.destructive;
@@ -116,12 +127,33 @@ export function ApprovalCard({
             </Field>
           </div>
         )}
+        {mode === 'session' && (
+          <fieldset className="space-y-1.5" data-testid="session-limits">
+            <legend className="text-sm font-medium text-fg">Run it without asking for the rest of this session, for</legend>
+            {choices.map((c) => (
+              <label key={c.key} className="flex items-start gap-2 text-sm text-fg">
+                <input
+                  type="radio"
+                  name={`limit-${call.id}`}
+                  className="mt-1 size-4 accent-accent"
+                  checked={limit === c.key}
+                  onChange={() => setLimit(c.key)}
+                  autoFocus={c.key === 'any'}
+                />
+                <span className="min-w-0 break-words">{c.label}</span>
+              </label>
+            ))}
+            <p className="text-[13px] text-faint">
+              It ends when you sign out, or sooner when the tool’s grant expires. The Tools panel shows it and can revoke it.
+            </p>
+          </fieldset>
+        )}
         {mode === 'deny' && (
           <form
             id={`deny-${call.id}`}
             onSubmit={(e) => {
               e.preventDefault();
-              void decide('deny', reason.trim() || undefined);
+              void decide('deny', { reason: reason.trim() || undefined });
             }}
           >
             <Field label="Reason for the model (optional)">
@@ -135,6 +167,23 @@ export function ApprovalCard({
           <>
             <Button variant="primary" size="sm" loading={busy} onClick={approveEdited}>
               Approve edited
+            </Button>
+            <Button variant="ghost" size="sm" onClick={() => setMode('choose')}>
+              Back
+            </Button>
+          </>
+        ) : mode === 'session' ? (
+          <>
+            <Button
+              variant="primary"
+              size="sm"
+              loading={busy}
+              onClick={() => {
+                const constraint = choices.find((c) => c.key === limit)?.constraint ?? undefined;
+                void decide('allow_session', constraint ? { constraint } : undefined);
+              }}
+            >
+              Allow for this session
             </Button>
             <Button variant="ghost" size="sm" onClick={() => setMode('choose')}>
               Back
@@ -154,6 +203,11 @@ export function ApprovalCard({
             <Button variant={destructive ? 'danger' : 'primary'} size="sm" loading={busy} onClick={() => void decide('allow_once')}>
               Allow once
             </Button>
+            {session.offered && (
+              <Button size="sm" disabled={busy} onClick={() => setMode('session')}>
+                Allow for this session…
+              </Button>
+            )}
             <Button size="sm" disabled={busy} onClick={() => setMode('edit')}>
               Edit…
             </Button>
@@ -163,6 +217,11 @@ export function ApprovalCard({
             <Button variant="ghost" size="sm" className="ml-auto" onClick={onStop}>
               Stop
             </Button>
+            {!session.offered && session.why && (
+              <p className="w-full text-xs text-faint" data-testid="no-session-why">
+                Not offered for this session: {lowerFirst(session.why)}
+              </p>
+            )}
           </>
         )}
       </CardFooter>

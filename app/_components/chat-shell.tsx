@@ -6,6 +6,7 @@ import { usePathname } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 import { ComposerDraftProvider } from './composer-draft';
+import { HeaderSlotContext } from './header-slot';
 import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
 import { cx, IconButton, iconButtonClasses } from './ui';
@@ -31,6 +32,7 @@ export function ChatShell({
   children: React.ReactNode;
 }) {
   const [open, setOpen] = useState(false);
+  const [headerSlot, setHeaderSlot] = useState<HTMLElement | null>(null);
   const opener = useRef<HTMLButtonElement>(null);
   const pathname = usePathname();
   const current = conversations.find((c) => pathname === `/c/${c.id}`);
@@ -100,11 +102,14 @@ export function ChatShell({
             <span className="min-w-0 flex-1 truncate text-center text-[15px] font-semibold">
               {current?.title ?? PAGE_TITLES[pathname] ?? 'Switchboard'}
             </span>
+            <span ref={setHeaderSlot} className="contents" />
             <Link href="/" aria-label="New chat" title="New chat" className={iconButtonClasses({ size: 'md' })}>
               <SquarePen className="size-5" aria-hidden />
             </Link>
           </header>
-          <div className="min-h-0 flex-1">{children}</div>
+          <HeaderSlotContext.Provider value={headerSlot}>
+            <div className="min-h-0 flex-1">{children}</div>
+          </HeaderSlotContext.Provider>
         </main>
       </div>
     </ComposerDraftProvider>

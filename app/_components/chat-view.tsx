@@ -7,14 +7,19 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, u
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
 import { api, ApiError } from './api';
-import type { DecisionKind } from './approval-card';
+import type { DecisionExtras, DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
 import { EmptyConversation } from './empty-conversation';
+import { InHeaderSlot } from './header-slot';
 import type { InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { Note } from './message-item';
 import { MessageList, type CardActions } from './message-list';
+import { ToolsButton } from './tools-panel/tools-button';
+import { ToolsPanel } from './tools-panel/tools-panel';
+import { enabledCount } from './tools-panel/tools-view';
+import { useConversationTools } from './tools-panel/use-conversation-tools';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
@@ -68,11 +73,19 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   }, []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
+  // The Tools panel's view is read again when a run ends or a decision lands (a grant may have
+  // been given, the conversation tainted): changes apply from the next step.
+  const [toolsKey, setToolsKey] = useState(0);
+  const [toolsOpen, setToolsOpen] = useState(false);
+  const tools = useConversationTools(initial.id, toolsKey);
 
   const onEvent = useCallback(
     (event: ChatEvent) => {
       dispatch({ kind: 'event', event });
-      if (RUN_END_EVENTS.has(event.type)) router.refresh();
+      if (RUN_END_EVENTS.has(event.type)) {
+        router.refresh();
+        setToolsKey((k) => k + 1);
+      }
     },
     [router],
   );
@@ -149,16 +162,23 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     try {
       const res = await api<{ toolCall: ToolCallView; resumed: boolean }>(`/api/tool-calls/${call.id}/${path}`, { method: 'POST', body });
       dispatch({ kind: 'event', event: { type: 'tool_call.decided', data: { toolCall: res.toolCall, seq: null, runId: call.runId } } });
+      if (path === 'decision') setToolsKey((k) => k + 1);
       if (res.resumed) followFrom(state.lastSeq);
     } catch (err) {
       setNotice(err instanceof ApiError ? err.message : failure);
     }
   }
-  const decide = (call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>) =>
+  const decide = (call: ToolCallView, decision: DecisionKind, extras: DecisionExtras = {}) =>
     settle(
       call,
       'decision',
-      { decision, argsHash: call.argsHash, ...(reason ? { reason } : {}), ...(input ? { input } : {}) },
+      {
+        decision,
+        argsHash: call.argsHash,
+        ...(extras.reason ? { reason: extras.reason } : {}),
+        ...(extras.input ? { input: extras.input } : {}),
+        ...(extras.constraint ? { constraint: extras.constraint } : {}),
+      },
       'Could not record the decision.',
     );
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
@@ -202,11 +222,32 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           : state.lastRun?.status === 'failed'
             ? 'The turn failed.'
             : '';
+  const toolsButton = (className?: string) => (
+    <ToolsButton
+      enabled={tools.view ? enabledCount(tools.view) : null}
+      open={toolsOpen}
+      onOpen={() => setToolsOpen(true)}
+      className={className}
+    />
+  );
   return (
     <div className="relative flex h-full min-h-0 flex-col">
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
+      {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
+      <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
+        <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{initial.title}</span>
+        {toolsButton()}
+      </div>
+      <InHeaderSlot>{toolsButton('md:hidden')}</InHeaderSlot>
+      <ToolsPanel
+        open={toolsOpen}
+        onClose={() => setToolsOpen(false)}
+        view={tools.view}
+        loadError={tools.loadError}
+        actions={tools.actions}
+      />
       <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>

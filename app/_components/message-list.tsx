@@ -2,7 +2,7 @@
 
 import { Fragment, memo, useCallback, useMemo } from 'react';
 
-import { ApprovalCard, type DecisionKind } from './approval-card';
+import { ApprovalCard, type DecisionExtras, type DecisionKind } from './approval-card';
 import type { ChatState } from './chat-state';
 import { InputCard, type InputResponses } from './input-card';
 import { MessageItem } from './message-item';
@@ -13,7 +13,7 @@ import type { MessageView, ToolCallView } from './types';
 
 /** What the cards can do; the same object for the page's whole life, so the list stays memoized. */
 export interface CardActions {
-  decide(call: ToolCallView, decision: DecisionKind, reason?: string, input?: Record<string, unknown>): Promise<void>;
+  decide(call: ToolCallView, decision: DecisionKind, extras?: DecisionExtras): Promise<void>;
   answer(call: ToolCallView, responses: InputResponses): Promise<void>;
   stop(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-import { DEMO_OPENING, newUser, sendWithEnter, signUpViaUi, waitForConversation } from '../helpers';
+import { DEMO_OPENING, jsonWrite, newUser, sendWithEnter, signUpViaUi, waitForConversation } from '../helpers';
 import { FIRST_RUN } from './timing';
 
 // Issue "The experience": on a fresh clone (`npm run dev`, nothing compiled), a new user's second
@@ -22,12 +22,18 @@ test('a new user on a cold `next dev`: the approval card of the second turn appe
   mark('signed up');
 
   await sendWithEnter(page, 'Hello! What can you do?');
-  await waitForConversation(page);
+  const conversationId = await waitForConversation(page);
   const answers = page.getByTestId('assistant-message');
   await expect(answers.first()).toContainText(DEMO_OPENING);
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible();
   mark('first answer shown');
 
+  // Creating a note is off until switched on in the conversation (as its Tools panel does).
+  const granted = await page.request.put(`/api/conversations/${conversationId}/grants`, {
+    headers: jsonWrite(new URL(page.url()).origin),
+    data: { scope: 'tool:builtin-notes/create', enabled: true },
+  });
+  expect(granted.status(), await granted.text()).toBe(200);
   await sendWithEnter(page, 'call notes__create {"title": "Groceries", "body": "milk, eggs"}');
   await expect.poll(() => eventRequests.length, { message: 'the page opened an event stream for the second turn' }).toBeGreaterThan(0);
   const allow = page.getByRole('button', { name: 'Allow once' });

@@ -90,6 +90,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const entries = await entriesOf(user.id);
       const byTool = new Map(entries.map((e) => [e.tool, e]));
       expect(byTool.get('counter')).toMatchObject({
+        // The untrusted server's tool descriptions were offered to the model: the turn is tainted from its first step.
         verdict: {
           kind: 'allowed',
           by: user.id,
@@ -112,7 +113,8 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('logs "Allow for this session": the call as allowed for the session, and the grant it wrote', async () => {
-      // A trusted server: an untrusted one taints the conversation, where allow_session is refused.
+      // A trusted server: an untrusted one's tool descriptions taint the conversation, and then
+      // "Allow for this session" is refused for a tool that writes (lib/consent/auto-approve.ts).
       const env = await toolEngine(h, {
         script: [{ blocks: [toolUse('tu_s', 'fx__counter')] }, { blocks: [text('ok')] }],
       });

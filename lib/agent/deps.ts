@@ -29,10 +29,10 @@ export interface EngineDeps {
   titles?: boolean;
   /** MCP tools; without it no tool is offered and a named tool gets an error result. */
   tools?: ToolHost;
-  /** The audit log's key (never in the database): every finished call is logged under it (./audit-calls.ts). */
-  auditKeys: () => Promise<AuditKeyring>;
   /** Past this budget of enabled tools the model searches them instead (default: DEFAULT_TOOL_SEARCH). */
   toolSearch?: ToolSearchSettings;
+  /** The audit log's key (never in the database): every finished call is logged under it (./audit-calls.ts). */
+  auditKeys: () => Promise<AuditKeyring>;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

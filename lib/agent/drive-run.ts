@@ -107,7 +107,14 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     await finish(deps, run, 'failed', { owner: deps.instanceId, error });
     return null;
   }
-  const offer = deps.tools ? await offerForStep(deps, deps.tools, run) : NO_TOOLS;
+  const offer = deps.tools
+    ? await offerForStep(
+        deps.db,
+        deps.tools,
+        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
+        { runId: run.id, toolSearch: deps.toolSearch },
+      )
+    : NO_TOOLS;
   // An untrusted server's tool descriptions are about to enter the model's context.
   await markOfferTaint(deps.db, run.conversationId, offer);
   const stepRun = await transitionRun(

@@ -12,9 +12,10 @@ import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
+import { onlyTools } from './step-offer';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
-import { callTaint } from './taint';
-import { DEFAULT_TOOL_SEARCH, roomBesideSearch } from './tool-budget';
+import { callTaint, markOfferTaint } from './taint';
+import { DEFAULT_TOOL_SEARCH, keyOf, roomBesideSearch } from './tool-budget';
 import { toToolCallView } from './tool-call-view';
 import { offerTools, type ToolHost } from './tool-host';
 
@@ -123,25 +124,22 @@ async function executeOne(
 
 /** The host's own tools: answered here, never by a server. */
 async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
-  const startedAt = new Date();
-  if (call.tool === SEARCH_TOOLS_TOOL.name) {
-    // Searched over what this run may use now: a grant revoked since the step began is not found.
-    const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
-    const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
-    const isError = result.is_error === true;
-    // Stored with the result in one write: whoever runs the next step offers what was found.
-    await complete(deps, call, {
-      status: isError ? 'errored' : 'succeeded',
-      result,
-      isError,
-      startedAt,
-      foundTools: { v: 1, tools: found },
-    });
-    return;
-  }
+  if (call.tool === SEARCH_TOOLS_TOOL.name) return runToolSearch(deps, host, run, call);
   const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt });
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
+}
+
+async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+  const startedAt = new Date();
+  // Searched over what this run may use now: a grant revoked since the step began is not found.
+  const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
+  const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
+  // The answer quotes the found tools' descriptions: an untrusted server's taint the conversation.
+  await markOfferTaint(deps.db, run.conversationId, onlyTools(enabled, new Set(found.map(keyOf))));
+  const isError = result.is_error === true;
+  // Stored with the result in one write: whoever runs the next step offers what was found.
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt, foundTools: { v: 1, tools: found } });
 }
 
 function resumeOf(call: ToolCallRow) {

@@ -7,6 +7,7 @@ import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { listLiveGrants, revokeGrantOfScope, switchOff } from '@/db/queries/grants';
 import { getRun } from '@/db/queries/runs';
 import { insertToolCalls, listConversationToolCalls } from '@/db/queries/tool-calls';
+import { constraintFor } from '@/lib/consent/constraints';
 import { writeGrant } from '@/lib/consent/grant-writes';
 import { toolScope } from '@/lib/consent/scopes';
 import { storedGrants } from '@/lib/consent/stored-grants';
@@ -121,7 +122,7 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('"Allow for this session" with a constraint: later calls outside it are rejected', async () => {
-      const constraint = { type: 'object', properties: { path: { type: 'string', pattern: '^/tmp/', not: { pattern: '\\.\\.' } } } };
+      const constraint = constraintFor({ kind: 'path_prefix', field: 'path', prefix: '/tmp/' });
       const s = await setup(
         [
           { blocks: [toolUse('tu_1', 'fx__write', { path: '/tmp/a' })] },
@@ -133,6 +134,16 @@ for (const { kind, available } of TEST_DATABASES) {
       const runId = await s.start();
       const [first] = await s.calls();
       expect(first!.status).toBe('pending_approval');
+      // A constraint must allow the very call being approved.
+      await expect(
+        decideCall(s.env.deps, {
+          userId: s.user.id,
+          toolCallId: first!.id,
+          decision: 'allow_session',
+          argsHash: first!.argsHash,
+          constraint: constraintFor({ kind: 'exact', field: 'path', value: '/elsewhere' }),
+        }),
+      ).rejects.toMatchObject({ field: 'constraint', message: expect.stringMatching(/own arguments do not meet it/) });
       await decideCall(s.env.deps, {
         userId: s.user.id,
         toolCallId: first!.id,
@@ -187,7 +198,7 @@ for (const { kind, available } of TEST_DATABASES) {
           argsHash: counter!.argsHash,
           constraint: badConstraint,
         }),
-      ).rejects.toMatchObject({ field: 'constraint', message: expect.stringMatching(/own arguments do not meet it/) });
+      ).rejects.toMatchObject({ field: 'constraint', message: expect.stringMatching(/no argument "n"; it takes no arguments/) });
       await expect(
         decideCall(s.env.deps, {
           userId: s.user.id,

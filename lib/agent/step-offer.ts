@@ -1,41 +1,44 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-import type { RunRow } from '@/db/queries/runs';
+import type { Db } from '@/db/connection';
 import { hasStoredResults } from '@/db/queries/tool-calls';
 import { listFoundTools, listRecentTools } from '@/db/queries/tool-search';
+import type { RunGrantContext } from '@/lib/consent/grant-source';
 
-import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL } from './read-result-tool';
 import { SEARCH_TOOLS_TOOL } from './search-tools-tool';
-import { DEFAULT_TOOL_SEARCH, keyOf, overToolBudget, roomBesideSearch, toolsToKeep } from './tool-budget';
+import { DEFAULT_TOOL_SEARCH, keyOf, overToolBudget, roomBesideSearch, toolsToKeep, type ToolSearchSettings } from './tool-budget';
 import { offerTools, withHostTool, type ToolHost, type ToolOffer } from './tool-host';
 
 /**
- * The tools offered to the model for one step. Every enabled tool while they fit the budget;
- * past it, `switchboard__search_tools` plus the tools this run found by searching and the tools
- * most recently used in the conversation (tool-budget.ts). Once a result was too large to send
- * whole, the paging host tool too. Without a run (`id: null`, e.g. a view of what the next turn
- * would be offered) nothing was found yet.
+ * Exactly the tools the model is offered on a step of this conversation. The engine builds each
+ * step with it, and the Tools panel shows "what the model sees" with it, so the two cannot differ.
+ *
+ * Every granted tool (`offerTools`) while they fit the budget; past it, `switchboard__search_tools`
+ * plus the tools the run found by searching and the tools most recently used in the conversation
+ * (tool-budget.ts). Once a result was too large to send whole, the host's paging tool too.
+ * `runId` is the run whose searches count (none: nothing was found yet); `toolSearch` the budget
+ * (EngineDeps.toolSearch; default DEFAULT_TOOL_SEARCH).
  */
 export async function offerForStep(
-  deps: Pick<EngineDeps, 'db' | 'toolSearch'>,
+  db: Db,
   host: ToolHost,
-  run: Pick<RunRow, 'userId' | 'conversationId' | 'sessionId'> & { id: string | null },
+  ctx: RunGrantContext,
+  opts: { runId?: string | null; toolSearch?: ToolSearchSettings } = {},
 ): Promise<ToolOffer> {
-  const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
-  const settings = deps.toolSearch ?? DEFAULT_TOOL_SEARCH;
+  const enabled = await offerTools(host, ctx);
+  const settings = opts.toolSearch ?? DEFAULT_TOOL_SEARCH;
   let offer = enabled;
   if (overToolBudget(enabled.tools, settings)) {
     const [found, recent] = await Promise.all([
-      run.id ? listFoundTools(deps.db, run.id) : [],
-      listRecentTools(deps.db, run.conversationId, HOST_SERVER.id, settings.recentTools),
+      opts.runId ? listFoundTools(db, opts.runId) : [],
+      listRecentTools(db, ctx.conversationId, HOST_SERVER.id, settings.recentTools),
     ]);
     const enabledKeys = new Set([...enabled.routes.values()].map((r) => keyOf({ serverId: r.tool.serverId, tool: r.tool.name })));
     const keep = toolsToKeep(enabledKeys, found, recent, roomBesideSearch(settings));
     offer = withHostTool(onlyTools(enabled, keep), SEARCH_TOOLS_TOOL, HOST_SERVER);
   }
-  if (await hasStoredResults(deps.db, run.conversationId)) offer = withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER);
-  return offer;
+  return (await hasStoredResults(db, ctx.conversationId)) ? withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER) : offer;
 }
 
 /**

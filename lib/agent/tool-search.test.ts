@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
 import { getRun } from '@/db/queries/runs';
+import { getConversationTaint } from '@/db/queries/taint';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
 import { runs } from '@/db/schema';
@@ -58,10 +59,11 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     /** Server-wide grants on every server (auto-approve unless told), minus `without`. */
-    function hostWith(opts: { autoApprove?: boolean; without?: string[] } = {}): ToolHost {
+    function hostWith(opts: { autoApprove?: boolean; without?: string[]; untrusted?: string[] } = {}): ToolHost {
       const grants: Record<string, Partial<ToolGrant>> = {};
       for (const c of configs) if (!opts.without?.includes(c.namespace)) grants[`${c.id}/*`] = { autoApprove: opts.autoApprove ?? true };
-      return { gateway: createMcpGateway({ fetch: loopbackFetch }), serversFor: async () => configs, grants: staticGrants(grants) };
+      const servers = configs.map((c) => (opts.untrusted?.includes(c.namespace) ? { ...c, trust: 'untrusted' as const } : c));
+      return { gateway: createMcpGateway({ fetch: loopbackFetch }), serversFor: async () => servers, grants: staticGrants(grants) };
     }
 
     async function enterpriseConversation() {
@@ -262,6 +264,25 @@ for (const { kind, available } of TEST_DATABASES) {
       ]);
       expect(calls[0]!.input).toEqual({ query: 'wiki__create_template' });
       expect(servers.calls).toContainEqual({ namespace: 'wiki', name: 'create_template', arguments: { title: 'Runbook' } });
+    });
+
+    it('taints the conversation when a search quotes an untrusted server’s tool, before the model reads it', async () => {
+      const { user, conversation } = await enterpriseConversation();
+      const { deps, model } = await engine(
+        [{ blocks: [toolUse('tu_search', SEARCH_TOOLS_TOOL_NAME, { query: 'snapshot of a volume' })] }, { blocks: [text('Found.')] }],
+        { tools: hostWith({ untrusted: ['storage'] }) },
+      );
+      await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'snapshots?' });
+      await deps.idle();
+      // The first step offered only the search tool: nothing untrusted had entered yet.
+      expect(toolNames(model.requests[0]!)).toEqual([SEARCH_TOOLS_TOOL_NAME]);
+      expect(resultText(model.requests[1]!, 'tu_search')).toContain('storage__create_snapshot');
+      const [search] = await listConversationToolCalls(h.db, conversation.id);
+      const taint = (await getConversationTaint(h.db, conversation.id))!;
+      expect(taint).toMatchObject({ source: 'tool_description', serverId: 'srv-storage' });
+      // Marked by the search itself, not only when the found tools were offered on the next step.
+      expect(new Date(taint.at).getTime()).toBeLessThanOrEqual(search!.endedAt!.getTime());
+      await model.close();
     });
 
     it('offers every enabled tool, and no search tool, while they fit the budget', async () => {

@@ -41,10 +41,10 @@ const base: ToolCallRow = {
   inputResponses: null,
   signIn: null,
   requestState: null,
+  foundTools: null,
   version: 3,
   createdAt: new Date('2026-12-01T05:00:00Z'),
   startedAt: new Date('2026-12-01T05:00:01Z'),
-  foundTools: null,
   endedAt: new Date('2026-12-01T05:00:01.250Z'),
 };
 

@@ -28,7 +28,13 @@ const PAGE = 500;
  * and against `opts.head` from an earlier export — the only check that also catches a tail deleted
  * together with a head row rewound to match), or a key it does not hold.
  */
-export async function verifyChain(db: Db, keys: AuditKeyring, userId: string, opts: { head?: ExportedHead } = {}): Promise<VerifyResult> {
+export async function verifyChain(
+  db: Db,
+  keys: AuditKeyring,
+  userId: string,
+  /** `throughSeq`: stop after that entry (retention checks only what it is about to prune). */
+  opts: { head?: ExportedHead; throughSeq?: number } = {},
+): Promise<VerifyResult> {
   const head = await getChainHead(db, userId);
   const pruned = head?.prunedThroughSeq ?? 0;
   let checked = 0;
@@ -66,6 +72,8 @@ export async function verifyChain(db: Db, keys: AuditKeyring, userId: string, op
       prev = row.hmac;
       expected += 1;
       checked += 1;
+      if (row.seq === opts.throughSeq)
+        return { ok: true, userId, checked, firstSeq: pruned + 1, lastSeq: row.seq, prunedThroughSeq: pruned };
     }
     if (page.length < PAGE) break;
   }

@@ -6,6 +6,7 @@ import { limitExceeded, type LimitExceeded, type Plan } from '@/lib/limits';
 import { checkToolSchema } from '@/lib/mcp/schema-guard';
 import type { CatalogTool } from '@/lib/mcp/types';
 
+import { constraintProblem } from './constraints';
 import { enabledToolsMax } from './plan-tools';
 import { isDefaultOn } from './stored-grants';
 import { grantedToolOf } from './tool-definition';
@@ -23,8 +24,15 @@ export function expiryOf(expiresIn: GrantExpiry, now: Date): Date | null {
   return expiresIn === 'session' ? null : new Date(now.getTime() + EXPIRY_MS[expiresIn]);
 }
 
-/** Null when a constraint can be used; else what is wrong with it (it must compile like a tool schema). */
-export function constraintCompileProblem(constraint: unknown): string | null {
+/**
+ * Null when a constraint can be used; else what is wrong with it. It must be one of the three forms
+ * a person picks (lib/consent/constraints.ts: exact value, one of a list, path prefix without
+ * "..") about an argument the tool declares, so that the panel's words are exactly what is
+ * enforced; and it must compile like a tool schema.
+ */
+export function constraintCompileProblem(constraint: unknown, inputSchema?: Record<string, unknown>): string | null {
+  const form = constraintProblem(constraint, inputSchema);
+  if (form) return `${form.field}: ${form.message}`;
   const check = checkToolSchema(constraint);
   return check.ok ? null : `constraint: ${check.reason}.`;
 }

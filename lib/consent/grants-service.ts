@@ -165,7 +165,7 @@ async function switchScopeOn(
     throw bad('constraint: a constraint limits the arguments of one tool; give it with a "tool:" scope.', 'constraint');
   }
   if (input.constraint) {
-    const problem = constraintCompileProblem(input.constraint);
+    const problem = constraintCompileProblem(input.constraint, needGrant[0]?.inputSchema);
     if (problem) throw bad(problem, 'constraint');
   }
   if (input.autoApprove) {

@@ -50,7 +50,7 @@ export async function prepareSessionGrant(
   const problem = autoApproveProblem(tool, tainted);
   if (problem) throw refuse(`decision: "allow_session" would not take effect: ${problem} Use allow_once.`);
   if (opts.constraint) {
-    const bad = constraintCompileProblem(opts.constraint);
+    const bad = constraintCompileProblem(opts.constraint, tool.inputSchema);
     if (bad) throw refuse(bad, 'constraint');
     if (inputProblem(opts.constraint, opts.input)) {
       throw refuse("constraint: this call's own arguments do not meet it; a constraint must allow the call being approved.", 'constraint');

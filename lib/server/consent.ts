@@ -4,7 +4,7 @@ import type { Runtime } from './runtime';
 
 /**
  * What the grant use-cases need of the process: the database, the app's tool host, every tool a
- * server lists, the audit key, the tool budget.
+ * server lists, the audit key, and the engine's tool-search budget.
  */
 export function consentDeps(rt: Runtime): ConsentDeps {
   return {

@@ -32,9 +32,9 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
   return {
     model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
     ...rest,
+    toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
     auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
-    toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
     db: handle.db,
     events: bus,
     bus,

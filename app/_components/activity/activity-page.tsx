@@ -103,7 +103,7 @@ export function ActivityPage({
         </div>
 
         {notice && (
-          <Notice tone={notice.tone} title={notice.title} role="status" data-testid="verify-result">
+          <Notice tone={notice.tone} title={notice.title} role={notice.tone === 'error' ? 'alert' : 'status'} data-testid="verify-result">
             {notice.text}
           </Notice>
         )}

@@ -12,4 +12,6 @@ export { Field, Input, Select, Textarea, type FieldProps, type InputProps, type 
 export { IconButton, iconButtonClasses, type IconButtonProps } from './icon-button';
 export { Kbd } from './kbd';
 export { Notice, type NoticeProps, type NoticeTone } from './notice';
+export { Sheet, type SheetProps } from './sheet';
 export { Spinner } from './spinner';
+export { Switch, type SwitchProps } from './switch';
