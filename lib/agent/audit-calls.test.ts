@@ -2,10 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { openPostgres, type DbHandle } from '@/db/connection';
+import type { DbHandle } from '@/db/connection';
 import { listActivity } from '@/db/queries/audit';
 import { createAuthSession } from '@/db/queries/auth-sessions';
-import { createConversation, deleteConversation } from '@/db/queries/conversations';
+import { deleteConversation } from '@/db/queries/conversations';
 import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredAuditToolCall } from '@/db/stored-json';
 import { getAuditKeyring } from '@/lib/audit/key';
@@ -24,7 +24,7 @@ import { cancelRun, startRun } from './engine';
  */
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`audit entries from the engine on ${kind}`, () => {
-    let h: DbHandle & { url?: string };
+    let h: DbHandle;
     beforeAll(async () => {
       h = await openTestDb(kind);
     });
@@ -95,7 +95,8 @@ for (const { kind, available } of TEST_DATABASES) {
           kind: 'allowed',
           by: user.id,
           decision: 'allow_once',
-          rule: 'Text from an untrusted server is in this conversation, so tools that write or reach outside need approval.',
+          // The untrusted server's tool descriptions entered the context with the offer: the conversation is tainted.
+          rule: 'Text from an untrusted server has entered this conversation, so tools that write or reach outside need approval.',
         },
         arguments: { edited: false },
         outcome: 'succeeded',
@@ -133,34 +134,6 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(rows[0]).toMatchObject({ scope: 'tool:fixture-server/counter', by: user.id, sessionId: sid, settings: { autoApprove: true } });
       expect(rows[1]).toMatchObject({ verdict: { kind: 'allowed', decision: 'allow_session', by: user.id } });
       await env.close();
-    });
-
-    it('keeps one chain when two instances finish parallel calls of the same user at once', async () => {
-      // Two instances: two connections to the same Postgres; on PGlite (one process) two engines on one.
-      const second = h.url ? await openPostgres(h.url, { max: 4 }) : h;
-      const three = (tag: string) => [
-        { blocks: [1, 2, 3].map((i) => toolUse(`tu_${tag}${i}`, 'fx__echo', { message: `${tag}${i}` })) },
-        { blocks: [text('ok')] },
-      ];
-      const a = await toolEngine(h, { script: three('a'), instanceId: 'instance-a' });
-      const b = await toolEngine(second, { script: three('b'), instanceId: 'instance-b' });
-      try {
-        const { user, conversation } = await userAndConversation(h);
-        const other = await createConversation(h.db, { userId: user.id, model: 'demo' });
-        await Promise.all([
-          startRun(a.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' }),
-          startRun(b.deps, { conversationId: other.id, userId: user.id, sessionId: null, text: 'go' }),
-        ]);
-        await Promise.all([a.deps.idle(), b.deps.idle()]);
-        const rows = await listActivity(h.db, user.id, {}, 20);
-        expect(rows.map((r) => r.seq).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6]);
-        expect(rows.map((r) => r.content.kind === 'tool_call' && r.content.outcome)).toEqual(Array(6).fill('succeeded'));
-        expect(await verifyChain(h.db, await getAuditKeyring(), user.id)).toMatchObject({ ok: true, checked: 6 });
-      } finally {
-        await a.close();
-        await b.close();
-        if (second !== h) await second.close();
-      }
     });
 
     it('logs a denied call with the reason and who denied it', async () => {
