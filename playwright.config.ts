@@ -99,6 +99,8 @@ export default defineConfig({
         AUTH_SECRET: '',
         SECRETS_KEY: '',
         SECRETS_KEY_PREVIOUS: '',
+        AUDIT_KEY: '',
+        AUDIT_KEY_PREVIOUS: '',
         AUTH_URL: '',
         APP_URL: '',
         TRUSTED_PROXIES: '',

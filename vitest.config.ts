@@ -11,6 +11,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Cheap password hashes (lib/auth/password.ts says why); the standard cost has its own test.
-    env: { PASSWORD_HASH_COST: 'test' },
+    // A fixed audit key (lib/audit/key.ts): DB suites also run on Postgres, where one is required.
+    env: { PASSWORD_HASH_COST: 'test', AUDIT_KEY: 'dGVzdC1hdWRpdC1rZXktMzItYnl0ZXMtbG9uZy0hISE=' },
   },
 });

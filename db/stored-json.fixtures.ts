@@ -19,6 +19,16 @@ export const STORED_SAMPLES = {
         grantId: 'g-1',
         constraint: { type: 'object' },
       },
+      // Since grants: whether untrusted text was in the run when the verdict was given.
+      {
+        v: 1,
+        verdict: 'auto',
+        reason: 'A trusted server marks this tool as read-only.',
+        warnings: [],
+        grantId: null,
+        constraint: null,
+        tainted: true,
+      },
     ],
   },
   decision: {
@@ -90,6 +100,12 @@ export const STORED_SAMPLES = {
   },
   usage: { v0: [{ inputTokens: 120, outputTokens: 40 }] },
   nameMap: { v0: [{ notes__search: { serverId: 'builtin-notes', tool: 'search' } }] },
+  foundTools: {
+    v1: [
+      { v: 1, tools: [{ serverId: 'builtin-notes', tool: 'create' }] },
+      { v: 1, tools: [] },
+    ],
+  },
   annotations: {
     v0: [{}, { title: 'Search notes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }],
   },
@@ -162,5 +178,90 @@ export const STORED_SAMPLES = {
       },
     ],
     v1: [{ v: 1, tools: [], skipped: [], truncated: true }],
+  },
+  grantCoverage: {
+    v1: [
+      {
+        v: 1,
+        tools: {
+          create: {
+            fingerprint: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2',
+            title: 'Create a note',
+            description: 'Creates a note.',
+            inputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+            outputSchema: null,
+            annotations: {
+              title: 'Create a note',
+              readOnlyHint: false,
+              destructiveHint: false,
+              idempotentHint: false,
+              openWorldHint: false,
+            },
+            serverUrl: 'builtin://notes',
+          },
+        },
+      },
+    ],
+  },
+  constraint: {
+    v1: [{ type: 'object', properties: { path: { type: 'string', pattern: '^/tmp/', not: { pattern: '\\.\\.' } } } }],
+  },
+  auditContent: {
+    v1: [
+      {
+        v: 1,
+        kind: 'tool_call',
+        toolCallId: '7d1c2a4e-5b3f-4c6d-8e9f-0a1b2c3d4e5f',
+        runId: '0f1e2d3c-4b5a-4968-8776-655443322110',
+        conversation: { id: '11111111-2222-4333-8444-555555555555', title: 'Notes for Friday' },
+        server: { id: 'builtin-notes', name: 'Notes' },
+        tool: 'search',
+        modelName: 'notes__search',
+        trust: 'trusted',
+        arguments: { proposed: { query: 'friday' }, proposedHash: 'a1', executed: { query: 'friday' }, executedHash: 'a1', edited: false },
+        verdict: {
+          kind: 'default',
+          rule: 'A trusted server marks this tool as read-only.',
+          by: null,
+          decision: null,
+          reason: null,
+          warnings: [],
+        },
+        grant: { id: null, constraint: null },
+        outcome: 'succeeded',
+        timing: {
+          proposedAt: '2026-12-01T05:00:00.000Z',
+          startedAt: '2026-12-01T05:00:00.010Z',
+          endedAt: '2026-12-01T05:00:00.030Z',
+          durationMs: 20,
+        },
+        attempts: 1,
+        result: {
+          isError: false,
+          bytes: 180,
+          sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+          totalChars: null,
+          truncated: false,
+        },
+      },
+      {
+        v: 1,
+        kind: 'grant',
+        change: 'created',
+        scope: 'tool:8a6e0804-2bd0-4672-b79d-d97027f9071a/create_issue',
+        grantId: '3c2b1a09-8f7e-4d6c-9b5a-493827161504',
+        conversation: { id: '11111111-2222-4333-8444-555555555555', title: 'Notes for Friday' },
+        server: { id: '8a6e0804-2bd0-4672-b79d-d97027f9071a', name: 'GitHub' },
+        tool: 'create_issue',
+        by: '99999999-8888-4777-8666-555555555555',
+        settings: {
+          autoApprove: true,
+          constraint: { properties: { repo: { const: 'acme/web' } } },
+          expiresAt: '2026-12-01T17:00:00.000Z',
+          expiresIn: '12h',
+        },
+        sessionId: 'sess-1',
+      },
+    ],
   },
 } as const;

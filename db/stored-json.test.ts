@@ -3,9 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   parseStored,
   storedAnnotations,
+  storedAuditContent,
   storedAuthServer,
   storedCatalog,
+  storedConstraint,
   storedDecision,
+  storedFoundTools,
+  storedGrantCoverage,
   storedInputRequests,
   storedInputResponses,
   storedNameMap,
@@ -31,12 +35,16 @@ const SCHEMAS = {
   runError: storedRunError,
   usage: storedUsage,
   nameMap: storedNameMap,
+  foundTools: storedFoundTools,
   annotations: storedAnnotations,
   result: storedToolResult,
   authServer: storedAuthServer,
   oauthDiscovery: storedOAuthDiscovery,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
+  grantCoverage: storedGrantCoverage,
+  constraint: storedConstraint,
+  auditContent: storedAuditContent,
 } as const;
 
 describe('stored JSON shapes', () => {

@@ -2,7 +2,17 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TAINT_SOURCES, TRUST_LEVELS, VERDICTS } from './vocabulary';
+import {
+  AUDIT_GRANT_CHANGES,
+  AUDIT_OUTCOMES,
+  AUDIT_VERDICTS,
+  DECISION_KINDS,
+  INPUT_RESPONSE_ACTIONS,
+  SIGN_IN_REASONS,
+  TAINT_SOURCES,
+  TRUST_LEVELS,
+  VERDICTS,
+} from './vocabulary';
 
 /**
  * The shape of every JSON column, declared once. Rows are parsed through these on read (in
@@ -155,6 +165,13 @@ const signInV1 = z.object({
 export type StoredSignIn = z.infer<typeof signInV1>;
 export const storedSignIn = signInV1;
 
+// ── tool_calls.found_tools: the tools a `switchboard__search_tools` call found ──────────────
+// Offered from the next step of the same run (lib/agent/step-offer.ts); by identity, not by the
+// model-facing name, which depends on the other tools of the step.
+const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serverId: z.string(), tool: z.string() })) });
+export type StoredFoundTools = z.infer<typeof foundToolsV1>;
+export const storedFoundTools = foundToolsV1;
+
 // ── conversations.tainted: how text from an untrusted server first entered the model's context ──
 const taintV1 = z.object({
   v: z.literal(1),
@@ -295,6 +312,86 @@ export const storedGrantCoverage = grantCoverageV1;
 /** A grant's argument constraint: a JSON Schema fragment the input must also satisfy. */
 export const storedConstraint = jsonObject;
 export type StoredConstraint = z.infer<typeof storedConstraint>;
+
+// ── audit_entries.content: what one audit entry records (lib/audit) ─────────────────────────
+// The entry holds its own copies (conversation title, server name, tool): it outlives the
+// conversation. Covered by the entry's HMAC, so it is written once and never changed.
+const auditConversation = z.object({ id: z.string(), title: z.string() });
+const auditServer = z.object({ id: z.string().nullable(), name: z.string().nullable() });
+const auditToolCallV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('tool_call'),
+  toolCallId: z.string(),
+  runId: z.string(),
+  conversation: auditConversation,
+  server: auditServer,
+  tool: z.string().nullable(),
+  /** The name the model used (`<namespace>__<tool>`). */
+  modelName: z.string(),
+  trust: z.enum(TRUST_LEVELS).nullable(),
+  /** The arguments the model proposed, exactly; `executed` differs only when the person edited them. */
+  arguments: z.object({
+    proposed: z.unknown(),
+    proposedHash: z.string(),
+    executed: z.unknown(),
+    executedHash: z.string(),
+    edited: z.boolean(),
+  }),
+  verdict: z.object({
+    kind: z.enum(AUDIT_VERDICTS),
+    /** The policy table's rule (its reason in words) or the rejection's reason. */
+    rule: z.string().nullable(),
+    /** Who decided (a user id), for `allowed` / `denied`. */
+    by: z.string().nullable(),
+    decision: z.enum(DECISION_KINDS).nullable(),
+    /** A deny's reason. */
+    reason: z.string().nullable(),
+    warnings: z.array(z.string()),
+  }),
+  grant: z.object({ id: z.string().nullable(), constraint: jsonObject.nullable() }),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  timing: z.object({ proposedAt: iso, startedAt: iso.nullable(), endedAt: iso.nullable(), durationMs: z.number().nullable() }),
+  attempts: z.number(),
+  /** The tool_result block sent to the model: its size and SHA-256 over its RFC 8785 encoding. */
+  result: z
+    .object({
+      isError: z.boolean(),
+      bytes: z.number(),
+      sha256: z.string(),
+      /** Characters of the whole result, when it was cut for the model. */
+      totalChars: z.number().nullable(),
+      truncated: z.boolean(),
+    })
+    .nullable(),
+});
+const auditGrantV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('grant'),
+  change: z.enum(AUDIT_GRANT_CHANGES),
+  /** `tool:<serverId>/<tool>` or `server:<serverId>/*`. */
+  scope: z.string(),
+  grantId: z.string().nullable(),
+  conversation: auditConversation.nullable(),
+  server: auditServer.nullable(),
+  tool: z.string().nullable(),
+  /** Who made the change (a user id); sign-out is the person's own. */
+  by: z.string().nullable(),
+  /** The grant's settings after the change (what the person sees in the panel). */
+  settings: z
+    .object({
+      autoApprove: z.boolean().optional(),
+      constraint: jsonObject.nullable().optional(),
+      expiresAt: iso.nullable().optional(),
+      expiresIn: z.string().optional(),
+    })
+    .nullable(),
+  /** The signed-in session the grant belonged to. */
+  sessionId: z.string().nullable(),
+});
+export type StoredAuditToolCall = z.infer<typeof auditToolCallV1>;
+export type StoredAuditGrant = z.infer<typeof auditGrantV1>;
+export const storedAuditContent = z.discriminatedUnion('kind', [auditToolCallV1, auditGrantV1]);
+export type StoredAuditContent = z.infer<typeof storedAuditContent>;
 
 // ── reading ────────────────────────────────────────────────────────────────────────────────
 

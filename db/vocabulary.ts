@@ -145,3 +145,34 @@ export type ToolState = (typeof TOOL_STATES)[number];
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);
 }
+
+/** What an audit entry records (lib/audit): a tool call that reached its end, or a change to a grant. */
+export const AUDIT_KINDS = ['tool_call', 'grant'] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
+
+/** How a tool call ended, as the audit log records it: the finished tool-call statuses. */
+export const AUDIT_OUTCOMES = FINISHED_CALL_STATUSES;
+export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+
+/**
+ * Why a call ran or did not, in the audit log: `default` (a first-party read-only tool, on by
+ * policy, no stored grant), `auto` (the policy table allowed it, by the rule it names),
+ * `allowed` / `denied` (a person decided), `rejected` (not granted, invalid, outside the grant),
+ * `undecided` (the run ended while it waited for the person).
+ */
+export const AUDIT_VERDICTS = ['default', 'auto', 'allowed', 'denied', 'rejected', 'undecided'] as const;
+export type AuditVerdict = (typeof AUDIT_VERDICTS)[number];
+
+/** What happened to a grant (or to a default-on tool's switch), as the audit log records it. */
+export const AUDIT_GRANT_CHANGES = [
+  'created',
+  'auto_approve_on',
+  'auto_approve_off',
+  'constraint',
+  'expiry',
+  'revoked',
+  'switched_off',
+  'switched_on',
+  'ended_at_sign_out',
+] as const;
+export type AuditGrantChange = (typeof AUDIT_GRANT_CHANGES)[number];

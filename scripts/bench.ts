@@ -1,6 +1,7 @@
 // `npm run bench`: figures for the run engine, from plain Node (no Next.js): turn latency with
-// the demo model and with a built-in tool call, event log append rate, SSE replay speed, and
-// memory. PGlite in memory by default; BENCH_DATABASE_URL points it at a Postgres server instead.
+// the demo model and with a built-in tool call, the first request with 300 tools with and without
+// tool search, event log append rate, SSE replay speed, and memory. PGlite in memory by default;
+// BENCH_DATABASE_URL points it at a Postgres server instead.
 import { randomUUID } from 'node:crypto';
 
 import { openPglite, openPostgres, type DbHandle } from '../db/connection';
@@ -14,6 +15,7 @@ import { openEventStream } from '../lib/agent/sse';
 import { createModelClient } from '../lib/model/client';
 import { buildEngineDeps } from '../lib/server/engine-deps';
 import { createAppToolHost } from '../lib/server/tool-host';
+import { toolSearchFigures } from './bench-tool-search';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
 // One user sends 3 × TURNS turns back to back: far past a person's messages per minute (lib/limits.ts).
@@ -66,12 +68,14 @@ const deps = {
 const user = (await createUser(handle.db, { email: `bench-${randomUUID()}@example.test`, passwordHash: 'x' }))!;
 
 console.log(`Switchboard engine benchmark — ${handle.kind}, ${TURNS} turns each\n`);
-console.log(`text turn (demo model, no tools):      ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
+console.log(`text turn (demo model, no tools):       ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
 const withTools = { ...deps, tools: createAppToolHost(handle.db) };
-console.log(`text turn with 6 built-in tools listed: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
+console.log(`text turn, built-in tools on by default: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
 console.log(
-  `turn with one auto-approved tool call:  ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
+  `turn with one auto-approved tool call:   ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
 );
+
+await toolSearchFigures(deps, handle, Math.min(TURNS, 10), stats);
 
 const conversation = await createConversation(handle.db, { userId: user.id, model: 'demo' });
 const EVENTS = 5000;

@@ -101,7 +101,16 @@ if (process.env.SKIP_E2E === '1') {
   console.log('\n=== e2e skipped (SKIP_E2E=1)');
 } else {
   const e2eEnv = { ...env };
-  for (const k of ['DATABASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'AUTH_SECRET', 'SECRETS_KEY', 'SECRETS_KEY_PREVIOUS'])
+  for (const k of [
+    'DATABASE_URL',
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_BASE_URL',
+    'AUTH_SECRET',
+    'SECRETS_KEY',
+    'SECRETS_KEY_PREVIOUS',
+    'AUDIT_KEY',
+    'AUDIT_KEY_PREVIOUS',
+  ])
     delete e2eEnv[k];
   const build = run('build', 'npx', ['next', 'build']);
   if (build.status !== 0) {

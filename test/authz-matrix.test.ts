@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
+import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { insertServer } from '@/db/queries/servers';
@@ -173,6 +174,21 @@ const FACTORIES: Record<string, Factory> = {
     return { id: row!.id };
   },
   'tool-calls/[id]': (owner) => toolCallOf(owner, 'pending_approval'),
+  // A grant of the owner's signed-in session in the conversation made for [id].
+  'grants/[grantId]': async (owner, made) => {
+    const { grant } = await replaceGrant(h.db, {
+      userId: owner.id,
+      conversationId: made.id!,
+      sessionId: owner.sessionId,
+      scope: 'tool:builtin-notes/create',
+      autoApprove: false,
+      constraint: null,
+      covered: { v: 1, tools: {} },
+      expiresIn: '12h',
+      expiresAt: new Date(Date.now() + 12 * 3_600_000),
+    });
+    return { id: grant.id };
+  },
 };
 
 /** Routes whose owner-success needs more than the param's factory gives, each with why. */
@@ -193,6 +209,7 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH conversations/[id]': { title: 'Renamed by the owner' },
   'POST conversations/[id]/cancel': NO_BODY,
   'POST conversations/[id]/messages': { text: 'hello' },
+  'PUT conversations/[id]/grants': { scope: 'tool:builtin-notes/create', enabled: true },
   'PATCH servers/[id]': { name: 'Renamed' },
   'POST servers/[id]/enable': { tools: {} },
   'POST servers/[id]/oauth/start': { returnTo: '/servers' },

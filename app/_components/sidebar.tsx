@@ -1,6 +1,6 @@
 'use client';
 
-import { LogOut, Pencil, Server, SquarePen, Trash2, UserCog, X } from 'lucide-react';
+import { History, LogOut, Pencil, Server, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -93,6 +93,19 @@ export function Sidebar({
         >
           <Server className="size-4" aria-hidden />
           Servers
+        </Link>
+        <Link
+          href="/activity"
+          onClick={onNavigate}
+          aria-current={pathname === '/activity' ? 'page' : undefined}
+          className={cx(
+            buttonClasses({ variant: 'ghost' }),
+            'w-full justify-start',
+            pathname === '/activity' && 'bg-surface-hover text-fg',
+          )}
+        >
+          <History className="size-4" aria-hidden />
+          Activity
         </Link>
       </div>
       <ConversationSearch onNavigate={onNavigate}>

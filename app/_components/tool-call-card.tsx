@@ -1,14 +1,15 @@
 'use client';
 
-import { Globe, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { Globe, History, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import Link from 'next/link';
 import { memo } from 'react';
 
-import { FAILED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type ToolCallStatus } from '@/db/vocabulary';
+import { FAILED_CALL_STATUSES, FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type ToolCallStatus } from '@/db/vocabulary';
 import { formatDuration } from '@/lib/chat/timeline';
 
 import { ToolResultView } from './tool-result-view';
 import type { ToolCallView } from './types';
-import { Badge, Card, CodeBlock, Disclosure, type BadgeTone } from './ui';
+import { Badge, Card, CodeBlock, cx, Disclosure, type BadgeTone } from './ui';
 import { useNow } from './use-now';
 
 // Keyed by the status union: a new status does not compile until it has its words and tone here.
@@ -28,6 +29,9 @@ export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTo
   unknown: { label: 'Outcome unknown', tone: 'danger' },
   cancelled: { label: 'Cancelled', tone: 'neutral' },
 };
+
+/** The activity log's entry of one call. */
+export const activityHref = (toolCallId: string) => `/activity?toolCall=${encodeURIComponent(toolCallId)}`;
 
 /** What the server says about the tool, as outline badges (properties, not states). */
 export function AnnotationBadges({ call }: { call: ToolCallView }) {
@@ -141,6 +145,19 @@ export const ToolCallCard = memo(function ToolCallCard({
         </CodeBlock>
         {call.result && <ToolResultView result={call.result} />}
         {call.verdict && <p className="text-xs text-faint">Policy: {call.verdict.reason}</p>}
+        {/* A finished call has its entry in the activity log (written when it finished). */}
+        {isOneOf(FINISHED_CALL_STATUSES, call.status) && (
+          <Link
+            href={activityHref(call.id)}
+            className={cx(
+              'inline-flex items-center gap-1 text-xs text-muted hover:text-fg',
+              'underline decoration-border-strong underline-offset-2',
+            )}
+          >
+            <History className="size-3" aria-hidden />
+            See it in the activity log
+          </Link>
+        )}
       </Disclosure>
     </Card>
   );

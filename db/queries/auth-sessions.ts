@@ -2,7 +2,10 @@ import { and, desc, eq, gt, isNull, ne } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { authSessions } from '../schema';
-import { revokeGrantsOfSessions } from './grants';
+import { revokeGrantsOfSessions, type GrantRow } from './grants';
+
+/** Runs in the sign-out's transaction with the grants it ended (the audit log records them). */
+export type GrantsEndedHook = (tx: Db, grants: GrantRow[]) => Promise<void>;
 
 export type AuthSessionRow = typeof authSessions.$inferSelect;
 
@@ -29,18 +32,19 @@ export async function findLiveAuthSession(db: Db, id: string, now = new Date()):
  * something on lasts only as long as the session that did it. Every way a session ends goes
  * through here or `endAuthSessionsOfUser`.
  */
-export async function endAuthSession(db: Db, id: string, now = new Date()): Promise<boolean> {
+export async function endAuthSession(db: Db, id: string, now = new Date(), onGrantsEnded?: GrantsEndedHook): Promise<boolean> {
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(authSessions)
       .set({ endedAt: now })
       .where(and(eq(authSessions.id, id), isNull(authSessions.endedAt)))
       .returning({ id: authSessions.id });
-    await revokeGrantsOfSessions(
+    const ended = await revokeGrantsOfSessions(
       tx,
       rows.map((r) => r.id),
       now,
     );
+    if (ended.length) await onGrantsEnded?.(tx, ended);
     return rows.length > 0;
   });
 }
@@ -63,18 +67,25 @@ export async function listLiveAuthSessions(db: Db, userId: string, now = new Dat
  * Ends every live session of the user except `keepId` (null: all of them) — sign out elsewhere,
  * a password change or reset — and their tool grants; returns how many sessions ended.
  */
-export async function endAuthSessionsOfUser(db: Db, userId: string, keepId: string | null, now = new Date()): Promise<number> {
+export async function endAuthSessionsOfUser(
+  db: Db,
+  userId: string,
+  keepId: string | null,
+  now = new Date(),
+  onGrantsEnded?: GrantsEndedHook,
+): Promise<number> {
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(authSessions)
       .set({ endedAt: now })
       .where(and(eq(authSessions.userId, userId), isNull(authSessions.endedAt), keepId ? ne(authSessions.id, keepId) : undefined))
       .returning({ id: authSessions.id });
-    await revokeGrantsOfSessions(
+    const ended = await revokeGrantsOfSessions(
       tx,
       rows.map((r) => r.id),
       now,
     );
+    if (ended.length) await onGrantsEnded?.(tx, ended);
     return rows.length;
   });
 }

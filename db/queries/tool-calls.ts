@@ -6,6 +6,7 @@ import {
   parseStored,
   storedAnnotations,
   storedDecision,
+  storedFoundTools,
   storedInputRequests,
   storedInputResponses,
   storedSignIn,
@@ -47,6 +48,7 @@ export type ToolCallPatch = Partial<
     | 'inputRequests'
     | 'signIn'
     | 'requestState'
+    | 'foundTools'
     | 'startedAt'
     | 'endedAt'
   >
@@ -64,6 +66,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     inputRequests: parseStored(storedInputRequests, raw.inputRequests, ...at('inputRequests')),
     inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
     signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
+    foundTools: parseStored(storedFoundTools, raw.foundTools, ...at('foundTools')),
   };
 }
 
@@ -200,10 +203,12 @@ export async function updateToolCallIfLeased(
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
-/** Closes a call that never finished, whatever its version: the history is about to say so. */
-export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPatch): Promise<void> {
-  await db
+/** Closes a call that never finished, whatever its version: the history is about to say so. The closed row, or null. */
+export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPatch): Promise<ToolCallRow | null> {
+  const rows = await db
     .update(toolCalls)
     .set({ ...patch, version: sql`${toolCalls.version} + 1` })
-    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])));
+    .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])))
+    .returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }

@@ -4,11 +4,13 @@ import type { Db } from '@/db/connection';
 import { endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import { claimPasswordCheck, clearPasswordCheckThrottle } from '@/db/queries/password-check-throttles';
 import { findUserById, replacePasswordHash } from '@/db/queries/users';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { checkPassword } from '@/lib/auth/credentials';
 import { PASSWORD_CHECK_THROTTLE, retryIn } from '@/lib/auth/limits';
 import { hashPassword } from '@/lib/auth/password';
 import { newPasswordSchema } from '@/lib/auth/password-rules';
 import type { Session } from '@/lib/auth/session';
+import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { AppError } from '@/lib/http/errors';
 
 export const changePasswordSchema = z
@@ -45,5 +47,7 @@ export async function changePassword(
   await clearPasswordCheckThrottle(db, throttleKey);
   const changed = await replacePasswordHash(db, user.id, user.passwordHash, await hashPassword(input.newPassword));
   if (!changed) throw new AppError('conflict', 'password', 'The password was changed meanwhile from elsewhere. Reload and try again.');
-  return { endedSessions: await endAuthSessionsOfUser(db, user.id, session.sessionId, now) };
+  return {
+    endedSessions: await endAuthSessionsOfUser(db, user.id, session.sessionId, now, logGrantsEndedAtSignOut(await getAuditKeyring())),
+  };
 }

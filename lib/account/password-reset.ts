@@ -5,9 +5,11 @@ import type { Db } from '@/db/connection';
 import { endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import { consumeResetToken, isResetTokenUsable, replaceResetToken } from '@/db/queries/password-reset-tokens';
 import { findUserByEmail, setPasswordHash } from '@/db/queries/users';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { hashPassword } from '@/lib/auth/password';
 import { newPasswordSchema } from '@/lib/auth/password-rules';
 import { configuredAppUrl } from '@/lib/auth/secure-cookies';
+import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { AppError } from '@/lib/http/errors';
 
 // Long enough for an operator to pass the link on, short enough that a forgotten one goes stale.
@@ -52,7 +54,7 @@ export async function resetPassword(db: Db, input: z.infer<typeof resetPasswordS
   const userId = await consumeResetToken(db, tokenHash, now);
   if (!userId) throw deadLink();
   await setPasswordHash(db, userId, passwordHash);
-  await endAuthSessionsOfUser(db, userId, null, now);
+  await endAuthSessionsOfUser(db, userId, null, now, logGrantsEndedAtSignOut(await getAuditKeyring()));
   return userId;
 }
 

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
 import { endAuthSessionsOfUser, listLiveAuthSessions } from '@/db/queries/auth-sessions';
+import { getAuditKeyring } from '@/lib/audit/key';
 import type { Session } from '@/lib/auth/session';
+import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 
 export interface SessionView {
   /** Derived from the session id, never the id itself (which signed cookies carry). */
@@ -33,5 +35,13 @@ export async function listSessions(db: Db, session: Session): Promise<SessionVie
 
 /** Signs out everywhere but here. */
 export async function endOtherSessions(db: Db, session: Session): Promise<{ endedSessions: number }> {
-  return { endedSessions: await endAuthSessionsOfUser(db, session.user.id, session.sessionId) };
+  return {
+    endedSessions: await endAuthSessionsOfUser(
+      db,
+      session.user.id,
+      session.sessionId,
+      new Date(),
+      logGrantsEndedAtSignOut(await getAuditKeyring()),
+    ),
+  };
 }

@@ -12,6 +12,7 @@ import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
+import { auditEndedCalls } from './audit-calls';
 import { leaseUntil, type EngineDeps } from './deps';
 import { driveRun } from './drive-run';
 import { finish } from './finish';
@@ -73,27 +74,33 @@ export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ 
   for (let attempt = 0; attempt < 3; attempt++) {
     if (call.status !== 'pending_approval') return { toolCall: repeatOrConflict(call, d), resumed: false };
     const approve = d.decision !== 'deny';
-    const decided = await updateToolCallIfVersion(deps.db, call.id, call.version, {
-      status: approve ? 'approved' : 'denied',
-      ...(edited ? { input: d.input, argsHash: argsHash(d.input) } : {}),
-      decision: {
-        v: 1,
-        kind: d.decision,
-        by: d.userId,
-        at: new Date().toISOString(),
-        ...(d.reason ? { reason: d.reason } : {}),
-        ...(edited ? { editedFrom: call.argsHash } : {}),
-      },
-      ...(approve
-        ? {}
-        : {
-            result: errorToolResult(
-              call.toolUseId,
-              `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`,
-            ),
-            isError: true,
-            endedAt: new Date(),
-          }),
+    const current = call;
+    // A deny ends the call: its audit entry commits with it.
+    const decided = await deps.db.transaction(async (tx) => {
+      const row = await updateToolCallIfVersion(tx, current.id, current.version, {
+        status: approve ? 'approved' : 'denied',
+        ...(edited ? { input: d.input, argsHash: argsHash(d.input) } : {}),
+        decision: {
+          v: 1,
+          kind: d.decision,
+          by: d.userId,
+          at: new Date().toISOString(),
+          ...(d.reason ? { reason: d.reason } : {}),
+          ...(edited ? { editedFrom: current.argsHash } : {}),
+        },
+        ...(approve
+          ? {}
+          : {
+              result: errorToolResult(
+                current.toolUseId,
+                `The person denied this call${d.reason ? `: "${d.reason}"` : '.'} Do not retry it unless they ask.`,
+              ),
+              isError: true,
+              endedAt: new Date(),
+            }),
+      });
+      if (row) await auditEndedCalls(tx, deps, [row]);
+      return row;
     });
     if (!decided) {
       call = (await getToolCall(deps.db, call.id))!; // another tab decided first: look again

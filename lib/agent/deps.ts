@@ -1,8 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
+import type { AuditKeyring } from '@/lib/audit/key';
 
 import type { EventSink } from './events';
+import type { ToolSearchSettings } from './tool-budget';
 import type { ToolHost } from './tool-host';
 
 /**
@@ -27,6 +29,10 @@ export interface EngineDeps {
   titles?: boolean;
   /** MCP tools; without it no tool is offered and a named tool gets an error result. */
   tools?: ToolHost;
+  /** Past this budget of enabled tools the model searches them instead (default: DEFAULT_TOOL_SEARCH). */
+  toolSearch?: ToolSearchSettings;
+  /** The audit log's key (never in the database): every finished call is logged under it (./audit-calls.ts). */
+  auditKeys: () => Promise<AuditKeyring>;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

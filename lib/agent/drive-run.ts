@@ -10,6 +10,7 @@ import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 
+import { auditEndedCalls } from './audit-calls';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { finish } from './finish';
@@ -107,7 +108,12 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     return null;
   }
   const offer = deps.tools
-    ? await offerForStep(deps.db, deps.tools, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId })
+    ? await offerForStep(
+        deps.db,
+        deps.tools,
+        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
+        { runId: run.id, toolSearch: deps.toolSearch },
+      )
     : NO_TOOLS;
   // An untrusted server's tool descriptions are about to enter the model's context.
   await markOfferTaint(deps.db, run.conversationId, offer);
@@ -197,11 +203,14 @@ async function afterStep(
             runId: run.id,
           });
         }
-        for (const row of await insertToolCalls(tx, proposed)) {
+        const inserted = await insertToolCalls(tx, proposed);
+        for (const row of inserted) {
           events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
           if (row.status === 'pending_approval')
             events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
         }
+        // Calls rejected on the spot (not offered, invalid input, not granted) end here: logged with them.
+        await auditEndedCalls(tx, deps, inserted);
       },
     },
   );

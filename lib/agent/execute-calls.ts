@@ -8,13 +8,17 @@ import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
+import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
+import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
+import { onlyTools } from './step-offer';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
-import { markCallTaint } from './taint';
+import { markCallTaint, markOfferTaint } from './taint';
+import { DEFAULT_TOOL_SEARCH, keyOf, roomBesideSearch } from './tool-budget';
 import { toToolCallView } from './tool-call-view';
-import type { ToolHost } from './tool-host';
+import { offerTools, type ToolHost } from './tool-host';
 
 const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
 
@@ -73,7 +77,7 @@ async function executeOne(
     });
     return;
   }
-  if (call.serverId === HOST_SERVER.id) return runHostCall(deps, call);
+  if (call.serverId === HOST_SERVER.id) return runHostCall(deps, host, run, call);
   const server = servers.find((s) => s.id === call.serverId);
   if (!server) {
     await complete(deps, call, {
@@ -127,10 +131,24 @@ async function executeOne(
   await complete(deps, current, patchFor(current, server, ran), overQuota);
 }
 
-async function runHostCall(deps: EngineDeps, call: ToolCallRow): Promise<void> {
+/** The host's own tools: answered here, never by a server. */
+async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+  if (call.tool === SEARCH_TOOLS_TOOL.name) return runToolSearch(deps, host, run, call);
   const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
   await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
+}
+
+async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+  const startedAt = new Date();
+  // Searched over what this run may use now: a grant revoked since the step began is not found.
+  const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
+  const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
+  // The answer quotes the found tools' descriptions: an untrusted server's taint the conversation.
+  await markOfferTaint(deps.db, run.conversationId, onlyTools(enabled, new Set(found.map(keyOf))));
+  const isError = result.is_error === true;
+  // Stored with the result in one write: whoever runs the next step offers what was found.
+  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt, foundTools: { v: 1, tools: found } });
 }
 
 function resumeOf(call: ToolCallRow) {
@@ -224,12 +242,17 @@ async function complete(
   const latest = (await getToolCall(deps.db, call.id)) ?? call;
   const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
   const endedAt = waiting ? null : new Date();
-  const write = (db: Db, p: ToolCallPatch) => updateToolCallIfLeased(db, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+  // The outcome and its audit entry commit together.
+  const write = async (tx: Db, p: ToolCallPatch) => {
+    const row = await updateToolCallIfLeased(tx, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    return row;
+  };
   const { fullText } = patch;
   const done =
     fullText && overQuota
       ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
-      : await write(deps.db, patch);
+      : await deps.db.transaction((tx) => write(tx, patch));
   if (!done) return;
   const type =
     done.status === 'awaiting_input'

@@ -44,7 +44,7 @@ export async function finish(
       owner: opts.owner,
       events,
       also: async (tx) => {
-        if (owed) await appendResults(tx, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
+        if (owed) await appendResults(tx, deps, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
         if (partial.length && opts.partial) {
           await appendMessage(tx, {
             id: opts.partial.messageId,

@@ -81,14 +81,21 @@ for (const { kind, available } of TEST_DATABASES) {
       return { env, user, conversation, sessionId, owner, start, calls };
     }
 
-    it('only granted tools are offered, and a call to one not offered is rejected', async () => {
+    it('only granted tools are offered, and a call to one not offered is rejected, the model told why', async () => {
       const s = await setup([{ blocks: [toolUse('tu_1', 'fx__echo', { message: 'hi' })] }, { blocks: [text('ok')] }], ['counter']);
       await s.start();
       const offered = s.env.model.requests[0]!.body.tools!.map((t) => t.name);
       expect(offered).toContain('fx__counter');
       expect(offered).not.toContain('fx__echo');
       const [call] = await s.calls();
-      expect(call).toMatchObject({ status: 'rejected', verdict: { reason: 'No tool by this name was offered.' } });
+      expect(call).toMatchObject({
+        status: 'rejected',
+        verdict: { reason: 'It is not available in this conversation: It is not switched on in this conversation.' },
+      });
+      // The model hears that the tool exists but is off, and that only the person can switch it on.
+      expect(JSON.stringify(s.env.model.requests[1]!.body.messages.at(-1)!.content)).toMatch(
+        /fx__echo is not available in this conversation: It is not switched on in this conversation\. Only the person can switch tools on/,
+      );
       await s.env.close();
     });
 

@@ -7,6 +7,7 @@ import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
+import { SEARCH_TOOLS_TOOL_NAME } from './search-tools-tool';
 import type { ToolOffer } from './tool-host';
 
 /**
@@ -35,11 +36,21 @@ export function proposeCalls(
     };
     const route = offer.routes.get(use.name);
     if (!route) {
+      const off = offer.unavailable?.[use.name];
+      // A tool the person has but did not switch on: the model is told why, and that only the person can.
+      // With a tool search offered, an enabled tool may exist but not be listed yet: say how to get it.
+      const message = off
+        ? `${use.name} is not available in this conversation: ${off} ` +
+          'Only the person can switch tools on (in the Tools panel of this conversation); tell them, and do not retry it.'
+        : offer.routes.has(SEARCH_TOOLS_TOOL_NAME)
+          ? `No tool named "${use.name}" was offered on this step. ` +
+            `If it is one of the enabled tools, find it with ${SEARCH_TOOLS_TOOL_NAME} first.`
+          : `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`;
       return {
         ...base,
         status: 'rejected',
-        verdict: rejection('No tool by this name was offered.'),
-        result: errorToolResult(use.id, `There is no tool named "${use.name}" in this conversation. Use only the tools you were given.`),
+        verdict: rejection(off ? `It is not available in this conversation: ${off}` : 'No tool by this name was offered.'),
+        result: errorToolResult(use.id, message),
         isError: true,
       };
     }

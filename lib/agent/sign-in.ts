@@ -13,6 +13,7 @@ import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 import type { McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 
+import { auditEndedCalls } from './audit-calls';
 import { resumeIfSettled } from './decide';
 import type { EngineDeps } from './deps';
 import { toToolCallView } from './tool-call-view';
@@ -56,7 +57,13 @@ async function releaseCall(deps: EngineDeps, first: ToolCallRow, check: ConsentC
     if (!run) return null;
     const patch = await check(run, call);
     if (patch === 'keep') return null;
-    const updated = await updateToolCallIfVersion(deps.db, call.id, call.version, patch);
+    const current = call;
+    // A call the re-check ended (rejected, errored) is logged in the same transaction.
+    const updated = await deps.db.transaction(async (tx) => {
+      const row = await updateToolCallIfVersion(tx, current.id, current.version, patch);
+      if (row) await auditEndedCalls(tx, deps, [row]);
+      return row;
+    });
     if (updated) {
       await deps.events.persist(updated.conversationId, updated.runId, eventFor(updated), { toolCall: toToolCallView(updated) });
       return updated;

@@ -51,6 +51,7 @@ const row: ToolCallRow & { fullText: string } = {
   inputResponses: null,
   signIn: null,
   requestState: 'opaque-server-state',
+  foundTools: null,
   version: 3,
   createdAt: new Date('2026-11-30T10:00:00Z'),
   startedAt: new Date('2026-11-30T10:00:01Z'),

@@ -24,6 +24,11 @@ export interface ToolOffer {
   /** Model-facing name → the tool it routes to; stored with the run for the step. */
   routes: Map<string, OfferedTool>;
   nameMap: Record<string, { serverId: string; tool: string }>;
+  /**
+   * Tools the person has but that are not available on this step, by the name the model would use
+   * (`<namespace>__<tool>`), with why in words: a call to one is told why, not "no such tool".
+   */
+  unavailable?: Record<string, string>;
 }
 
 /**
@@ -62,7 +67,15 @@ export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<
     });
   }
   if (tools.length) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: { type: 'ephemeral' } };
-  return { tools, routes, nameMap: names.byModelName };
+  const unavailable: Record<string, string> = {};
+  for (const l of listed) {
+    const g = grants.get(l.tool);
+    const name = joinToolName(l.tool.namespace, l.tool.name);
+    if (g && !routes.has(name) && !(g.state === 'active' && !g.overPlan)) {
+      unavailable[name] = g.why ?? 'It is not switched on in this conversation.';
+    }
+  }
+  return { tools, routes, nameMap: names.byModelName, unavailable };
 }
 
 function describeForModel(tool: CatalogTool): string {
@@ -92,5 +105,5 @@ export function withHostTool(offer: ToolOffer, tool: CatalogTool, server: McpSer
     server,
     grant: { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false },
   });
-  return { tools, routes, nameMap: { ...offer.nameMap, [modelName]: { serverId: tool.serverId, tool: tool.name } } };
+  return { ...offer, tools, routes, nameMap: { ...offer.nameMap, [modelName]: { serverId: tool.serverId, tool: tool.name } } };
 }

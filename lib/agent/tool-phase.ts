@@ -7,6 +7,7 @@ import { closeUnfinishedCall, countStepCallsWithStatus, listStepToolCalls, type 
 import { FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type PausedRunStatus, type WaitingCallStatus } from '@/db/vocabulary';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
+import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { executeCalls } from './execute-calls';
@@ -60,7 +61,7 @@ export async function runToolPhase(
     {},
     {
       owner: deps.instanceId,
-      also: (tx) => appendResults(tx, run, settled, 'The run was stopped before this call finished.'),
+      also: (tx) => appendResults(tx, deps, run, settled, 'The run was stopped before this call finished.'),
     },
   );
 }
@@ -106,17 +107,27 @@ export const WAITING = Object.keys(WAITING_CALL_STATUSES) as WaitingCallStatus[]
  * Appends the step's results. Calls without a result yet (stopped, never decided) get an error
  * result saying so, so the history stays valid whatever happened.
  */
-export async function appendResults(tx: Db, run: RunRow, calls: ToolCallRow[], unfinishedReason: string): Promise<void> {
+export async function appendResults(
+  tx: Db,
+  deps: Pick<EngineDeps, 'auditKeys'>,
+  run: RunRow,
+  calls: ToolCallRow[],
+  unfinishedReason: string,
+): Promise<void> {
   const blocks: Anthropic.ToolResultBlockParam[] = [];
+  const closed: ToolCallRow[] = [];
   for (const call of calls) {
     let result = call.result;
     if (!result || !isOneOf(FINISHED_CALL_STATUSES, call.status)) {
       result = errorToolResult(call.toolUseId, `${call.modelName} did not run: ${unfinishedReason}`);
-      await closeUnfinishedCall(tx, call.id, { status: 'cancelled', result, isError: true, endedAt: new Date() });
+      const row = await closeUnfinishedCall(tx, call.id, { status: 'cancelled', result, isError: true, endedAt: new Date() });
+      if (row) closed.push(row);
     }
     blocks.push(result);
   }
   await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
+  // The calls closed here end as cancelled: logged in this transaction, after its row writes.
+  await auditEndedCalls(tx, deps, closed);
 }
 
 function pauseEvent(status: PausedRunStatus, calls: ToolCallRow[]): RunEvent {

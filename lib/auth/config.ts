@@ -8,6 +8,8 @@ import Google from '@auth/core/providers/google';
 import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { upsertOAuthUser } from '@/db/queries/users';
+import { getAuditKeyring } from '@/lib/audit/key';
+import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 
 import { verifyCredentials, type SignInContext } from './credentials';
 
@@ -96,7 +98,7 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
     events: {
       async signOut(message) {
         const sid = 'token' in message ? (message.token?.sid as string | undefined) : undefined;
-        if (sid) await endAuthSession(db, sid);
+        if (sid) await endAuthSession(db, sid, new Date(), logGrantsEndedAtSignOut(await getAuditKeyring()));
       },
     },
   };

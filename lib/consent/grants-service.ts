@@ -13,6 +13,7 @@ import { AppError } from '@/lib/http/errors';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
 import { autoApproveProblem } from './auto-approve';
+import { auditGrantEvents, changeOf, type GrantEvent } from './grant-audit';
 import { constraintCompileProblem, DEFAULT_EXPIRY, writeGrant } from './grant-writes';
 import { isOnPlan } from './plan-tools';
 import { parseScope, SCOPE_FORMS, toolScope, type Scope } from './scopes';
@@ -47,11 +48,15 @@ export async function setGrant(deps: ConsentDeps, input: SetGrantInput): Promise
   if (!scope) throw bad(`scope: "${input.scope.slice(0, 200)}" is not a scope; write ${SCOPE_FORMS}.`, 'scope');
   const { server, tools } = await resolveScope(deps, input.userId, scope);
   const owner: GrantOwner = { userId: input.userId, conversationId: input.conversationId, sessionId: input.sessionId };
-  if (!input.enabled) {
-    await switchScopeOff(deps, owner, scope, tools);
-  } else {
-    await switchScopeOn(deps, owner, input, scope, server, tools);
-  }
+  const keys = await deps.auditKeys();
+  // The change and its audit entries commit together (or, refused half-way, not at all).
+  await deps.db.transaction(async (tx) => {
+    const inTx = { ...deps, db: tx };
+    const events = input.enabled
+      ? await switchScopeOn(inTx, owner, input, scope, server, tools)
+      : await switchScopeOff(inTx, owner, scope, tools);
+    await auditGrantEvents(tx, keys, events);
+  });
   return conversationToolsView(deps, input);
 }
 
@@ -59,8 +64,12 @@ export async function revokeGrant(deps: ConsentDeps, v: ViewerContext & { grantI
   await assertConversationOwned(deps.db, v.userId, v.conversationId);
   const grant = await getGrantForUser(deps.db, v.userId, v.conversationId, v.grantId);
   if (!grant) throw new AppError('not_found', 'grant', `No grant with id "${v.grantId}" in this conversation.`);
-  // Revoking one that already ended changes nothing: a second click is harmless.
-  await revokeGrantOfUser(deps.db, v.userId, grant.id, 'revoked');
+  // Revoking one that already ended changes nothing (and logs nothing): a second click is harmless.
+  const keys = await deps.auditKeys();
+  await deps.db.transaction(async (tx) => {
+    const revoked = await revokeGrantOfUser(tx, v.userId, grant.id, 'revoked');
+    if (revoked) await auditGrantEvents(tx, keys, [{ change: 'revoked', grant: revoked, by: v.userId }]);
+  });
   return conversationToolsView(deps, v);
 }
 
@@ -89,21 +98,30 @@ async function resolveScope(deps: ConsentDeps, userId: string, scope: Scope): Pr
  * by a server-wide grant — is switched off, which lasts. A server: its grants go, and its tools
  * on by default are switched off.
  */
-async function switchScopeOff(deps: ConsentDeps, owner: GrantOwner, scope: Scope, tools: CatalogTool[]): Promise<void> {
-  const off = (t: CatalogTool) =>
-    switchOff(deps.db, { userId: owner.userId, conversationId: owner.conversationId, serverId: t.serverId, tool: t.name });
+async function switchScopeOff(deps: ConsentDeps, owner: GrantOwner, scope: Scope, tools: CatalogTool[]): Promise<GrantEvent[]> {
+  const events: GrantEvent[] = [];
+  const by = owner.userId;
+  const off = async (t: CatalogTool) => {
+    await switchOff(deps.db, { userId: owner.userId, conversationId: owner.conversationId, serverId: t.serverId, tool: t.name });
+    events.push({ change: 'switched_off', ...owner, serverId: t.serverId, tool: t.name, by });
+  };
+  const revoke = async (scopeText: string) => {
+    const revoked = await revokeGrantOfScope(deps.db, owner, scopeText, 'revoked');
+    if (revoked) events.push({ change: 'revoked', grant: revoked, by });
+  };
   if (scope.kind === 'tool') {
     const tool = tools[0]!;
-    await revokeGrantOfScope(deps.db, owner, toolScope(tool.serverId, tool.name), 'revoked');
+    await revoke(toolScope(tool.serverId, tool.name));
     const standing = (await readStandings(deps.db, owner)).of(tool);
     if (standing.state === 'default_on' || standing.state === 'granted') await off(tool);
-    return;
+    return events;
   }
   for (const g of await listLiveGrants(deps.db, owner)) {
     const s = parseScope(g.scope);
-    if (s?.serverId === scope.serverId) await revokeGrantOfScope(deps.db, owner, g.scope, 'revoked');
+    if (s?.serverId === scope.serverId) await revoke(g.scope);
   }
   for (const t of tools) if (isDefaultOn(t)) await off(t);
+  return events;
 }
 
 async function switchScopeOn(
@@ -113,7 +131,9 @@ async function switchScopeOn(
   scope: Scope,
   server: McpServerConfig,
   tools: CatalogTool[],
-): Promise<void> {
+): Promise<GrantEvent[]> {
+  const events: GrantEvent[] = [];
+  const by = owner.userId;
   const standings = await readStandings(deps.db, owner);
   const onPlan = tools.filter((t) => isOnPlan(standings.plan, t.serverId, t.name));
   if (!onPlan.length) {
@@ -125,14 +145,21 @@ async function switchScopeOn(
     );
   }
   // Switching on undoes a switch-off, which would otherwise win.
-  for (const t of onPlan)
-    await switchOn(deps.db, { userId: owner.userId, conversationId: owner.conversationId, serverId: t.serverId, tool: t.name });
+  for (const t of onPlan) {
+    const wasOff = await switchOn(deps.db, {
+      userId: owner.userId,
+      conversationId: owner.conversationId,
+      serverId: t.serverId,
+      tool: t.name,
+    });
+    if (wasOff) events.push({ change: 'switched_on', ...owner, serverId: t.serverId, tool: t.name, by });
+  }
   const needGrant = onPlan.filter((t) => !isDefaultOn(t));
   if (scope.kind === 'tool' && !needGrant.length) {
     if (input.autoApprove)
       throw bad('autoApprove: this tool runs without asking already (a trusted first-party server marks it read-only).', 'autoApprove');
     if (input.constraint) throw bad('constraint: this tool is on by default and takes no constraint.', 'constraint');
-    return;
+    return events;
   }
   if (scope.kind === 'server' && input.constraint) {
     throw bad('constraint: a constraint limits the arguments of one tool; give it with a "tool:" scope.', 'constraint');
@@ -146,7 +173,8 @@ async function switchScopeOn(
     const problems = needGrant.map((t) => autoApproveProblem(t, tainted));
     if (problems.every((p) => p !== null)) throw bad(`autoApprove: ${problems[0]}`, 'autoApprove');
   }
-  await writeGrant(deps.db, {
+  const before = standings.grants.find((g) => g.scope === input.scope);
+  const grant = await writeGrant(deps.db, {
     owner,
     scope: input.scope,
     tools: scope.kind === 'server' ? onPlan : needGrant,
@@ -157,4 +185,6 @@ async function switchScopeOn(
     plan: standings.plan,
     existing: standings.grants,
   });
+  events.push({ change: changeOf(before, grant), grant, by });
+  return events;
 }

@@ -55,7 +55,7 @@ export function verdictFor(input: PolicyInput): PolicyVerdict {
   if (input.tool.annotations.destructiveHint === true)
     return result('ask', 'The server marks this tool as destructive: it asks every time.');
   if (input.runTainted && !isTrustedReadOnly(input.tool)) {
-    return result('ask', 'Output from an untrusted server is in this turn, so tools that write or reach outside need approval.');
+    return result('ask', 'Text from an untrusted server is in this conversation, so tools that write or reach outside need approval.');
   }
   if (isTrustedReadOnly(input.tool)) return result('auto', 'A trusted server marks this tool as read-only.');
   if (input.grant.autoApprove) return result('auto', 'The person allowed this tool to run without asking in this session.');

@@ -3,9 +3,11 @@ import type { GrantRow } from '@/db/queries/grants';
 import { isConversationTainted } from '@/db/queries/taint';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import type { AuditKeyring } from '@/lib/audit/key';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 
 import { autoApproveProblem } from './auto-approve';
+import { auditGrantEvents, changeOf } from './grant-audit';
 import { constraintCompileProblem, grantLimitProblem, writeGrant, type GrantWrite } from './grant-writes';
 import { serverScope, toolScope } from './scopes';
 import { readStandings } from './stored-grants';
@@ -30,7 +32,7 @@ export class SessionGrantRefused extends Error {
  * neither gets one until the session ends.
  */
 export async function prepareSessionGrant(
-  deps: { db: Db; tools?: ToolHost },
+  deps: { db: Db; tools?: ToolHost; auditKeys: () => Promise<AuditKeyring> },
   call: ToolCallRow,
   run: { userId: string; conversationId: string; sessionId: string | null },
   opts: { input: Record<string, unknown>; constraint?: Record<string, unknown> },
@@ -78,5 +80,13 @@ export async function prepareSessionGrant(
   };
   const over = grantLimitProblem(write);
   if (over) throw over;
-  return () => writeGrant(deps.db, write);
+  const keys = await deps.auditKeys();
+  const before = keep?.scope === write.scope ? keep : undefined;
+  // The grant and its audit entry commit together.
+  return () =>
+    deps.db.transaction(async (tx) => {
+      const grant = await writeGrant(tx, write);
+      await auditGrantEvents(tx, keys, [{ change: changeOf(before, grant), grant, by: run.userId }]);
+      return grant;
+    });
 }

@@ -1,9 +1,12 @@
 import type { Db } from '@/db/connection';
 import { getConversation } from '@/db/queries/conversations';
 import type { GrantRow } from '@/db/queries/grants';
+import { getActiveRun } from '@/db/queries/runs';
 import type { GrantExpiry, ToolState, Trust } from '@/db/vocabulary';
 import { offerForStep } from '@/lib/agent/step-offer';
+import type { ToolSearchSettings } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import type { AuditKeyring } from '@/lib/audit/key';
 import { AppError } from '@/lib/http/errors';
 import type { Plan } from '@/lib/limits';
 import type { CallerIdentity, CatalogTool, McpServerConfig, ServerCatalog, SkippedTool } from '@/lib/mcp/types';
@@ -78,8 +81,12 @@ export interface ConversationToolsView {
 export interface ConsentDeps {
   db: Db;
   host: ToolHost;
+  /** The audit log's key: every grant change is logged (./grant-audit.ts). */
+  auditKeys: () => Promise<AuditKeyring>;
   /** Every tool a server lists, reviewed or not (`AppTools.listAll`). */
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
+  /** The engine's tool-search budget, so "what the model sees" is what the engine sends (default: DEFAULT_TOOL_SEARCH). */
+  toolSearch?: ToolSearchSettings;
 }
 
 /** Whose view: the person, the conversation, and the signed-in session making the request. */
@@ -103,7 +110,7 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
     Promise.all(servers.map((s) => deps.listAll(s, caller))),
     readStandings(deps.db, v, now),
     conversationTaint(deps.db, v.conversationId),
-    offerForStep(deps.db, deps.host, v),
+    nextOffer(deps, v),
   ]);
   const modelNames = new Map(Object.entries(offer.nameMap).map(([modelName, t]) => [`${t.serverId}/${t.tool}`, modelName]));
   const max = enabledToolsMax(standings.plan);
@@ -117,6 +124,12 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
       inputSchema: t.input_schema as Record<string, unknown>,
     })),
   };
+}
+
+/** What the next step sends: past the tool budget, the active run's found tools count too. */
+async function nextOffer(deps: ConsentDeps, v: ViewerContext) {
+  const active = await getActiveRun(deps.db, v.conversationId);
+  return offerForStep(deps.db, deps.host, v, { runId: active?.id ?? null, toolSearch: deps.toolSearch });
 }
 
 function serverEntry(
@@ -152,13 +165,18 @@ function toolEntry(
   tainted: boolean,
 ): ToolEntry {
   const modelName = modelNames.get(`${tool.serverId}/${tool.name}`) ?? null;
-  const leftOut = !reviewed
-    ? { reason: 'not_reviewed' as const, message: 'It is new or changed on the server: review it on the servers page first.' }
-    : standing.overPlan
-      ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
-      : standing.state === 'suspended'
-        ? { reason: 'suspended' as const, message: standing.why! }
-        : null;
+  // A granted tool that changed is suspended first of all: the panel shows what changed.
+  const leftOut =
+    standing.state === 'suspended'
+      ? {
+          reason: 'suspended' as const,
+          message: `${standing.why}${reviewed ? '' : ' Review it on the servers page, then switch it on again.'}`,
+        }
+      : !reviewed
+        ? { reason: 'not_reviewed' as const, message: 'It is new or changed on the server: review it on the servers page first.' }
+        : standing.overPlan
+          ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
+          : null;
   const state: ToolState = leftOut && leftOut.reason !== 'suspended' ? 'left_out' : standing.state;
   const problem = autoApproveProblem(tool, tainted);
   const granted = standing.grant?.covered.tools[tool.name];

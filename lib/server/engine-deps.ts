@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@/db/connection';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
+import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
 
 import { createAppToolHost } from './tool-host';
@@ -22,14 +24,17 @@ export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' |
 /**
  * The run engine's dependencies, assembled in one place for every entry point — the app, the
  * sweep, the benchmark and the tests — so they cannot drift apart: the model from the
- * environment (the demo model without a key), the app's tools, events over Postgres
- * LISTEN/NOTIFY, and a lease owner id unique to this process.
+ * environment (the demo model without a key), the app's tools, the tool-search budget from the
+ * environment, events over Postgres LISTEN/NOTIFY, and a lease owner id unique to this process.
  */
 export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus } {
   const { role = 'app', instanceId, bus = createEventBus(handle), tools, ...rest } = wiring;
   return {
     model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
     ...rest,
+    toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
+    // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
+    auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
     db: handle.db,
     events: bus,
     bus,

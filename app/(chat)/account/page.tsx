@@ -34,6 +34,7 @@ export default async function AccountPage() {
           description={
             <>
               One JSON file with your profile, sessions, conversations (messages and tool calls) and notes. It holds no passwords or keys.
+              Your activity log (every tool call and grant change, signed) is a file of its own; deleting the account deletes it too.
             </>
           }
         >
@@ -41,6 +42,10 @@ export default async function AccountPage() {
             <a href="/api/account/export" download className={buttonClasses()}>
               <Download className="size-4 shrink-0" aria-hidden />
               Download my data
+            </a>
+            <a href="/api/activity?format=jsonl" download className={buttonClasses({ variant: 'ghost' })}>
+              <Download className="size-4 shrink-0" aria-hidden />
+              Download my activity log
             </a>
           </CardFooter>
         </Section>

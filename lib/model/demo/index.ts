@@ -8,15 +8,22 @@
 //   "Tool results:" with one line per result, in order:
 //   "- <tool> returned: <text>" or "- <tool> failed: <text>" (is_error), quotes
 //   cut to ~300 chars with "…", images as "[image]". Never calls a tool here,
-//   so a host's tool loop always ends. stop_reason "end_turn".
+//   so a host's tool loop always ends. stop_reason "end_turn". One exception,
+//   tool search (tool-search.ts): when every result answers a
+//   `switchboard__search_tools` call, each tool the person's message named that
+//   is offered now becomes a tool_use (stop_reason "tool_use"); their results
+//   are then quoted as above.
 // - Else, in the last user text, tools are named by `call <name> {json}` lines
 //   (the JSON object is the input) or by bare mention of a `server__tool` name
 //   or of an offered tool's exact name. Each named tool (first appearance, once
 //   each, offered or not) becomes a tool_use block after a short text
 //   "I'll call <names>.". Missing args are built from the offered tool's
-//   input_schema (see schema-args.ts). stop_reason "tool_use".
+//   input_schema (see schema-args.ts). stop_reason "tool_use". When
+//   `switchboard__search_tools` is offered and a named tool is not, it only
+//   searches: one `{ "query": "<name>" }` call per tool not offered.
 // - Else a short text: it says it is the "offline demo model", echoes
-//   `You wrote: "<text>"` and lists the offered tools. stop_reason "end_turn".
+//   `You wrote: "<text>"` and lists the offered tools (with a search tool
+//   offered, says other enabled tools can be named). stop_reason "end_turn".
 // - One output token per word; past `max_tokens` the text stops and
 //   stop_reason is "max_tokens" (later tool calls are dropped).
 // - Test triggers in the last user text:

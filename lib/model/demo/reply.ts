@@ -2,6 +2,7 @@ import { TITLE_REQUEST } from '../titles';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
+import { callFound, SEARCH_TOOLS_NAME, searchFirst } from './tool-search';
 import type { DemoReply, DemoRequest, ReplyBlock, ReplyToolUseBlock, RequestMessage } from './types';
 import { splitWords } from './words';
 
@@ -46,9 +47,12 @@ export function decideReply(request: DemoRequest, options: ReplyOptions = {}): D
     return { blocks: [textBlock(titleFrom(userText))], stopReason: 'end_turn', failMidstream: false };
   }
 
-  // After tool results: quote them and stop. Never another tool call here.
+  // After tool results: quote them and stop. The one exception: after searching for tools the
+  // person named, call those the search made available (their results are then quoted).
   const results = toolResultBlocks(last);
   if (results.length > 0) {
+    const found = callFound(messages, tools, newId);
+    if (found) return limitToMaxTokens({ ...found, failMidstream }, request.max_tokens);
     const text = describeToolResults(results, messages.slice(0, -1));
     return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
   }
@@ -58,6 +62,9 @@ export function decideReply(request: DemoRequest, options: ReplyOptions = {}): D
     tools.map((t) => t.name),
   );
   if (mentions.length > 0) {
+    // A named tool that is not offered while a tool search is: search first.
+    const search = searchFirst(mentions, tools, newId);
+    if (search) return limitToMaxTokens({ ...search, failMidstream }, request.max_tokens);
     const calls: ReplyToolUseBlock[] = mentions.map((mention, i) => {
       const offered = tools.find((t) => t.name === mention.name);
       return {
@@ -109,6 +116,8 @@ function plainAnswer(userText: string, toolNames: string[]): string {
   } else {
     lines.push('Tools I was offered:', ...toolNames.map((name) => `- ${name}`));
     lines.push('', 'Name one of them (or write `call <name> {json}`) and I will call it.');
+    if (toolNames.includes(SEARCH_TOOLS_NAME))
+      lines.push('More tools are enabled than listed: name any of them and I will search for it first.');
   }
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
+import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
@@ -29,6 +30,7 @@ describe('/api/conversations/:id/tools and …/grants', () => {
     tools: typeof import('../tools/route');
     grants: typeof import('./route');
     grant: typeof import('./[grantId]/route');
+    messages: typeof import('../messages/route');
   };
 
   beforeAll(async () => {
@@ -39,7 +41,12 @@ describe('/api/conversations/:id/tools and …/grants', () => {
     vi.stubEnv('AUTH_URL', '');
     h = await openTestDb('pglite');
     processSingleton('db', () => ({ opening: Promise.resolve(h) }));
-    routes = { tools: await import('../tools/route'), grants: await import('./route'), grant: await import('./[grantId]/route') };
+    routes = {
+      tools: await import('../tools/route'),
+      grants: await import('./route'),
+      grant: await import('./[grantId]/route'),
+      messages: await import('../messages/route'),
+    };
   });
   afterAll(async () => {
     vi.unstubAllEnvs();
@@ -53,7 +60,7 @@ describe('/api/conversations/:id/tools and …/grants', () => {
     await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
     const token = await encode({ token: { sid, uid: user.id, sub: user.id }, secret: await getAuthSecret(), salt: SESSION_COOKIE });
     const conversation = await createConversation(h.db, { userId: user.id, model: 'demo' });
-    return { cookie: `${SESSION_COOKIE}=${token}`, id: conversation.id, userId: user.id };
+    return { cookie: `${SESSION_COOKIE}=${token}`, id: conversation.id, userId: user.id, sid };
   }
 
   function req(method: string, opts: { cookie?: string; body?: unknown; origin?: string | null } = {}) {
@@ -261,5 +268,14 @@ describe('/api/conversations/:id/tools and …/grants', () => {
 
     expect(entry(await view(alice.cookie, alice.id), 'builtin-notes', 'create')).toMatchObject({ state: 'granted' });
     expect(entry(await view(alice.cookie, alice.id), 'builtin-notes', 'update').state).toBe('off');
+  });
+
+  it("a turn started by a request runs with the grants of that request's session", async () => {
+    const alice = await signedIn();
+    const res = await routes.messages.POST(req('POST', { cookie: alice.cookie, body: { text: 'hello' } }), at(alice.id));
+    expect(res.status).toBe(202);
+    expect((await getLatestRun(h.db, alice.id))!.sessionId).toBe(alice.sid);
+    // The demo model answers after the response: let it finish before the database closes.
+    await vi.waitFor(async () => expect((await getLatestRun(h.db, alice.id))!.endedAt).not.toBeNull(), { timeout: 20_000 });
   });
 });

@@ -1,0 +1,29 @@
+import type { Db } from '@/db/connection';
+import { conversationTitles, proposedToolInput } from '@/db/queries/audit';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
+import { appendAudit } from '@/lib/audit/append';
+import { isAuditable, toolCallEntry } from '@/lib/audit/tool-call-entry';
+
+import type { EngineDeps } from './deps';
+
+/**
+ * The one place the engine writes the audit log: every call that reached an end state —
+ * succeeded, errored, timed out, cancelled, unknown, denied, rejected — gets its entry, in the
+ * same transaction that wrote that state (`tx`), so a crash leaves both or neither. Calls not yet
+ * at an end are skipped; a call already in the log is not written twice.
+ *
+ * Call it after the transaction's other row writes: it takes the user's chain-head lock, which
+ * must be the last lock of the transaction (see appendAudit).
+ */
+export async function auditEndedCalls(tx: Db, deps: Pick<EngineDeps, 'auditKeys'>, calls: ToolCallRow[]): Promise<void> {
+  const ended = calls.filter(isAuditable);
+  if (!ended.length) return;
+  const keys = await deps.auditKeys();
+  const titles = await conversationTitles(tx, [...new Set(ended.map((c) => c.conversationId))]);
+  const entries = [];
+  for (const call of ended) {
+    const proposedInput = call.decision?.editedFrom ? await proposedToolInput(tx, call.runId, call.toolUseId) : call.input;
+    entries.push(toolCallEntry(call, { conversationTitle: titles.get(call.conversationId) ?? '(deleted conversation)', proposedInput }));
+  }
+  await appendAudit(tx, keys, entries);
+}
