@@ -15,6 +15,7 @@ import { getAuditKeyring } from '@/lib/audit/key';
 import { verifyChain } from '@/lib/audit/verify';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
+import { constraintFor } from '@/lib/consent/constraints';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import type { ConversationToolsView } from '@/lib/consent/tools-view';
 import { processSingleton } from '@/lib/process-singleton';
@@ -73,7 +74,7 @@ describe('grant changes in the audit log', () => {
     const alice = await signedIn();
     await put(alice, { scope: 'tool:builtin-notes/create', enabled: true });
     await put(alice, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true });
-    const constraint = { type: 'object', properties: { title: { const: 'Shopping' } } };
+    const constraint = constraintFor({ kind: 'exact', field: 'title', value: 'Shopping' });
     const v = await put(alice, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true, constraint });
     const grantId = v.servers.find((s) => s.id === 'builtin-notes')!.tools.find((t) => t.name === 'create')!.grant!.id;
     const revoked = await routes.grant.DELETE(req('DELETE', alice.cookie), { params: Promise.resolve({ id: alice.id, grantId }) });
