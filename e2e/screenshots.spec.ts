@@ -164,8 +164,12 @@ test('screenshots at 1280×800 and 390×844, light and dark, of the pages people
           await page.goto(`/c/${scenes!.tools}`);
           await page.getByRole('button', { name: /^Tools/ }).click();
           const panel = page.getByRole('dialog', { name: 'Tools' });
-          await expect(panel.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
+          const everything = panel.getByRole('region', { name: 'Everything', exact: true });
+          await expect(everything).toBeVisible();
           await shot('tools-panel');
+          // A remote server's part: the server-wide switch, tools on and off, their badges.
+          await everything.scrollIntoViewIfNeeded();
+          await shot('tools-panel-server');
         });
       } finally {
         await context.close();

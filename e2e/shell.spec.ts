@@ -1,11 +1,10 @@
 import { expect, test } from '@playwright/test';
 
-import { appOrigin, conversationWithTools, jsonWrite, signedInUser, waitForConversation } from './helpers';
+import { appOrigin, jsonWrite, signedInUser, waitForConversation, waitForIdle } from './helpers';
 
 test('an example on the empty chat fills the composer, ready to edit or send', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'examples');
-  // A note is a write the person switches on first (tools are off until then).
-  await conversationWithTools(page, appOrigin(baseURL), ['tool:builtin-notes/create']);
+  await page.goto('/');
   const composer = page.locator('#composer');
   await page
     .getByRole('list', { name: 'Examples' })
@@ -15,7 +14,19 @@ test('an example on the empty chat fills the composer, ready to edit or send', a
   await expect(composer).toBeFocused();
   await composer.press('Enter');
   await waitForConversation(page);
-  // A note is a write: it waits for the person.
+  await waitForIdle(page.request, new URL(page.url()).pathname.split('/').pop()!);
+  // Creating a note is off until switched on in the conversation: the model was not offered it.
+  await expect(page.getByTestId('approval-card')).toHaveCount(0);
+  await expect(page.getByTestId('assistant-message').last()).not.toContainText('notes__create');
+  // Switched on under Tools, the same message calls it; a note is a write, so it waits for the person.
+  await page.getByRole('button', { name: /^Tools/ }).click();
+  const panel = page.getByRole('dialog', { name: 'Tools' });
+  const create = panel.getByRole('region', { name: 'Notes', exact: true }).locator('[data-testid="panel-tool"][data-tool="create"]');
+  await create.getByRole('switch').click();
+  await expect(create.getByRole('switch')).toHaveAttribute('aria-checked', 'true');
+  await panel.getByRole('button', { name: 'Close' }).click();
+  await composer.fill('call notes__create {"title": "Groceries", "body": "milk, eggs, bread"}');
+  await composer.press('Enter');
   await expect(page.getByTestId('approval-card')).toBeVisible({ timeout: 15_000 });
 });
 

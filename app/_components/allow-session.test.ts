@@ -21,8 +21,8 @@ describe('Allow for this session on the approval card', () => {
   it('is offered only when the view says so', () => {
     expect(render(withSession({ offered: true, why: null }))).toContain('Allow for this session…');
     const refused = render(withSession({ offered: false, why: 'Delete everything can delete or overwrite, so it asks every time.' }));
-    expect(refused).not.toContain('Allow for this session');
-    expect(refused).toContain('Not offered for this session: delete everything can delete or overwrite, so it asks every time.');
+    expect(refused).not.toContain('Allow for this session…');
+    expect(refused).toContain('“Allow for this session” is not offered. Delete everything can delete or overwrite, so it asks every time.');
   });
 
   it('a view without the field (a call stored by an older release) offers nothing and says nothing', () => {

@@ -36,10 +36,6 @@ function inWords(call: ToolCallView): string {
   return `${who} wants to run ${what}${tail}.`;
 }
 
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
-}
-
 /**
  * A call waiting for the person: what it will do in words, the exact arguments, the hints as
  * badges, and the choices. Focus moves to the card when it appears (so a screen reader announces
@@ -219,7 +215,7 @@ export function ApprovalCard({
             </Button>
             {!session.offered && session.why && (
               <p className="w-full text-xs text-faint" data-testid="no-session-why">
-                Not offered for this session: {lowerFirst(session.why)}
+                “Allow for this session” is not offered. {session.why}
               </p>
             )}
           </>

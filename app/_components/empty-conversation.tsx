@@ -9,7 +9,8 @@ import { Badge, cx, EmptyState } from './ui';
 type Example = { title: string; note: string; prompt: string; icon: LucideIcon };
 
 // Each names a built-in tool with its exact input, the way the offline demo model needs it (a real
-// model reads them just as well). Between them they show both paths: runs at once, asks first.
+// model reads them just as well). Between them they show the paths: read-only tools run at once;
+// anything else is off until switched on in the conversation's Tools panel, then asks first.
 const EXAMPLES: Example[] = [
   {
     title: 'Run some JavaScript',
@@ -19,7 +20,7 @@ const EXAMPLES: Example[] = [
   },
   {
     title: 'Save a note',
-    note: 'Writes, so it asks you first',
+    note: 'Switch it on under Tools; it asks first',
     prompt: 'call notes__create {"title": "Groceries", "body": "milk, eggs, bread"}',
     icon: NotebookPen,
   },
@@ -52,8 +53,8 @@ export function EmptyConversation({ modelLabel }: { modelLabel: string }) {
       description={
         <>
           <p>
-            Claude answers here and can use tools on your MCP servers. Tools that only read run at once; anything that writes waits for your
-            approval, with the exact arguments in front of you.
+            Claude answers here and can use tools on your MCP servers. Built-in tools that only read are on and run at once; anything else
+            you switch on under Tools in the conversation, and it waits for your approval, with the exact arguments in front of you.
           </p>
           <p className="mt-3 flex flex-wrap items-center justify-center gap-2 text-sm">
             <span>Model: {modelLabel}</span>

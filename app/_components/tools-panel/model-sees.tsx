@@ -25,7 +25,8 @@ export function ModelSees({ offered }: { offered: ConversationToolsView['offered
             : `The names, descriptions and input schemas sent with the next step: ${offered.map((o) => o.name).join(', ')}.`}
         </p>
         {offered.length > 0 && (
-          <CodeBlock label="tools" copyText={json} wrap maxHeight="md">
+          // Focusable: it scrolls, and a keyboard must be able to scroll it too.
+          <CodeBlock label="tools" copyText={json} wrap maxHeight="md" tabIndex={0}>
             {json}
           </CodeBlock>
         )}

@@ -17,7 +17,9 @@ export function ToolChanges({ changes }: { changes: NonNullable<ToolEntry['chang
             </div>
             <div className="border-warning-border px-2.5 py-1.5 max-sm:border-t sm:border-l">
               <span className="text-xs font-medium text-success-text">After</span>
-              <p className="mt-0.5 max-h-40 overflow-y-auto whitespace-pre-wrap break-words font-mono text-xs text-fg">{ch.after || '—'}</p>
+              <p tabIndex={0} className="mt-0.5 max-h-40 overflow-y-auto whitespace-pre-wrap break-words font-mono text-xs text-fg">
+                {ch.after || '—'}
+              </p>
             </div>
           </dd>
         </div>
