@@ -248,7 +248,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         loadError={tools.loadError}
         actions={tools.actions}
       />
-      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
+      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="conversation-scroller">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
