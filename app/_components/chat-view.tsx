@@ -283,7 +283,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
           {state.lastRun?.stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
           {state.lastRun?.status === 'failed' && (
-            <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
+            <Note tone="error">
+              {state.lastRun.error?.message ?? 'This turn failed.'}
+              {/* A plan's limit says itself when it ends; sending again at once would only meet it. */}
+              {state.lastRun.error?.code.startsWith('rate_limited:') ? '' : ' You can send your message again.'}
+            </Note>
           )}
         </div>
       </div>
