@@ -1,15 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { getRun } from '@/db/queries/runs';
 import { getConversationTaint } from '@/db/queries/taint';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
 import { runs } from '@/db/schema';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { staticGrants, type ToolGrant } from '@/lib/consent/grant-source';
+import { setGrant } from '@/lib/consent/grants-service';
+import { storedGrants } from '@/lib/consent/stored-grants';
+import type { ConsentDeps } from '@/lib/consent/tools-view';
+import { LimitExceeded } from '@/lib/limits';
 import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
@@ -66,11 +73,11 @@ for (const { kind, available } of TEST_DATABASES) {
       return { gateway: createMcpGateway({ fetch: loopbackFetch }), serversFor: async () => servers, grants: staticGrants(grants) };
     }
 
-    async function enterpriseConversation() {
+    async function enterpriseConversation(plan: 'enterprise' | 'pro' = 'enterprise') {
       const user = await createUser(h.db, {
         email: `e-${Math.random().toString(36).slice(2)}@example.test`,
         passwordHash: 'x',
-        plan: 'enterprise',
+        plan,
       });
       const conversation = await createConversation(h.db, { userId: user!.id, model: 'claude-test' });
       return { user: user!, conversation };
@@ -87,6 +94,67 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       return { deps, model };
     }
+
+    it("on the person's stored grants: enterprise switches on 12 servers (pro stops at 50 tools); search finds and runs", async () => {
+      const gateway = createMcpGateway({ fetch: loopbackFetch });
+      const host: ToolHost = { gateway, serversFor: async () => configs, grants: storedGrants(h.db) };
+      const consent: ConsentDeps = {
+        db: h.db,
+        host,
+        listAll: (s, caller) => gateway.listTools(s, caller),
+        auditKeys: () => getAuditKeyring(),
+      };
+      async function signedIn(plan: 'enterprise' | 'pro') {
+        const { user, conversation } = await enterpriseConversation(plan);
+        const sessionId = `sid-${randomUUID()}`;
+        await createAuthSession(h.db, { id: sessionId, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
+        const switchOn = (c: McpServerConfig) =>
+          setGrant(consent, {
+            userId: user.id,
+            sessionId,
+            conversationId: conversation.id,
+            scope: `server:${c.id}/*`,
+            enabled: true,
+            autoApprove: true,
+          });
+        return { user, conversation, sessionId, switchOn };
+      }
+
+      // A pro user may switch on 50 tools in a conversation: the third server of 25 is refused, naming the limit and the plan.
+      const pro = await signedIn('pro');
+      await pro.switchOn(configs[0]!);
+      await pro.switchOn(configs[1]!);
+      const refused = await pro.switchOn(configs[2]!).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(LimitExceeded);
+      expect((refused as LimitExceeded).limit).toBe('enabledToolsPerConversation');
+      expect((refused as LimitExceeded).message).toMatch(/pro plan/);
+
+      const ent = await signedIn('enterprise');
+      for (const c of configs) await ent.switchOn(c);
+      const all = await offerTools(host, { userId: ent.user.id, conversationId: ent.conversation.id, sessionId: ent.sessionId });
+      expect(all.tools).toHaveLength(12 * TOOLS_PER_DOMAIN);
+
+      const { deps, model } = await engine(
+        [
+          { blocks: [toolUse('tu_search', SEARCH_TOOLS_TOOL_NAME, { query: 'notes__create_reminder' })] },
+          { blocks: [toolUse('tu_call', 'notes__create_reminder', { title: 'Vet' })] },
+          { blocks: [text('Reminder created.')] },
+        ],
+        { tools: host },
+      );
+      const { run } = await startRun(deps, {
+        conversationId: ent.conversation.id,
+        userId: ent.user.id,
+        sessionId: ent.sessionId,
+        text: 'call notes__create_reminder {"title": "Vet"}',
+      });
+      await deps.idle();
+      expect(toolNames(model.requests[0]!).length).toBeLessThan(45);
+      expect(toolNames(model.requests[1]!)).toContain('notes__create_reminder');
+      expect(servers.calls).toContainEqual({ namespace: 'notes', name: 'create_reminder', arguments: { title: 'Vet' } });
+      expect((await getRun(h.db, run.id))!.status).toBe('completed');
+      await model.close();
+    });
 
     it('offers the search tool instead of 300 tools; the search finds the named tool and it runs in the same turn', async () => {
       const { user, conversation } = await enterpriseConversation();
