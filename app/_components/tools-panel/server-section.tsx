@@ -79,7 +79,7 @@ export function ServerSection({
       ) : (
         <ul aria-label={`Tools of ${server.name}`} className="divide-y divide-border border-t border-border">
           {server.tools.map((tool) => (
-            <ToolRow key={tool.name} view={view} tool={tool} now={now} expiresIn={expiresIn} actions={actions} />
+            <ToolRow key={tool.name} view={view} trust={server.trust} tool={tool} now={now} expiresIn={expiresIn} actions={actions} />
           ))}
         </ul>
       )}

@@ -23,6 +23,7 @@ import {
   updateBody,
   type ConversationToolsView,
   type GrantExpiry,
+  type ServerEntry,
   type ToolEntry,
 } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
@@ -34,12 +35,15 @@ type RowError = { place: 'constraint' | 'autoApprove' | 'row'; message: string }
 /** One tool in the panel: the switch, what it is, and — once on — its grant's settings. */
 export function ToolRow({
   view,
+  trust,
   tool,
   now,
   expiresIn,
   actions,
 }: {
   view: ConversationToolsView;
+  /** The server's: an untrusted server's "read-only" is only a claim. */
+  trust: ServerEntry['trust'];
   tool: ToolEntry;
   now: number;
   /** The expiry chosen at the top of the panel, for a tool switched on now. */
@@ -91,7 +95,7 @@ export function ToolRow({
                 {state.label}
               </Badge>
             )}
-            {hintBadges(tool.hints).map((b) => (
+            {hintBadges(tool.hints, trust).map((b) => (
               <Badge
                 key={b.key}
                 appearance="outline"

@@ -85,9 +85,11 @@ describe('which controls a tool shows', () => {
   });
 
   it('badges come from the servers page: not annotated, read-only, destructive', () => {
-    expect(hintBadges(fixture.tools[0]!.hints).map((b) => b.label)).toEqual(['not annotated']);
-    expect(hintBadges(notes.tools[0]!.hints).map((b) => b.label)).toEqual(['read-only']);
-    expect(hintBadges(fixture.tools[2]!.hints).map((b) => b.label)).toEqual(['destructive']);
+    expect(hintBadges(fixture.tools[0]!.hints, 'untrusted').map((b) => b.label)).toEqual(['not annotated']);
+    expect(hintBadges(notes.tools[0]!.hints, 'trusted').map((b) => b.label)).toEqual(['read-only']);
+    expect(hintBadges(fixture.tools[2]!.hints, 'untrusted').map((b) => b.label)).toEqual(['destructive']);
+    // An untrusted server's "read-only" is a claim the decision table does not rely on.
+    expect(hintBadges(notes.tools[0]!.hints, 'untrusted').map((b) => b.label)).toEqual(['claims read-only']);
   });
 });
 
@@ -170,6 +172,7 @@ describe('the panel, rendered', () => {
     expect(words).toContain('not annotated');
     expect(words).toContain('destructive');
     expect(words).toContain('Its input schema is nested deeper than 20 levels.');
+    expect(words).toContain('claims read-only'); // echo, on the untrusted Fixture
     expect(words).toContain('What the model sees (2 tools)');
     // The switches say where they stand.
     expect(html).toMatch(/role="switch" aria-checked="true" aria-label="search: on in this conversation"/);

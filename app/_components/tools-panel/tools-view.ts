@@ -73,10 +73,19 @@ export const STATE_BADGE: Record<ToolState, { label: string; tone: BadgeTone } |
   left_out: { label: 'left out', tone: 'neutral' },
 };
 
-/** The servers page's annotation badges, from the hints the tools view sends. */
-export function hintBadges(hints: ToolEntry['hints']): AnnotationBadge[] {
-  return annotationBadges(
+/**
+ * The servers page's annotation badges, from the hints the tools view sends. An untrusted server's
+ * "read-only" is only its claim (the decision table does not rely on it), worded as on the tool card.
+ */
+export function hintBadges(hints: ToolEntry['hints'], trust: ServerEntry['trust']): AnnotationBadge[] {
+  const badges = annotationBadges(
     hints.annotated ? { readOnlyHint: hints.readOnly, destructiveHint: hints.destructive, openWorldHint: hints.openWorld } : null,
+  );
+  if (trust === 'trusted') return badges;
+  return badges.map((b) =>
+    b.key === 'read'
+      ? { ...b, label: 'claims read-only', title: 'An untrusted server says this tool only reads; Switchboard does not rely on it.' }
+      : b,
   );
 }
 
