@@ -28,8 +28,6 @@ import {
 } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
 
-const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
-
 type RowError = { place: 'constraint' | 'autoApprove' | 'row'; message: string };
 
 /** One tool in the panel: the switch, what it is, and — once on — its grant's settings. */
@@ -167,7 +165,7 @@ export function ToolRow({
       {c.revoke && tool.grant && (
         <div className="space-y-2 text-[13px]">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-muted">
-            <span data-testid="grant-expiry">{capitalize(c.expiry ?? '')}</span>
+            <span data-testid="grant-expiry">{c.expiry}</span>
             <button
               type="button"
               className="font-medium text-danger-text underline-offset-2 hover:underline disabled:opacity-50"

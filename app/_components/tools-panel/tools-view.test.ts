@@ -54,7 +54,7 @@ describe('which controls a tool shows', () => {
       toggle: true,
       revoke: true,
       review: false,
-      expiry: 'expires in 11 h',
+      expiry: 'Expires in 11 h',
       constraint: { show: true, words: 'path starts with /notes/ (no ..)' },
       autoApprove: { show: true, allowed: false, hint: 'Fixture is not a trusted server, so its tools always ask.' },
     });
@@ -77,6 +77,19 @@ describe('which controls a tool shows', () => {
     });
     const over = tool('x', { state: 'left_out', leftOut: { reason: 'over_plan', message: 'Over the plan.' } });
     expect(toolControls(over, NOW, describeConstraint).toggle).toBe(true);
+  });
+
+  it('a server-wide grant says how long it lasts and what it covers', () => {
+    const words = text(
+      renderToStaticMarkup(
+        createElement(ToolsPanelContent, {
+          view: sampleView({ servers: [{ ...fixture, grant: grant({ id: 'g9', scope: 'server:srv-fixture/*' }) }] }),
+          actions: noActions,
+          now: NOW,
+        }),
+      ),
+    );
+    expect(words).toContain('Expires in 11 h; covers the tools it has now, not ones added later.');
   });
 
   it('a tool on through the server-wide grant has no settings of its own', () => {
