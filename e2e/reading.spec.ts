@@ -38,7 +38,7 @@ test('scrolling up while an answer streams stops the auto-scroll, and "Jump to l
   // A long message gives a long, slowly streamed answer (the demo model quotes it word by word).
   await sendWithEnter(page, words(260));
   const id = await waitForConversation(page);
-  const scroller = page.locator('main .overflow-y-auto').first();
+  const scroller = page.getByTestId('conversation-scroller');
   await expect(page.getByTestId('streaming-message')).toBeVisible();
 
   await scroller.evaluate((el) => el.scrollTo({ top: 0 }));

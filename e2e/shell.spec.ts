@@ -15,10 +15,14 @@ test('an example on the empty chat fills the composer, ready to edit or send', a
   await composer.press('Enter');
   await waitForConversation(page);
   await waitForIdle(page.request, new URL(page.url()).pathname.split('/').pop()!);
-  // Creating a note is off until switched on in the conversation: the call is not run, and the model is told who can switch it on.
+  // Creating a note is off until switched on in the conversation: the call is refused unrun, and the
+  // model is told that only the person can switch it on, and where.
   await expect(page.getByTestId('approval-card')).toHaveCount(0);
   await expect(page.getByTestId('tool-call').last()).toHaveAttribute('data-status', 'rejected');
-  await expect(page.getByTestId('assistant-message').last()).toContainText('Only the person can switch tools on');
+  await expect(page.getByTestId('assistant-message').last()).toContainText(
+    'notes__create is not available in this conversation: It is not switched on in this conversation.',
+  );
+  await expect(page.getByTestId('assistant-message').last()).toContainText('Tools panel');
   // Switched on under Tools, the same message calls it; a note is a write, so it waits for the person.
   await page.getByRole('button', { name: /^Tools/ }).click();
   const panel = page.getByRole('dialog', { name: 'Tools' });

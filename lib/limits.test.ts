@@ -55,4 +55,11 @@ describe('a reached limit over HTTP', () => {
     expect(unknown.message).toBe('Limit reached: at most 1,500 turns started per hour. Wait.');
     expect(unknown.plan).toBeNull();
   });
+
+  it('says one in the singular', () => {
+    expect(limitExceeded('serversPerUser', 1, 'Remove one first.', 'pro').message).toBe(
+      'Limit reached on the pro plan: at most 1 server of your own. Remove one first.',
+    );
+    expect(limitExceeded('serversPerUser', 2, 'Remove one first.', 'pro').message).toContain('at most 2 servers of your own.');
+  });
 });

@@ -7,22 +7,22 @@ import { isOneOf, PLANS, type Plan } from '@/db/vocabulary';
  * `{"messagesPerMinute": 1000}` — so operators, tests and benchmarks can raise or lower any of them.
  */
 export const LIMIT_TABLE = {
-  messagesPerMinute: { default: 20, unit: 'messages per minute' },
-  activeRunsPerUser: { default: 3, unit: 'turns in progress at once' },
-  storedResultBytesPerUser: { default: 200 * 1024 * 1024, unit: 'bytes of stored tool results' },
-  sandboxRunsPerUser: { default: 2, unit: 'sandbox runs at once' },
-  sandboxQueuePerUser: { default: 4, unit: 'sandbox runs waiting' },
-  eventStreamsPerUser: { default: 24, unit: 'open event streams' },
-  eventStreamsPerConversation: { default: 6, unit: 'open event streams per conversation' },
+  messagesPerMinute: { default: 20, unit: 'messages per minute', one: 'message per minute' },
+  activeRunsPerUser: { default: 3, unit: 'turns in progress at once', one: 'turn in progress at once' },
+  storedResultBytesPerUser: { default: 200 * 1024 * 1024, unit: 'bytes of stored tool results', one: 'byte of stored tool results' },
+  sandboxRunsPerUser: { default: 2, unit: 'sandbox runs at once', one: 'sandbox run at once' },
+  sandboxQueuePerUser: { default: 4, unit: 'sandbox runs waiting', one: 'sandbox run waiting' },
+  eventStreamsPerUser: { default: 24, unit: 'open event streams', one: 'open event stream' },
+  eventStreamsPerConversation: { default: 6, unit: 'open event streams per conversation', one: 'open event stream per conversation' },
   // Each turn may make up to maxSteps model calls on the operator's key: turns, and the tokens
   // the model reports for them, are what a plan buys.
-  runsPerHour: { default: 60, unit: 'turns started per hour' },
-  modelTokensPerDay: { default: 2_000_000, unit: 'model tokens per day (UTC)' },
+  runsPerHour: { default: 60, unit: 'turns started per hour', one: 'turn started per hour' },
+  modelTokensPerDay: { default: 2_000_000, unit: 'model tokens per day (UTC)', one: 'model token per day (UTC)' },
   // Servers the person adds themselves (the built-in ones are not counted).
-  serversPerUser: { default: 50, unit: 'servers of your own' },
+  serversPerUser: { default: 50, unit: 'servers of your own', one: 'server of your own' },
   // Tools the person switched on in one conversation (tools on by default are not counted).
-  enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation' },
-} as const satisfies Record<string, { default: number; unit: string }>;
+  enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation', one: 'enabled tool per conversation' },
+} as const satisfies Record<string, { default: number; unit: string; one: string }>;
 
 export type LimitName = keyof typeof LIMIT_TABLE;
 export type Limits = Record<LimitName, number>;
@@ -102,7 +102,8 @@ export function limitsFor(plan: string | null | undefined, env: Env = process.en
  */
 export function limitExceeded(name: LimitName, value: number, advice: string, plan: string | null | undefined): LimitExceeded {
   const known = isPlan(plan) ? plan : null;
-  const unit = LIMIT_TABLE[name].unit;
+  // "at most 1 server of your own", not "1 servers".
+  const unit = value === 1 ? LIMIT_TABLE[name].one : LIMIT_TABLE[name].unit;
   const onPlan = known ? ` on the ${known} plan` : '';
   const head =
     value === 0 && known

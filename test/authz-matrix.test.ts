@@ -229,6 +229,8 @@ async function handlersOf(route: Route): Promise<[Method, Handler][]> {
 describe('authorization matrix over app/api', () => {
   const routes = findRoutes();
   const users: (Owner & { cookie: string; name: string })[] = [];
+  /** Every id the factories made, by owner: no other user's response may ever carry one. */
+  const madeIds = new Map<string, Set<string>>();
 
   beforeAll(async () => {
     vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-matrix-')), 'data'));
@@ -352,16 +354,43 @@ describe('authorization matrix over app/api', () => {
     });
   });
 
+  it("lists (every GET without an id) never show another user's things", async () => {
+    const lists = routes.filter((r) => !r.params.length && !exceptionOf(r));
+    expect(lists.map((r) => r.path)).toContain('conversations');
+    const leaks: string[] = [];
+    for (const route of lists) {
+      const get = (await handlersOf(route)).find(([m]) => m === 'GET')?.[1];
+      if (!get) continue;
+      for (const viewer of users) {
+        const res = await get(request('GET', route, {}, viewer.cookie, undefined), { params: Promise.resolve({}) });
+        expect(res.status, `GET /api/${route.path} for ${viewer.name}`).toBeLessThan(300);
+        const body = await res.text();
+        for (const other of users.filter((u) => u !== viewer)) {
+          for (const id of madeIds.get(other.id) ?? [])
+            if (body.includes(id)) leaks.push(`GET /api/${route.path} for ${viewer.name} shows ${other.name}'s ${id}`);
+        }
+        // The viewer's own things are there (the check can see them), at least in their conversation list.
+        if (route.path === 'conversations') expect([...(madeIds.get(viewer.id) ?? [])].some((id) => body.includes(id))).toBe(true);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
   async function make(route: Route, owner: Owner): Promise<Made> {
     const special = ROUTE_FACTORIES[route.path];
-    if (special) return special.factory(owner, {});
     let made: Made = {};
-    for (const p of route.params) {
-      const factory = FACTORIES[p.factoryKey];
-      if (!factory) throw new Error(`app/api/${route.path}: no factory for [${p.name}] — add FACTORIES['${p.factoryKey}'] in this test`);
-      const { id, ...facts } = await factory(owner, made);
-      made = { ...made, ...facts, [p.name]: id! };
+    if (special) made = await special.factory(owner, {});
+    else {
+      for (const p of route.params) {
+        const factory = FACTORIES[p.factoryKey];
+        if (!factory) throw new Error(`app/api/${route.path}: no factory for [${p.name}] — add FACTORIES['${p.factoryKey}'] in this test`);
+        const { id, ...facts } = await factory(owner, made);
+        made = { ...made, ...facts, [p.name]: id! };
+      }
     }
+    const ids = madeIds.get(owner.id) ?? new Set<string>();
+    for (const p of route.params) ids.add(made[p.name]!);
+    madeIds.set(owner.id, ids);
     return made;
   }
 });

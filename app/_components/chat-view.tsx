@@ -248,7 +248,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         loadError={tools.loadError}
         actions={tools.actions}
       />
-      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
+      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="conversation-scroller">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{initial.title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
@@ -283,7 +283,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
           {state.lastRun?.stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
           {state.lastRun?.status === 'failed' && (
-            <Note tone="error">{state.lastRun.error?.message ?? 'This turn failed.'} You can send your message again.</Note>
+            <Note tone="error">
+              {state.lastRun.error?.message ?? 'This turn failed.'}
+              {/* A plan's limit says itself when it ends; sending again at once would only meet it. */}
+              {state.lastRun.error?.code.startsWith('rate_limited:') ? '' : ' You can send your message again.'}
+            </Note>
           )}
         </div>
       </div>

@@ -95,7 +95,8 @@ for (const { kind, available } of TEST_DATABASES) {
           kind: 'allowed',
           by: user.id,
           decision: 'allow_once',
-          rule: 'Text from an untrusted server is in this conversation, so tools that write or reach outside need approval.',
+          // The untrusted server's tool descriptions entered the context with the offer: the conversation is tainted.
+          rule: 'Text from an untrusted server has entered this conversation, so tools that write or reach outside need approval.',
         },
         arguments: { edited: false },
         outcome: 'succeeded',

@@ -4,7 +4,6 @@ import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
-import { errorSummary } from '@/lib/log-safe';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
 
@@ -15,7 +14,7 @@ import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
 import { onlyTools } from './step-offer';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
-import { markCallTaint, markOfferTaint } from './taint';
+import { callTaint, markOfferTaint } from './taint';
 import { DEFAULT_TOOL_SEARCH, keyOf, roomBesideSearch } from './tool-budget';
 import { toToolCallView } from './tool-call-view';
 import { offerTools, type ToolHost } from './tool-host';
@@ -90,14 +89,9 @@ async function executeOne(
 
   let current = call;
   let outcome: CallOutcome | undefined;
-  const untrusted = tool.trust !== 'trusted' || server.trust !== 'trusted';
-  // Progress text from an untrusted server taints the conversation once (not a write per message).
-  let progressTaint: Promise<void> | undefined;
+  const taint = callTaint(deps.db, call, tool.trust !== 'trusted' || server.trust !== 'trusted');
   const onProgress = (p: ProgressUpdate) => {
-    if (untrusted && p.message && !progressTaint)
-      progressTaint = markCallTaint(deps.db, current, 'progress').catch((err) =>
-        console.error('[taint] progress mark failed:', errorSummary(err)),
-      );
+    taint.progress(p);
     deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p });
   };
   // One retry for what a trusted server says is safe to repeat.
@@ -123,10 +117,7 @@ async function executeOne(
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
   const ran = outcome!;
-  await progressTaint;
-  // The server's own words (a result, its error, its question to the person) are marked before they are stored.
-  const source = ran.kind === 'result' || ran.kind === 'failed' ? 'result' : ran.kind === 'input_required' ? 'elicitation' : null;
-  if (untrusted && source) await markCallTaint(deps.db, current, source);
+  await taint.outcome(ran);
   const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
   await complete(deps, current, patchFor(current, server, ran), overQuota);
 }

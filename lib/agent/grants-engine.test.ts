@@ -90,7 +90,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const [call] = await s.calls();
       expect(call).toMatchObject({
         status: 'rejected',
-        verdict: { reason: 'It is not available in this conversation: It is not switched on in this conversation.' },
+        verdict: { reason: 'It is not switched on in this conversation.' },
       });
       // The model hears that the tool exists but is off, and that only the person can switch it on.
       expect(JSON.stringify(s.env.model.requests[1]!.body.messages.at(-1)!.content)).toMatch(

@@ -49,7 +49,7 @@ export function proposeCalls(
       return {
         ...base,
         status: 'rejected',
-        verdict: rejection(off ? `It is not available in this conversation: ${off}` : 'No tool by this name was offered.'),
+        verdict: rejection(off ?? 'No tool by this name was offered.'),
         result: errorToolResult(use.id, message),
         isError: true,
       };

@@ -36,7 +36,7 @@ export async function admitRun(tx: Db, userId: string): Promise<void> {
       plan,
     );
   }
-  const tokens = await modelTokensReached(tx, userId);
+  const tokens = await modelTokensReached(tx, userId, { plan });
   if (tokens) throw tokens;
   if ((await hitRateLimit(tx, `messages:user:${userId}`, MESSAGE_WINDOW_MS)) > limits.messagesPerMinute) {
     throw limitExceeded('messagesPerMinute', limits.messagesPerMinute, 'Wait a minute before sending another message.', plan);
@@ -51,8 +51,13 @@ export async function admitRun(tx: Db, userId: string): Promise<void> {
  * Checked before a turn starts and before each of its model steps: the tokens are known only
  * after a step, so the step that crosses the line finishes and the next one does not start.
  */
-export async function modelTokensReached(db: Db, userId: string, now = new Date()): Promise<LimitExceeded | null> {
-  const plan = await getUserPlan(db, userId);
+export async function modelTokensReached(
+  db: Db,
+  userId: string,
+  opts: { plan?: string | null; now?: Date } = {},
+): Promise<LimitExceeded | null> {
+  const plan = opts.plan !== undefined ? opts.plan : await getUserPlan(db, userId);
+  const now = opts.now ?? new Date();
   const max = limitsFor(plan).modelTokensPerDay;
   const used = await modelTokensToday(db, userId, now);
   if (used < max) return null;

@@ -1,7 +1,10 @@
 import type { Db } from '@/db/connection';
 import { markConversationTainted } from '@/db/queries/taint';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredTaint } from '@/db/stored-json';
 import type { TaintSource } from '@/db/vocabulary';
+import { errorSummary } from '@/lib/log-safe';
+import type { CallOutcome, ProgressUpdate } from '@/lib/mcp/types';
 
 import type { ToolOffer } from './tool-host';
 
@@ -31,6 +34,36 @@ export async function markOfferTaint(db: Db, conversationId: string, offer: Tool
   const from = { serverId: first.tool.serverId, serverName: first.server.displayName, tool: first.tool.name };
   await markConversationTainted(db, conversationId, taintOf('tool_description', from));
 }
+
+/**
+ * The marks one call of a server may set while it runs (nothing for a trusted server): its first
+ * progress message with text (one write, not one per message), and then its outcome — the
+ * server's own words, a result, its error or its question to the person — before it is stored.
+ */
+export function callTaint(db: Db, call: ToolCallRow, untrusted: boolean) {
+  let marking: Promise<void> | undefined;
+  return {
+    progress(p: ProgressUpdate): void {
+      if (!untrusted || !p.message || marking) return;
+      marking = markCallTaint(db, call, 'progress').catch((err) => console.error('[taint] progress mark failed:', errorSummary(err)));
+    },
+    async outcome(outcome: CallOutcome): Promise<void> {
+      await marking;
+      const source = OUTCOME_SOURCES[outcome.kind];
+      if (untrusted && source) await markCallTaint(db, call, source);
+    },
+  };
+}
+
+/** Which outcomes carry the server's own text (a timeout, a cancel or a sign-in is in our words). */
+const OUTCOME_SOURCES: Record<CallOutcome['kind'], TaintSource | null> = {
+  result: 'result',
+  failed: 'result',
+  input_required: 'elicitation',
+  timeout: null,
+  cancelled: null,
+  needs_sign_in: null,
+};
 
 /** Marks the conversation of a call to an untrusted server; a no-op once it is tainted. */
 export async function markCallTaint(

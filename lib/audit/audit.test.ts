@@ -100,7 +100,14 @@ for (const { kind, available } of TEST_DATABASES) {
       const a = await newUser(h);
       await appendGrants(h, a, 4);
       await h.db.execute(sql`delete from audit_entries where user_id = ${a} and seq = 2`);
-      expect(await verifyChain(h.db, KEYS, a)).toMatchObject({ ok: false, seq: 2, problem: 'missing' });
+      expect(await verifyChain(h.db, KEYS, a)).toMatchObject({
+        ok: false,
+        seq: 2,
+        problem: 'missing',
+        message: 'Entry 2 is missing: the log goes from entry 1 to entry 3.',
+      });
+      await h.db.execute(sql`delete from audit_entries where user_id = ${a} and seq = 1`);
+      expect(await verifyChain(h.db, KEYS, a)).toMatchObject({ seq: 1, message: 'Entry 1 is missing: the log starts at entry 3.' });
     });
 
     it('reports the newest entry deleted, against the chain head', async () => {

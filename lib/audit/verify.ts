@@ -59,7 +59,8 @@ export async function verifyChain(
     const page = await listChainPage(db, userId, expected - 1, PAGE);
     for (const row of page) {
       if (row.seq !== expected) {
-        return fail(expected, 'missing', `Entry ${expected} is missing: the log goes from entry ${expected - 1} to entry ${row.seq}.`);
+        const from = expected === pruned + 1 ? 'starts at' : `goes from entry ${expected - 1} to`;
+        return fail(expected, 'missing', `Entry ${expected} is missing: the log ${from} entry ${row.seq}.`);
       }
       const problem = checkEntry(keys, row, prev);
       if (problem) return fail(row.seq, problem.kind, problem.message);

@@ -61,7 +61,7 @@ describe('the decision table, row by row', () => {
       row: 'tainted conversation with an auto-approved write asks',
       input: { runTainted: true, autoApprove: true, annotations: { readOnlyHint: false } },
       verdict: 'ask',
-      reason: /untrusted server is in this conversation/,
+      reason: /untrusted server has entered this conversation/,
     },
     {
       row: 'tainted: a lying read-only tool of an untrusted server asks',

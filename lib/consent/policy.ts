@@ -17,7 +17,7 @@ export interface PolicyInput {
   overPlan: boolean;
   /** The grant's argument constraint, if any, was not met by this input. */
   constraintUnmet: boolean;
-  /** A result from an untrusted server has entered this run's context. */
+  /** Text from an untrusted server has entered the conversation's context (lib/agent/taint.ts). */
   runTainted: boolean;
 }
 
@@ -55,7 +55,10 @@ export function verdictFor(input: PolicyInput): PolicyVerdict {
   if (input.tool.annotations.destructiveHint === true)
     return result('ask', 'The server marks this tool as destructive: it asks every time.');
   if (input.runTainted && !isTrustedReadOnly(input.tool)) {
-    return result('ask', 'Text from an untrusted server is in this conversation, so tools that write or reach outside need approval.');
+    return result(
+      'ask',
+      'Text from an untrusted server has entered this conversation, so tools that write or reach outside need approval.',
+    );
   }
   if (isTrustedReadOnly(input.tool)) return result('auto', 'A trusted server marks this tool as read-only.');
   if (input.grant.autoApprove) return result('auto', 'The person allowed this tool to run without asking in this session.');

@@ -74,6 +74,7 @@ describe('grant changes in the audit log', () => {
     const alice = await signedIn();
     await put(alice, { scope: 'tool:builtin-notes/create', enabled: true });
     await put(alice, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true });
+    // One of the three forms the server accepts (lib/consent/constraints.ts): an exact value.
     const constraint = constraintFor({ kind: 'exact', field: 'title', value: 'Shopping' });
     const v = await put(alice, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true, constraint });
     const grantId = v.servers.find((s) => s.id === 'builtin-notes')!.tools.find((t) => t.name === 'create')!.grant!.id;
