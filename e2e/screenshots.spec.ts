@@ -168,7 +168,7 @@ test('screenshots at 1280×800 and 390×844, light and dark, of the pages people
           await expect(everything).toBeVisible();
           await shot('tools-panel');
           // A remote server's part: the server-wide switch, tools on and off, their badges.
-          await everything.scrollIntoViewIfNeeded();
+          await everything.evaluate((el) => el.scrollIntoView({ block: 'start' }));
           await shot('tools-panel-server');
         });
       } finally {

@@ -7,7 +7,7 @@ import { ApiError } from '@/app/_components/api';
 import { Badge, Card, CardHeader, Switch } from '@/app/_components/ui';
 
 import { ToolRow } from './tool-row';
-import { expiryWords, serverOn, switchBody, type ConversationToolsView, type GrantExpiry, type ServerEntry } from './tools-view';
+import { expirySentence, serverOn, switchBody, type ConversationToolsView, type GrantExpiry, type ServerEntry } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
 
 /** One server: a switch for all its tools (those it has now), then each tool. */
@@ -62,7 +62,7 @@ export function ServerSection({
             <p className="font-medium text-fg">All tools of this server</p>
             <p className="text-muted" data-testid="server-grant">
               {server.grant
-                ? `On ${expiryWords(server.grant, now)}; covers the tools it has now, not ones added later.`
+                ? `${expirySentence(server.grant, now)}; covers the tools it has now, not ones added later.`
                 : 'Switch on every tool it lists now, at once.'}
             </p>
             {error && (
@@ -79,7 +79,7 @@ export function ServerSection({
       ) : (
         <ul aria-label={`Tools of ${server.name}`} className="divide-y divide-border border-t border-border">
           {server.tools.map((tool) => (
-            <ToolRow key={tool.name} view={view} tool={tool} now={now} expiresIn={expiresIn} actions={actions} />
+            <ToolRow key={tool.name} view={view} trust={server.trust} tool={tool} now={now} expiresIn={expiresIn} actions={actions} />
           ))}
         </ul>
       )}

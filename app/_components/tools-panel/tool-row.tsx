@@ -23,23 +23,25 @@ import {
   updateBody,
   type ConversationToolsView,
   type GrantExpiry,
+  type ServerEntry,
   type ToolEntry,
 } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
-
-const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 type RowError = { place: 'constraint' | 'autoApprove' | 'row'; message: string };
 
 /** One tool in the panel: the switch, what it is, and — once on — its grant's settings. */
 export function ToolRow({
   view,
+  trust,
   tool,
   now,
   expiresIn,
   actions,
 }: {
   view: ConversationToolsView;
+  /** The server's: an untrusted server's "read-only" is only a claim. */
+  trust: ServerEntry['trust'];
   tool: ToolEntry;
   now: number;
   /** The expiry chosen at the top of the panel, for a tool switched on now. */
@@ -91,7 +93,7 @@ export function ToolRow({
                 {state.label}
               </Badge>
             )}
-            {hintBadges(tool.hints).map((b) => (
+            {hintBadges(tool.hints, trust).map((b) => (
               <Badge
                 key={b.key}
                 appearance="outline"
@@ -163,7 +165,7 @@ export function ToolRow({
       {c.revoke && tool.grant && (
         <div className="space-y-2 text-[13px]">
           <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-muted">
-            <span data-testid="grant-expiry">{capitalize(c.expiry ?? '')}</span>
+            <span data-testid="grant-expiry">{c.expiry}</span>
             <button
               type="button"
               className="font-medium text-danger-text underline-offset-2 hover:underline disabled:opacity-50"

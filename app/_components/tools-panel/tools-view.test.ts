@@ -54,7 +54,7 @@ describe('which controls a tool shows', () => {
       toggle: true,
       revoke: true,
       review: false,
-      expiry: 'expires in 11 h',
+      expiry: 'Expires in 11 h',
       constraint: { show: true, words: 'path starts with /notes/ (no ..)' },
       autoApprove: { show: true, allowed: false, hint: 'Fixture is not a trusted server, so its tools always ask.' },
     });
@@ -79,15 +79,30 @@ describe('which controls a tool shows', () => {
     expect(toolControls(over, NOW, describeConstraint).toggle).toBe(true);
   });
 
+  it('a server-wide grant says how long it lasts and what it covers', () => {
+    const words = text(
+      renderToStaticMarkup(
+        createElement(ToolsPanelContent, {
+          view: sampleView({ servers: [{ ...fixture, grant: grant({ id: 'g9', scope: 'server:srv-fixture/*' }) }] }),
+          actions: noActions,
+          now: NOW,
+        }),
+      ),
+    );
+    expect(words).toContain('Expires in 11 h; covers the tools it has now, not ones added later.');
+  });
+
   it('a tool on through the server-wide grant has no settings of its own', () => {
     const covered = tool('add', { state: 'granted', enabled: true, grant: grant({ scope: 'server:srv-fixture/*' }) });
     expect(toolControls(covered, NOW, describeConstraint)).toMatchObject({ viaServer: true, toggle: false, revoke: false });
   });
 
   it('badges come from the servers page: not annotated, read-only, destructive', () => {
-    expect(hintBadges(fixture.tools[0]!.hints).map((b) => b.label)).toEqual(['not annotated']);
-    expect(hintBadges(notes.tools[0]!.hints).map((b) => b.label)).toEqual(['read-only']);
-    expect(hintBadges(fixture.tools[2]!.hints).map((b) => b.label)).toEqual(['destructive']);
+    expect(hintBadges(fixture.tools[0]!.hints, 'untrusted').map((b) => b.label)).toEqual(['not annotated']);
+    expect(hintBadges(notes.tools[0]!.hints, 'trusted').map((b) => b.label)).toEqual(['read-only']);
+    expect(hintBadges(fixture.tools[2]!.hints, 'untrusted').map((b) => b.label)).toEqual(['destructive']);
+    // An untrusted server's "read-only" is a claim the decision table does not rely on.
+    expect(hintBadges(notes.tools[0]!.hints, 'untrusted').map((b) => b.label)).toEqual(['claims read-only']);
   });
 });
 
@@ -170,6 +185,7 @@ describe('the panel, rendered', () => {
     expect(words).toContain('not annotated');
     expect(words).toContain('destructive');
     expect(words).toContain('Its input schema is nested deeper than 20 levels.');
+    expect(words).toContain('claims read-only'); // echo, on the untrusted Fixture
     expect(words).toContain('What the model sees (2 tools)');
     // The switches say where they stand.
     expect(html).toMatch(/role="switch" aria-checked="true" aria-label="search: on in this conversation"/);

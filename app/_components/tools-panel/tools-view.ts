@@ -62,6 +62,12 @@ export function expiryWords(grant: Pick<GrantView, 'expiresAt' | 'expiresIn'>, n
   return `expires in ${Math.round(minutes / 60)} h${suffix}`;
 }
 
+/** A grant's expiry as the start of a sentence: "Expires in 11 h", "Until you sign out". */
+export function expirySentence(grant: Pick<GrantView, 'expiresAt' | 'expiresIn'>, now: number): string {
+  const words = expiryWords(grant, now);
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** A tool's state as a badge: words, never colour alone. */
 export const STATE_BADGE: Record<ToolState, { label: string; tone: BadgeTone } | null> = {
   default_on: { label: 'on by default', tone: 'success' },
@@ -73,10 +79,19 @@ export const STATE_BADGE: Record<ToolState, { label: string; tone: BadgeTone } |
   left_out: { label: 'left out', tone: 'neutral' },
 };
 
-/** The servers page's annotation badges, from the hints the tools view sends. */
-export function hintBadges(hints: ToolEntry['hints']): AnnotationBadge[] {
-  return annotationBadges(
+/**
+ * The servers page's annotation badges, from the hints the tools view sends. An untrusted server's
+ * "read-only" is only its claim (the decision table does not rely on it), worded as on the tool card.
+ */
+export function hintBadges(hints: ToolEntry['hints'], trust: ServerEntry['trust']): AnnotationBadge[] {
+  const badges = annotationBadges(
     hints.annotated ? { readOnlyHint: hints.readOnly, destructiveHint: hints.destructive, openWorldHint: hints.openWorld } : null,
+  );
+  if (trust === 'trusted') return badges;
+  return badges.map((b) =>
+    b.key === 'read'
+      ? { ...b, label: 'claims read-only', title: 'An untrusted server says this tool only reads; Switchboard does not rely on it.' }
+      : b,
   );
 }
 
@@ -115,7 +130,7 @@ export function toolControls(tool: ToolEntry, now: number, describe: (c: Record<
       hint: tool.autoApprove.allowed ? null : tool.autoApprove.reason,
     },
     constraint: { show: granted, words: tool.grant?.constraint ? describe(tool.grant.constraint) : null },
-    expiry: granted ? expiryWords(tool.grant!, now) : null,
+    expiry: granted ? expirySentence(tool.grant!, now) : null,
     revoke: granted,
     review: suspended,
     leftOut: leftOut ?? (suspended ? (tool.leftOut?.message ?? null) : null),
