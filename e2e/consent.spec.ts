@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 
 import { FIXTURE_API_KEY, FIXTURE_API_KEY_HEADER, FIXTURE_PORT, FIXTURE_URL } from './fixtures/ports';
@@ -216,5 +217,28 @@ test('consent: the Tools panel, allow for this session, sign-out, a changed tool
     await expect(echo.getByTestId('tool-changes')).toHaveCount(0);
     expect(await offeredNames(page, id)).toContain('fixture__echo');
     await closePanel(page);
+  });
+  await test.step('the Activity page lists all of it, and exports it', async () => {
+    await page.goto('/activity');
+    await page.getByRole('combobox', { name: 'Conversation', exact: true }).selectOption(id);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    const entries = page.getByTestId('activity-entry');
+    // The edited call: what was proposed and what ran.
+    const edited = entries.filter({ hasText: 'arguments edited' });
+    await expect(edited).toHaveCount(1);
+    await expect(edited).toContainText('Fixture · add');
+    // "Allow for this session", the call it let through without a card, the grants that sign-out ended.
+    await expect(entries.filter({ hasText: 'Allowed by you (for this session)' })).toHaveCount(1);
+    await expect(entries.filter({ hasText: 'Ended at sign-out' }).first()).toBeVisible();
+    await expect(entries.filter({ hasText: 'Switched off' }).first()).toBeVisible();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export' }).click()]);
+    const lines = (await readFile((await download.path())!, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; content?: { kind: string; arguments?: { edited: boolean; executed: unknown } } });
+    expect(lines.at(-1)!.type).toBe('head');
+    const editedLine = lines.find((l) => l.content?.kind === 'tool_call' && l.content.arguments?.edited);
+    expect(editedLine?.content?.arguments?.executed).toEqual({ a: 20, b: 22 });
   });
 });
