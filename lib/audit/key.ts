@@ -1,11 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
 
-import { ensurePrivateDir } from '@/db/private-files';
 import { dataDir } from '@/lib/data-dir';
 import { processSingleton } from '@/lib/process-singleton';
-import { parseKey } from '@/lib/secrets/secret-box';
+import { loadDeploymentKey } from '@/lib/secrets/deployment-key';
 
 type Env = Record<string, string | undefined>;
 
@@ -43,35 +40,17 @@ export function auditKeyring(current: Buffer, previous: Buffer[] = []): AuditKey
  * rotated for other reasons (a rotation would break every chain written before it).
  */
 export async function loadAuditKeyring(env: Env = process.env, dir = dataDir()): Promise<AuditKeyring> {
-  const previous = (env.AUDIT_KEY_PREVIOUS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((value, i) => parseKey(value, `AUDIT_KEY_PREVIOUS (entry ${i + 1})`));
-  if (env.AUDIT_KEY) return auditKeyring(parseKey(env.AUDIT_KEY, 'AUDIT_KEY'), previous);
-  if (env.DATABASE_URL) {
-    throw new Error(
-      'AUDIT_KEY is not set. With DATABASE_URL several instances append to one audit log and must share the key that signs it: ' +
-        'set AUDIT_KEY to 32 random bytes in base64 (openssl rand -base64 32), and keep it out of the database and its backups.',
-    );
-  }
-  return auditKeyring(await generatedKey(dir), previous);
-}
-
-async function generatedKey(dir: string): Promise<Buffer> {
-  const file = path.join(dir, KEY_FILE);
-  const read = async () => parseKey(await readFile(file, 'utf8'), `the key file ${file}`);
-  try {
-    return await read();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  await ensurePrivateDir(dir);
-  // `wx`: if another start raced us, keep the file that won.
-  await writeFile(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' }).catch((err) => {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  });
-  return read();
+  const { current, previous } = await loadDeploymentKey(
+    {
+      variable: 'AUDIT_KEY',
+      file: KEY_FILE,
+      sharedBecause: 'several instances append to one audit log and must share the key that signs it',
+      advice: 'Keep it out of the database and its backups.',
+    },
+    env,
+    dir,
+  );
+  return auditKeyring(current, previous);
 }
 
 const state = processSingleton('auditKeyring', () => ({ cached: undefined as Promise<AuditKeyring> | undefined }));

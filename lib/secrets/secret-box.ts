@@ -1,10 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 
-import { ensurePrivateDir } from '@/db/private-files';
 import { dataDir } from '@/lib/data-dir';
 import { processSingleton } from '@/lib/process-singleton';
+
+import { loadDeploymentKey, parseKey } from './deployment-key';
 
 type Env = Record<string, string | undefined>;
 
@@ -45,15 +44,7 @@ export function keyIdOf(key: Buffer): string {
 }
 
 /** Parses one base64 (or base64url) 32-byte key; `variable` names where it came from for the error. */
-export function parseKey(value: string, variable: string): Buffer {
-  const trimmed = value.trim();
-  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed) ? Buffer.from(trimmed, 'base64') : Buffer.alloc(0);
-  if (key.length !== 32) {
-    const got = key.length === 0 ? 'something that is not base64' : `${key.length} bytes`;
-    throw new Error(`${variable} must be 32 bytes encoded as base64 (got ${got}). Create one with: openssl rand -base64 32`);
-  }
-  return key;
-}
+export { parseKey };
 
 /** A box sealing with `current` and opening with it or any of `previous`. */
 export function createSecretBox(current: Buffer, previous: Buffer[] = []): SecretBox {
@@ -101,35 +92,16 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
  * no key, an error: instances sharing a database must share the key.
  */
 export async function loadSecretBox(env: Env = process.env, dir = dataDir()): Promise<SecretBox> {
-  const previous = (env.SECRETS_KEY_PREVIOUS ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((value, i) => parseKey(value, `SECRETS_KEY_PREVIOUS (entry ${i + 1})`));
-  if (env.SECRETS_KEY) return createSecretBox(parseKey(env.SECRETS_KEY, 'SECRETS_KEY'), previous);
-  if (env.DATABASE_URL) {
-    throw new Error(
-      'SECRETS_KEY is not set. With DATABASE_URL several instances share one database and must share the key that ' +
-        'encrypts stored credentials: set SECRETS_KEY to 32 random bytes in base64 (openssl rand -base64 32).',
-    );
-  }
-  return createSecretBox(await generatedKey(dir), previous);
-}
-
-async function generatedKey(dir: string): Promise<Buffer> {
-  const file = path.join(dir, KEY_FILE);
-  const read = async () => parseKey(await readFile(file, 'utf8'), `the key file ${file}`);
-  try {
-    return await read();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  await ensurePrivateDir(dir);
-  // `wx`: if another start raced us, keep the file that won.
-  await writeFile(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' }).catch((err) => {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  });
-  return read();
+  const { current, previous } = await loadDeploymentKey(
+    {
+      variable: 'SECRETS_KEY',
+      file: KEY_FILE,
+      sharedBecause: 'several instances share one database and must share the key that encrypts stored credentials',
+    },
+    env,
+    dir,
+  );
+  return createSecretBox(current, previous);
 }
 
 const state = processSingleton('secretBox', () => ({ cached: undefined as Promise<SecretBox> | undefined }));
