@@ -146,5 +146,23 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(states(v).map(([, s]) => s)).toEqual(['off', 'switched_off', 'left_out']);
       expect(v.servers.find((s) => s.id === added.id)!.grant).toBeNull();
     });
+    it('a trusted server\'s read-only tool offers no "Run without asking": it never asks anyway', async () => {
+      const peek: Tool = { name: 'peek', description: 'Reads.', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } };
+      fixture.setTools([...TOOLS, peek]);
+      const user = (await createUser(h.db, { email: `t-${randomUUID()}@example.test` }))!;
+      const conversation = await createConversation(h.db, { userId: user.id, model: 'demo' });
+      const sessionId = `sid-${randomUUID()}`;
+      await createAuthSession(h.db, { id: sessionId, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
+      const me = { userId: user.id, conversationId: conversation.id, sessionId };
+      const added = await addServer(servers, user.id, { name: 'Trusted', namespace: 'tr', url: fixture.url, trust: 'trusted' });
+      const fp = (name: string) => added.tools.find((t) => t.name === name)!.fingerprint;
+      await enableServerTools(servers, user.id, added.id, { peek: fp('peek'), echo: fp('echo') });
+      const v = await setGrant(deps, { ...me, scope: `server:${added.id}/*`, enabled: true });
+      const tool = (name: string) => v.servers.find((s) => s.id === added.id)!.tools.find((t) => t.name === name)!;
+      expect(tool('peek')).toMatchObject({ state: 'granted', autoApprove: { allowed: false, reason: expect.stringMatching(/already/) } });
+      // A write of the same trusted server may still be allowed to run without asking.
+      expect(tool('echo')).toMatchObject({ state: 'granted', autoApprove: { allowed: true, reason: null } });
+      fixture.setTools(TOOLS);
+    });
   });
 }

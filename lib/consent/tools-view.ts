@@ -14,6 +14,7 @@ import type { CallerIdentity, CatalogTool, McpServerConfig, ServerCatalog, Skipp
 import { autoApproveProblem } from './auto-approve';
 import { enabledToolKeys } from './grant-writes';
 import { enabledToolsMax } from './plan-tools';
+import { isTrustedReadOnly } from './policy';
 import { scopesCovering, serverScope, toolScope } from './scopes';
 import { readStandings, type Standings, type ToolStanding } from './stored-grants';
 import { conversationTaint } from './taint';
@@ -196,10 +197,13 @@ function toolEntry(
     state,
     enabled: modelName !== null,
     grant: standing.grant ? grantView(standing.grant) : null,
+    // A switch that would change nothing is not offered: a trusted read-only tool never asks.
     autoApprove:
       standing.state === 'default_on'
         ? { allowed: false, reason: 'It runs without asking already: a trusted first-party server marks it read-only.' }
-        : { allowed: problem === null, reason: problem },
+        : isTrustedReadOnly(tool)
+          ? { allowed: false, reason: 'It runs without asking already: a trusted server marks it read-only.' }
+          : { allowed: problem === null, reason: problem },
     leftOut,
     changes: standing.state === 'suspended' && granted ? changesOf(granted, tool, server.url) : null,
   };
