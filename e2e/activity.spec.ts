@@ -77,10 +77,21 @@ test('the Activity page lists each call and grant change, links from a tool card
   expect(lines.map((l) => l.type)).toEqual(['entry', 'entry', 'entry', 'entry', 'head']);
   expect(lines.at(-1)!.seq).toBe(4);
 
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
-    await page.screenshot({ path: path.join(SHOTS_DIR, `activity-${scheme}-1280x800.png`), animations: 'disabled' });
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(viewport);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
+      await page.screenshot({
+        path: path.join(SHOTS_DIR, `activity-${scheme}-${viewport.width}x${viewport.height}.png`),
+        animations: 'disabled',
+      });
+    }
   }
+  // On a phone nothing scrolls sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
