@@ -1,11 +1,12 @@
 'use client';
 
 import { X } from 'lucide-react';
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
 
 import { Button, type ButtonVariant } from './button';
 import { cx } from './cx';
 import { IconButton } from './icon-button';
+import { useModalDialog } from './use-modal-dialog';
 
 export type DialogProps = {
   open: boolean;
@@ -24,50 +25,16 @@ export type DialogProps = {
  * inside) and Escape closes it; focus goes back to whatever had it before the dialog opened.
  */
 export function Dialog({ open, onClose, title, description, children, footer, className }: DialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const returnFocus = useRef<HTMLElement | null>(null);
+  // showModal() focuses the first focusable element (the close button); a dialog may name a better one.
+  const dialogProps = useModalDialog(open, onClose, '[data-autofocus]');
   const titleId = useId();
   const descriptionId = useId();
 
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-      dialog.showModal();
-      // showModal() focuses the first focusable element (the close button); a dialog may name a better one.
-      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-
-  // However it closes, give focus back where it was (if that element is still on the page).
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const onClosed = () => {
-      const target = returnFocus.current;
-      returnFocus.current = null;
-      if (target?.isConnected) target.focus();
-    };
-    dialog.addEventListener('close', onClosed);
-    return () => dialog.removeEventListener('close', onClosed);
-  }, []);
-
   return (
     <dialog
-      ref={ref}
+      {...dialogProps}
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
-      onCancel={(e) => {
-        // Escape: let React state decide, so the dialog and `open` never disagree.
-        e.preventDefault();
-        onClose();
-      }}
-      onClick={(e) => {
-        if (e.target === e.currentTarget) onClose();
-      }}
       className={cx(
         'm-auto w-[calc(100%-2rem)] max-w-md rounded-card border border-border bg-surface-raised p-0 text-fg shadow-raised',
         'backdrop:bg-overlay open:animate-dialog-in',

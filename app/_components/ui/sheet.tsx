@@ -1,10 +1,11 @@
 'use client';
 
 import { X } from 'lucide-react';
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
 
 import { cx } from './cx';
 import { IconButton } from './icon-button';
+import { useModalDialog } from './use-modal-dialog';
 
 export type SheetProps = {
   open: boolean;
@@ -25,47 +26,15 @@ export type SheetProps = {
  * it, and the focus goes back to whatever opened it.
  */
 export function Sheet({ open, onClose, title, description, badges, children, className, ...rest }: SheetProps) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const returnFocus = useRef<HTMLElement | null>(null);
+  // The heading, not the first control: reading starts at the top and nothing toggles by accident.
+  const dialogProps = useModalDialog(open, onClose, '[data-sheet-title]');
   const titleId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      returnFocus.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-      dialog.showModal();
-      // The heading, not the first control: reading starts at the top and nothing toggles by accident.
-      dialog.querySelector<HTMLElement>('[data-sheet-title]')?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const onClosed = () => {
-      const target = returnFocus.current;
-      returnFocus.current = null;
-      if (target?.isConnected) target.focus();
-    };
-    dialog.addEventListener('close', onClosed);
-    return () => dialog.removeEventListener('close', onClosed);
-  }, []);
 
   return (
     <dialog
-      ref={ref}
+      {...dialogProps}
       aria-labelledby={titleId}
       data-testid={rest['data-testid']}
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      onClick={(e) => {
-        if (e.target === e.currentTarget) onClose();
-      }}
       className={cx(
         // Phone: the whole screen. Desktop: a column on the right, the conversation still in view.
         'fixed inset-0 m-0 h-dvh max-h-none w-full max-w-none border-0 bg-surface-raised p-0 text-fg',
