@@ -2,13 +2,13 @@ import { CircleSlash, ShieldQuestion, TriangleAlert } from 'lucide-react';
 
 import { Badge, cx } from '@/app/_components/ui';
 
-import { annotationBadges, isDestructive, type ServerToolView } from './server-view';
+import { annotationBadges, isDestructive, type AnnotationBadge, type ServerToolView } from './server-view';
 
-/** A tool's annotations as outline badges (properties, not states). */
-export function AnnotationBadges({ tool }: { tool: ServerToolView }) {
+/** Annotation badges as outline badges (properties, not states), with the warning and question icons. */
+export function AnnotationBadgeList({ badges }: { badges: AnnotationBadge[] }) {
   return (
     <>
-      {annotationBadges(tool.annotations).map((b) => (
+      {badges.map((b) => (
         <Badge
           key={b.key}
           appearance="outline"
@@ -21,6 +21,11 @@ export function AnnotationBadges({ tool }: { tool: ServerToolView }) {
       ))}
     </>
   );
+}
+
+/** A tool's annotations as outline badges. */
+export function AnnotationBadges({ tool }: { tool: ServerToolView }) {
+  return <AnnotationBadgeList badges={annotationBadges(tool.annotations)} />;
 }
 
 /**

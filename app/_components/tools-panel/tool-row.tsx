@@ -1,10 +1,11 @@
 'use client';
 
-import { CircleSlash, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { CircleSlash } from 'lucide-react';
 import Link from 'next/link';
 import { useId, useState } from 'react';
 
 import { ApiError } from '@/app/_components/api';
+import { AnnotationBadgeList } from '@/app/_components/servers/tool-list';
 import { Badge, Button, cx, Switch } from '@/app/_components/ui';
 import { describeConstraint } from '@/lib/consent/constraints';
 
@@ -93,17 +94,7 @@ export function ToolRow({
                 {state.label}
               </Badge>
             )}
-            {hintBadges(tool.hints, trust).map((b) => (
-              <Badge
-                key={b.key}
-                appearance="outline"
-                tone={b.tone}
-                title={b.title}
-                icon={b.key === 'destructive' ? TriangleAlert : b.key === 'none' ? ShieldQuestion : undefined}
-              >
-                {b.label}
-              </Badge>
-            ))}
+            <AnnotationBadgeList badges={hintBadges(tool.hints, trust)} />
           </div>
           {tool.description && (
             <p id={descriptionId} className="mt-1 line-clamp-2 text-[13px] leading-5 text-muted">
