@@ -2,22 +2,19 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encode } from '@auth/core/jwt';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createUser } from '@/db/queries/users';
 import type { StoredAuditToolCall } from '@/db/stored-json';
 import type { AuditOutcome } from '@/db/vocabulary';
 import { activityFilterOptions } from '@/lib/audit/activity';
 import { appendAudit } from '@/lib/audit/append';
 import { getAuditKeyring } from '@/lib/audit/key';
-import { getAuthSecret } from '@/lib/auth/secret';
-import { SESSION_COOKIE } from '@/lib/auth/session';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
+import { sessionCookie } from '@/test/route-session';
 
 /** /api/activity and /api/activity/verify as Next.js calls them, through the real runtime, on a test database. */
 
@@ -81,10 +78,8 @@ describe('/api/activity routes', () => {
 
   async function signedIn(name: string) {
     const user = (await createUser(h.db, { email: `${name}-${randomUUID()}@example.test` }))!;
-    const sid = `sid-${name}-${randomBytes(4).toString('hex')}`;
-    await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
-    const token = await encode({ token: { sid, uid: user.id, sub: user.id }, secret: await getAuthSecret(), salt: SESSION_COOKIE });
-    return { id: user.id, cookie: `${SESSION_COOKIE}=${token}` };
+    const { cookie } = await sessionCookie(h.db, user.id);
+    return { id: user.id, cookie };
   }
 
   const none = { params: Promise.resolve({}) } as { params: Promise<Record<string, never>> };

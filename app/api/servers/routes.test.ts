@@ -2,17 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encode } from '@auth/core/jwt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createUser } from '@/db/queries/users';
-import { getAuthSecret } from '@/lib/auth/secret';
-import { SESSION_COOKIE } from '@/lib/auth/session';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { sessionCookie } from '@/test/route-session';
 
 /**
  * The /api/servers routes as Next.js calls them: a Request in, a Response out, through the real
@@ -66,10 +63,7 @@ describe('/api/servers routes', () => {
 
   async function signedIn(name: string): Promise<string> {
     const user = (await createUser(h.db, { email: `${name}-${Math.random().toString(36).slice(2)}@example.test` }))!;
-    const sid = `sid-${name}-${randomBytes(4).toString('hex')}`;
-    await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
-    const token = await encode({ token: { sid, uid: user.id, sub: user.id }, secret: await getAuthSecret(), salt: SESSION_COOKIE });
-    return `${SESSION_COOKIE}=${token}`;
+    return (await sessionCookie(h.db, user.id)).cookie;
   }
 
   function req(method: string, pathname: string, opts: { cookie?: string; body?: unknown; origin?: string | null } = {}) {

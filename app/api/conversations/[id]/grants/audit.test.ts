@@ -2,24 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encode } from '@auth/core/jwt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { listActivity } from '@/db/queries/audit';
-import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
+import { endAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { createUser } from '@/db/queries/users';
 import type { StoredAuditGrant } from '@/db/stored-json';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { verifyChain } from '@/lib/audit/verify';
-import { getAuthSecret } from '@/lib/auth/secret';
-import { SESSION_COOKIE } from '@/lib/auth/session';
 import { constraintFor } from '@/lib/consent/constraints';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import type { ConversationToolsView } from '@/lib/consent/tools-view';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
+import { sessionCookie } from '@/test/route-session';
 
 /**
  * Every grant change a person makes through PUT / DELETE …/grants — and the end of their grants
@@ -49,11 +47,9 @@ describe('grant changes in the audit log', () => {
 
   async function signedIn() {
     const user = (await createUser(h.db, { email: `ga-${randomBytes(6).toString('hex')}@example.test` }))!;
-    const sid = `sid-${randomBytes(6).toString('hex')}`;
-    await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
-    const token = await encode({ token: { sid, uid: user.id, sub: user.id }, secret: await getAuthSecret(), salt: SESSION_COOKIE });
+    const { cookie, sid } = await sessionCookie(h.db, user.id);
     const conversation = await createConversation(h.db, { userId: user.id, model: 'demo', title: 'Groceries' });
-    return { cookie: `${SESSION_COOKIE}=${token}`, id: conversation.id, userId: user.id, sid };
+    return { cookie, id: conversation.id, userId: user.id, sid };
   }
 
   const req = (method: string, cookie: string, body?: unknown) =>

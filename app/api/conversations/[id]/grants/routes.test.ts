@@ -2,20 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { encode } from '@auth/core/jwt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
-import { getAuthSecret } from '@/lib/auth/secret';
-import { SESSION_COOKIE } from '@/lib/auth/session';
 import { constraintFor } from '@/lib/consent/constraints';
 import type { ConversationToolsView, ToolEntry } from '@/lib/consent/tools-view';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
+import { sessionCookie } from '@/test/route-session';
 
 /**
  * GET …/tools, PUT …/grants and DELETE …/grants/:grantId as Next.js calls them, through the real
@@ -56,11 +53,9 @@ describe('/api/conversations/:id/tools and …/grants', () => {
   /** A signed-in user with one conversation: the cookie, and the conversation id. */
   async function signedIn(plan = 'pro') {
     const user = (await createUser(h.db, { email: `g-${randomBytes(6).toString('hex')}@example.test`, plan }))!;
-    const sid = `sid-${randomBytes(6).toString('hex')}`;
-    await createAuthSession(h.db, { id: sid, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
-    const token = await encode({ token: { sid, uid: user.id, sub: user.id }, secret: await getAuthSecret(), salt: SESSION_COOKIE });
+    const { cookie, sid } = await sessionCookie(h.db, user.id);
     const conversation = await createConversation(h.db, { userId: user.id, model: 'demo' });
-    return { cookie: `${SESSION_COOKIE}=${token}`, id: conversation.id, userId: user.id, sid };
+    return { cookie, id: conversation.id, userId: user.id, sid };
   }
 
   function req(method: string, opts: { cookie?: string; body?: unknown; origin?: string | null } = {}) {
