@@ -1,5 +1,6 @@
 import type { RunRow } from '@/db/queries/runs';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
+import { isUsable, NOT_SWITCHED_ON } from '@/lib/consent/grant-source';
 import { inputProblem } from '@/lib/mcp/schema-guard';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
@@ -26,21 +27,27 @@ export async function callsNoLongerAllowed(
     byServer.set(call.serverId, [...(byServer.get(call.serverId) ?? []), call]);
   }
   const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId };
-  for (const [serverId, serverCalls] of byServer) {
-    const server = servers.find((s) => s.id === serverId);
-    if (!server) continue; // executeCalls says the server is gone
-    const catalog = await host.gateway.listTools(server, { userId: run.userId, conversationId: run.conversationId });
-    if (catalog.error || catalog.needsSignIn) continue;
-    const tools = new Map<string, CatalogTool>(catalog.tools.map((t) => [t.name, t]));
-    const listed = serverCalls.map((c) => tools.get(c.tool!)).filter((t): t is CatalogTool => t !== undefined);
-    const grants = await host.grants.grantsFor(ctx, listed);
+  // Every server's list at once, then the grants of every tool in one read (not one per server).
+  const listings = await Promise.all(
+    [...byServer].map(async ([serverId, serverCalls]) => {
+      const server = servers.find((s) => s.id === serverId);
+      if (!server) return null; // executeCalls says the server is gone
+      const catalog = await host.gateway.listTools(server, { userId: run.userId, conversationId: run.conversationId });
+      if (catalog.error || catalog.needsSignIn) return null;
+      return { server, serverCalls, tools: new Map<string, CatalogTool>(catalog.tools.map((t) => [t.name, t])) };
+    }),
+  );
+  const judged = listings.filter((l) => l !== null);
+  const listed = judged.flatMap((l) => l.serverCalls.map((c) => l.tools.get(c.tool!)).filter((t): t is CatalogTool => t !== undefined));
+  const grants = await host.grants.grantsFor(ctx, listed);
+  for (const { server, serverCalls, tools } of judged) {
     for (const call of serverCalls) {
       const tool = tools.get(call.tool!);
       const grant = tool ? grants.get(tool) : undefined;
       if (!tool || !grant) {
         refused.set(call.id, `${server.displayName} no longer offers it as it was approved.`);
-      } else if (grant.state !== 'active' || grant.overPlan) {
-        refused.set(call.id, grant.why ?? 'It is not switched on in this conversation.');
+      } else if (!isUsable(grant)) {
+        refused.set(call.id, grant.why ?? NOT_SWITCHED_ON);
       } else if (inputProblem(grant.constraint, call.input) !== null) {
         refused.set(call.id, "The arguments are outside what the person's grant now allows for this tool.");
       }

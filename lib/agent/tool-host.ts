@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
-import type { GrantSource, RunGrantContext, ToolGrant } from '@/lib/consent/grant-source';
+import { isUsable, NOT_SWITCHED_ON, type GrantSource, type RunGrantContext, type ToolGrant } from '@/lib/consent/grant-source';
 import { buildToolNames, joinToolName, namespaceProblem } from '@/lib/mcp/naming';
 import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
 
@@ -51,7 +51,7 @@ export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<
   );
   const available = listed.filter((l) => {
     const g = grants.get(l.tool);
-    return g && g.state === 'active' && !g.overPlan;
+    return g !== undefined && isUsable(g);
   });
 
   const names = buildToolNames(available.map((l) => ({ serverId: l.tool.serverId, namespace: l.tool.namespace, name: l.tool.name })));
@@ -71,8 +71,8 @@ export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<
   for (const l of listed) {
     const g = grants.get(l.tool);
     const name = joinToolName(l.tool.namespace, l.tool.name);
-    if (g && !routes.has(name) && !(g.state === 'active' && !g.overPlan)) {
-      unavailable[name] = g.why ?? 'It is not switched on in this conversation.';
+    if (g && !routes.has(name) && !isUsable(g)) {
+      unavailable[name] = g.why ?? NOT_SWITCHED_ON;
     }
   }
   return { tools, routes, nameMap: names.byModelName, unavailable };

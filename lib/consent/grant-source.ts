@@ -30,6 +30,14 @@ export interface GrantSource {
   grantsFor(ctx: RunGrantContext, tools: CatalogTool[]): Promise<Map<CatalogTool, ToolGrant>>;
 }
 
+/** Why a tool with no grant is not available (the model and the panel are told). */
+export const NOT_SWITCHED_ON = 'It is not switched on in this conversation.';
+
+/** May the model be offered this tool, and may a call to it run? */
+export function isUsable(g: ToolGrant): boolean {
+  return g.state === 'active' && !g.overPlan;
+}
+
 const OPEN: ToolGrant = { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false };
 
 /**

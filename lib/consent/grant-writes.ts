@@ -8,6 +8,7 @@ import type { CatalogTool } from '@/lib/mcp/types';
 
 import { constraintProblem } from './constraints';
 import { enabledToolsMax } from './plan-tools';
+import { parseScope } from './scopes';
 import { isDefaultOn } from './stored-grants';
 import { grantedToolOf } from './tool-definition';
 
@@ -46,17 +47,14 @@ export function enabledToolKeys(grants: Pick<GrantRow, 'scope' | 'covered' | 'ex
   const keys = new Set<string>();
   for (const g of grants) {
     if (g.revokedAt || (g.expiresAt && g.expiresAt <= now)) continue;
-    const serverId = serverIdOfScope(g.scope);
+    const serverId = parseScope(g.scope)?.serverId;
+    if (!serverId) continue;
     for (const [name, t] of Object.entries(g.covered.tools)) {
       if (isDefaultOn({ serverId, trust: 'trusted', annotations: t.annotations })) continue;
       keys.add(`${serverId}/${name}`);
     }
   }
   return keys;
-}
-
-function serverIdOfScope(scope: string): string {
-  return scope.slice(scope.indexOf(':') + 1, scope.indexOf('/'));
 }
 
 export interface GrantWrite {

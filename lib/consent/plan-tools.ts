@@ -1,4 +1,4 @@
-import { limitsFor, UNLIMITED, type Plan } from '@/lib/limits';
+import { isPlan, limitsFor, UNLIMITED, type Plan } from '@/lib/limits';
 
 import { serverScope, toolScope } from './scopes';
 
@@ -14,11 +14,9 @@ export const PLAN_TOOLS: Record<Plan, readonly string[] | 'any'> = {
   enterprise: 'any',
 };
 
-const PLANS: readonly Plan[] = ['free', 'pro', 'enterprise'];
-
 /** A stored plan name as a plan; an unknown one gets the smallest (it only ever narrows). */
 export function planOf(stored: string | null | undefined): Plan {
-  return PLANS.find((p) => p === stored) ?? 'free';
+  return isPlan(stored) ? stored : 'free';
 }
 
 export function isOnPlan(plan: Plan, serverId: string, tool: string): boolean {

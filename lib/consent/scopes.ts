@@ -28,10 +28,6 @@ export function parseScope(s: string): Scope | null {
   return rest.length <= 256 ? { kind, serverId, tool: rest } : null;
 }
 
-export function formatScope(scope: Scope): string {
-  return scope.kind === 'tool' ? toolScope(scope.serverId, scope.tool) : serverScope(scope.serverId);
-}
-
 /** Every scope string that could cover this tool, most specific first. */
 export function scopesCovering(serverId: string, tool: string): string[] {
   return [toolScope(serverId, tool), serverScope(serverId)];

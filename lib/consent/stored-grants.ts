@@ -7,7 +7,7 @@ import type { Plan } from '@/lib/limits';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import type { CatalogTool } from '@/lib/mcp/types';
 
-import type { GrantSource, RunGrantContext, ToolGrant } from './grant-source';
+import { NOT_SWITCHED_ON, type GrantSource, type RunGrantContext, type ToolGrant } from './grant-source';
 import { isOnPlan, planOf } from './plan-tools';
 import { isTrustedReadOnly } from './policy';
 import { serverScope, toolScope } from './scopes';
@@ -83,9 +83,7 @@ export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date
         return stand(
           'off',
           null,
-          ctx.sessionId
-            ? 'The session that started this turn has signed out, which ended its grants.'
-            : 'It is not switched on in this conversation.',
+          ctx.sessionId ? 'The session that started this turn has signed out, which ended its grants.' : NOT_SWITCHED_ON,
         );
       }
       const candidates = [byScope.get(toolScope(tool.serverId, tool.name)), byScope.get(serverScope(tool.serverId))];
@@ -103,7 +101,7 @@ export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date
         if (standing.state === 'granted') return standing;
         fallback ??= standing;
       }
-      return fallback ?? stand('off', null, 'It is not switched on in this conversation.');
+      return fallback ?? stand('off', null, NOT_SWITCHED_ON);
     },
   };
 }
