@@ -176,3 +176,11 @@ export const AUDIT_GRANT_CHANGES = [
   'ended_at_sign_out',
 ] as const;
 export type AuditGrantChange = (typeof AUDIT_GRANT_CHANGES)[number];
+
+/** Who may open a share link: anyone holding it, or only a signed-in person holding it. */
+export const SHARE_AUDIENCES = ['anyone', 'signed_in'] as const;
+export type ShareAudience = (typeof SHARE_AUDIENCES)[number];
+
+/** How long a new share link lives (the owner can revoke it sooner). */
+export const SHARE_EXPIRIES = ['never', '1d', '7d', '30d'] as const;
+export type ShareExpiry = (typeof SHARE_EXPIRIES)[number];

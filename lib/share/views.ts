@@ -1,0 +1,72 @@
+import type { ShareAudience } from '@/db/vocabulary';
+import type { ToolCallView } from '@/lib/agent/tool-call-view';
+import type { MessageView } from '@/lib/chat/views';
+
+/**
+ * What the browser sees of share links. The owner's views never carry the token (it is shown
+ * once, in the answer to the create request, and stored only as a hash); the shared views carry
+ * nothing of the owner (no email, no server URL, no ids of grants or servers) and, unless the
+ * owner chose to include them, no tool arguments or results.
+ */
+
+/** One of the owner's links (the conversation's list and the "Shared links" page). */
+export interface ShareLinkView {
+  id: string;
+  conversationId: string;
+  conversationTitle: string;
+  includeToolDetails: boolean;
+  audience: ShareAudience;
+  createdAt: string;
+  /** null: never expires. */
+  expiresAt: string | null;
+  /** True once expiresAt has passed: the link answers 404; the owner still sees it to delete it. */
+  expired: boolean;
+  /** When the snapshot was taken (at creation, or when the owner last moved it to the newest message). */
+  snapshotAt: string;
+  /** Whether the owner moved the snapshot after creating the link (the shared page then says "updated on …"). */
+  updated: boolean;
+  /** Messages in the snapshot. */
+  messageCount: number;
+  /** Messages in the conversation after the snapshot (0: the link shows everything finished). */
+  newerMessages: number;
+}
+
+/** The answer to `POST /api/conversations/:id/shares`: the URL is shown this once. */
+export interface CreatedShare {
+  id: string;
+  url: string;
+  link: ShareLinkView;
+}
+
+/**
+ * A tool call as a shared page shows it: the card's fields with everything of the owner's
+ * account stripped. With tool details hidden, `input` is `{}`, `result` is null and
+ * `detailsHidden` is true, so the card shows server, tool and outcome only.
+ */
+export type SharedToolCallView = Omit<ToolCallView, 'argsHash' | 'inputRequests' | 'signIn' | 'allowForSession'> & {
+  detailsHidden: boolean;
+};
+
+/**
+ * A message as a shared page shows it: text blocks and `tool_use` blocks (`id` and `name`, input
+ * always `{}` — the card carries the arguments when they are shown); no `tool_result` blocks.
+ */
+export type SharedMessageView = Omit<MessageView, 'runId'> & { runId: string | null };
+
+/** `GET /api/share/:token` and the `/share/<token>` page: exactly the same redactions. */
+export interface SharedConversationView {
+  title: string;
+  snapshotAt: string;
+  /** Set when the owner moved the snapshot after creating the link (same instant as snapshotAt). */
+  updatedAt: string | null;
+  includeToolDetails: boolean;
+  audience: ShareAudience;
+  messages: SharedMessageView[];
+  toolCalls: SharedToolCallView[];
+}
+
+/** Where a forked conversation came from, shown as a note at its top. */
+export interface ForkOrigin {
+  title: string;
+  snapshotAt: string;
+}
