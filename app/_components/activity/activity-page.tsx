@@ -1,12 +1,12 @@
 'use client';
 
-import { Download, History, ShieldCheck } from 'lucide-react';
+import { Download, History, ListFilter, ShieldCheck } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 
 import { AUDIT_OUTCOMES } from '@/db/vocabulary';
 
 import { api, ApiError } from '../api';
-import { Button, buttonClasses, EmptyState, Field, Input, Notice, Select, Spinner } from '../ui';
+import { Button, buttonClasses, cx, EmptyState, Field, Input, Notice, Select, Spinner } from '../ui';
 import { ActivityEntryCard } from './activity-entry-card';
 import {
   activityPath,
@@ -44,6 +44,9 @@ export function ActivityPage({
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<{ message: string; field?: string } | null>(null);
   const [verify, setVerify] = useState<VerifyResult | 'checking' | null>(null);
+  // On a phone the six filters would fill the first screen: they fold behind a button there.
+  const [filtersShown, setFiltersShown] = useState(false);
+  const appliedCount = Object.values(applied).filter(Boolean).length;
 
   // State is set only once the page arrives (never synchronously in the effect).
   const load = useCallback(
@@ -121,69 +124,81 @@ export function ActivityPage({
             Showing the entry of one tool call.
           </Notice>
         ) : (
-          <form
-            className="grid gap-3 rounded-card border border-border bg-surface p-4 sm:grid-cols-3"
-            aria-label="Filter the activity"
-            onSubmit={(e) => {
-              e.preventDefault();
-              setApplied(filters);
-            }}
-          >
-            <Field label="Conversation" error={fieldError('conversation')}>
-              <Select value={filters.conversation} onChange={set('conversation')}>
-                <option value="">Any</option>
-                {conversations.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.label}
-                  </option>
-                ))}
-              </Select>
-            </Field>
-            <Field label="Server" error={fieldError('server')}>
-              <Select value={filters.server} onChange={set('server')}>
-                <option value="">Any</option>
-                {servers.map((s) => (
-                  <option key={s.id} value={s.id}>
-                    {s.label}
-                  </option>
-                ))}
-              </Select>
-            </Field>
-            <Field label="Tool" error={fieldError('tool')}>
-              <Input value={filters.tool} onChange={set('tool')} placeholder="e.g. search" />
-            </Field>
-            <Field label="Outcome" error={fieldError('outcome')}>
-              <Select value={filters.outcome} onChange={set('outcome')}>
-                <option value="">Any</option>
-                {AUDIT_OUTCOMES.map((o) => (
-                  <option key={o} value={o}>
-                    {OUTCOME_BADGE[o].label}
-                  </option>
-                ))}
-              </Select>
-            </Field>
-            <Field label="From" error={fieldError('from')}>
-              <Input type="date" value={filters.from} onChange={set('from')} />
-            </Field>
-            <Field label="To" error={fieldError('to')}>
-              <Input type="date" value={filters.to} onChange={set('to')} />
-            </Field>
-            <div className="flex gap-2 sm:col-span-3">
-              <Button type="submit" variant="primary">
-                Apply filters
-              </Button>
-              <Button
-                type="button"
-                variant="ghost"
-                onClick={() => {
-                  setFilters(NO_FILTERS);
-                  setApplied(NO_FILTERS);
-                }}
-              >
-                Clear
-              </Button>
-            </div>
-          </form>
+          <>
+            <Button
+              className="sm:hidden"
+              icon={ListFilter}
+              aria-expanded={filtersShown}
+              aria-controls="activity-filters"
+              onClick={() => setFiltersShown((shown) => !shown)}
+            >
+              {filtersShown ? 'Hide filters' : appliedCount > 0 ? `Filters (${appliedCount})` : 'Filters'}
+            </Button>
+            <form
+              id="activity-filters"
+              className={cx('grid gap-3 rounded-card border border-border bg-surface p-4 sm:grid-cols-3', !filtersShown && 'max-sm:hidden')}
+              aria-label="Filter the activity"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setApplied(filters);
+              }}
+            >
+              <Field label="Conversation" error={fieldError('conversation')}>
+                <Select value={filters.conversation} onChange={set('conversation')}>
+                  <option value="">Any</option>
+                  {conversations.map((c) => (
+                    <option key={c.id} value={c.id}>
+                      {c.label}
+                    </option>
+                  ))}
+                </Select>
+              </Field>
+              <Field label="Server" error={fieldError('server')}>
+                <Select value={filters.server} onChange={set('server')}>
+                  <option value="">Any</option>
+                  {servers.map((s) => (
+                    <option key={s.id} value={s.id}>
+                      {s.label}
+                    </option>
+                  ))}
+                </Select>
+              </Field>
+              <Field label="Tool" error={fieldError('tool')}>
+                <Input value={filters.tool} onChange={set('tool')} placeholder="e.g. search" />
+              </Field>
+              <Field label="Outcome" error={fieldError('outcome')}>
+                <Select value={filters.outcome} onChange={set('outcome')}>
+                  <option value="">Any</option>
+                  {AUDIT_OUTCOMES.map((o) => (
+                    <option key={o} value={o}>
+                      {OUTCOME_BADGE[o].label}
+                    </option>
+                  ))}
+                </Select>
+              </Field>
+              <Field label="From" error={fieldError('from')}>
+                <Input type="date" value={filters.from} onChange={set('from')} />
+              </Field>
+              <Field label="To" error={fieldError('to')}>
+                <Input type="date" value={filters.to} onChange={set('to')} />
+              </Field>
+              <div className="flex gap-2 sm:col-span-3">
+                <Button type="submit" variant="primary">
+                  Apply filters
+                </Button>
+                <Button
+                  type="button"
+                  variant="ghost"
+                  onClick={() => {
+                    setFilters(NO_FILTERS);
+                    setApplied(NO_FILTERS);
+                  }}
+                >
+                  Clear
+                </Button>
+              </div>
+            </form>
+          </>
         )}
 
         {error && !error.field && <Notice tone="error">{error.message}</Notice>}
