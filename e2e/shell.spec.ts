@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 
-import { appOrigin, jsonWrite, signedInUser, waitForConversation, waitForIdle } from './helpers';
+import { appOrigin, expectedTitle, jsonWrite, signedInUser, waitForConversation, waitForIdle } from './helpers';
 
 test('an example on the empty chat fills the composer, ready to edit or send', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'examples');
@@ -15,6 +15,10 @@ test('an example on the empty chat fills the composer, ready to edit or send', a
   await composer.press('Enter');
   await waitForConversation(page);
   await waitForIdle(page.request, new URL(page.url()).pathname.split('/').pop()!);
+  // The title the turn wrote reaches the sidebar and the page's heading without a reload.
+  const title = expectedTitle('call notes__create {"title": "Groceries", "body": "milk, eggs, bread"}');
+  await expect(page.getByRole('complementary', { name: 'Conversations' }).getByRole('link', { name: title, exact: true })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: title })).toBeAttached();
   // Creating a note is off until switched on in the conversation: the call is refused unrun, and the
   // model is told that only the person can switch it on, and where.
   await expect(page.getByTestId('approval-card')).toHaveCount(0);

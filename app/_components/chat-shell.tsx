@@ -6,6 +6,7 @@ import { usePathname } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 import { ComposerDraftProvider } from './composer-draft';
+import { ConversationListProvider, useConversationList } from './conversation-list';
 import { HeaderSlotContext } from './header-slot';
 import { Sidebar } from './sidebar';
 import type { ConversationSummary } from './types';
@@ -22,15 +23,30 @@ const PAGE_TITLES: Record<string, string> = {
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
 export function ChatShell({
   conversations,
-  user,
-  modelLabel,
-  children,
+  ...frame
 }: {
   conversations: ConversationSummary[];
   user: { email: string; name: string | null };
   modelLabel: string;
   children: React.ReactNode;
 }) {
+  return (
+    <ConversationListProvider initial={conversations}>
+      <ShellFrame {...frame} />
+    </ConversationListProvider>
+  );
+}
+
+function ShellFrame({
+  user,
+  modelLabel,
+  children,
+}: {
+  user: { email: string; name: string | null };
+  modelLabel: string;
+  children: React.ReactNode;
+}) {
+  const { conversations } = useConversationList();
   const [open, setOpen] = useState(false);
   const [headerSlot, setHeaderSlot] = useState<HTMLElement | null>(null);
   const opener = useRef<HTMLButtonElement>(null);

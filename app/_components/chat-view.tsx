@@ -1,7 +1,6 @@
 'use client';
 
 import { ArrowDown } from 'lucide-react';
-import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
@@ -10,6 +9,7 @@ import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
+import { useConversationList } from './conversation-list';
 import { EmptyConversation } from './empty-conversation';
 import { InHeaderSlot } from './header-slot';
 import type { InputResponses } from './input-card';
@@ -52,7 +52,6 @@ const FOLLOW_AGAIN_AFTER_MS = 1000;
 
 /** `pingMs`: the server's ping interval; a stream silent for two of them is given up. */
 export function ChatView({ initial, modelLabel, pingMs }: { initial: ConversationView; modelLabel: string; pingMs: number }) {
-  const router = useRouter();
   const [state, dispatch] = useReducer(reducer, {
     messages: initial.messages,
     partials: [],
@@ -78,16 +77,20 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const [toolsKey, setToolsKey] = useState(0);
   const [toolsOpen, setToolsOpen] = useState(false);
   const tools = useConversationTools(initial.id, toolsKey);
+  const { conversations, reload: reloadConversations } = useConversationList();
+  // The list is re-read when a turn ends, so a title the turn wrote shows here too.
+  const title = conversations.find((c) => c.id === initial.id)?.title ?? initial.title;
 
   const onEvent = useCallback(
     (event: ChatEvent) => {
       dispatch({ kind: 'event', event });
       if (RUN_END_EVENTS.has(event.type)) {
-        router.refresh();
+        // The turn may have titled the conversation and moved it to the top of the list.
+        void reloadConversations();
         setToolsKey((k) => k + 1);
       }
     },
-    [router],
+    [reloadConversations],
   );
   // Ask where the conversation stands, and follow again if a run is on.
   const resync = useCallback(async () => {
@@ -237,7 +240,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       </p>
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
-        <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{initial.title}</span>
+        <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
         {toolsButton()}
       </div>
       <InHeaderSlot>{toolsButton('md:hidden')}</InHeaderSlot>
@@ -250,7 +253,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       />
       <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="conversation-scroller">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
-          <h1 className="sr-only">{initial.title}</h1>
+          <h1 className="sr-only">{title}</h1>
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           <MessageList
             messages={state.messages}
