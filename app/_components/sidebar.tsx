@@ -6,6 +6,7 @@ import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 
 import { api, ApiError } from './api';
+import { useConversationList } from './conversation-list';
 import { ConversationSearch } from './conversation-search';
 import { Logo } from './logo';
 import { ThemeToggle } from './theme/theme-toggle';
@@ -31,6 +32,7 @@ export function Sidebar({
 }) {
   const pathname = usePathname();
   const router = useRouter();
+  const { reload } = useConversationList();
   const csrfToken = useCsrfToken();
   const closeButton = useRef<HTMLButtonElement>(null);
   const [deleting, setDeleting] = useState<ConversationSummary | null>(null);
@@ -49,7 +51,7 @@ export function Sidebar({
       await api(`/api/conversations/${conversation.id}`, { method: 'DELETE' });
       setDeleting(null);
       if (pathname === `/c/${conversation.id}`) router.push('/');
-      router.refresh();
+      await reload();
     } catch (err) {
       setDeleteError(err instanceof ApiError ? err.message : 'Could not delete.');
     } finally {
@@ -189,7 +191,7 @@ function ConversationItem({
   onNavigate: () => void;
   onDelete: () => void;
 }) {
-  const router = useRouter();
+  const { reload } = useConversationList();
   const [renaming, setRenaming] = useState(false);
   const [title, setTitle] = useState(conversation.title);
   const [error, setError] = useState('');
@@ -201,7 +203,7 @@ function ConversationItem({
       await api(`/api/conversations/${conversation.id}`, { method: 'PATCH', body: { title: next } });
       setRenaming(false);
       setError('');
-      router.refresh();
+      await reload();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Could not rename.');
     }
