@@ -33,9 +33,16 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     throw new ApiError(
       res.status,
       body?.error?.code ?? 'unknown',
-      body?.error?.message ?? `Request failed (${res.status}).`,
+      body?.error?.message ?? withoutExplanation(res.status),
       typeof body?.error?.field === 'string' ? body.error.field : undefined,
     );
   }
   return body as T;
+}
+
+/** An error answer with no message of ours (a proxy in between, a crash): say what to do anyway. */
+function withoutExplanation(status: number): string {
+  if (status >= 500)
+    return `Switchboard ran into a problem (HTTP ${status}). Try again in a moment; if it keeps happening, reload the page.`;
+  return `Switchboard refused the request (HTTP ${status}). Reload the page and try again.`;
 }
