@@ -5,6 +5,7 @@ import { useRef, useState } from 'react';
 
 import { LogoMark } from './logo';
 import { MIN_PASSWORD_LENGTH } from './new-password-input';
+import { withNext } from './next-path';
 import { Button, Card, Field, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
 
@@ -17,11 +18,15 @@ export function AuthForm({
   mode,
   errorCode,
   providers,
+  next = null,
 }: {
   mode: 'sign-in' | 'sign-up';
   errorCode?: string;
   providers: ('github' | 'google')[];
+  /** Where to go once signed in (already checked by safeNextPath); the home page otherwise. */
+  next?: string | null;
 }) {
+  const callbackUrl = next ?? '/';
   const csrfToken = useCsrfToken();
   const formRef = useRef<HTMLFormElement>(null);
   const [error, setError] = useState(errorCode ? (SIGN_IN_ERRORS[errorCode] ?? 'The sign-in form expired. Please try again.') : '');
@@ -90,7 +95,7 @@ export function AuthForm({
             onSubmit={() => setBusy(true)}
           >
             <input type="hidden" name="csrfToken" value={csrfToken} />
-            <input type="hidden" name="callbackUrl" value="/" />
+            <input type="hidden" name="callbackUrl" value={callbackUrl} />
             {signIn ? (
               <>
                 <Field label="Email" id="field-email">
@@ -115,7 +120,7 @@ export function AuthForm({
               {providers.map((p) => (
                 <form key={p} method="post" action={`/api/auth/signin/${p}`}>
                   <input type="hidden" name="csrfToken" value={csrfToken} />
-                  <input type="hidden" name="callbackUrl" value="/" />
+                  <input type="hidden" name="callbackUrl" value={callbackUrl} />
                   <Button type="submit" variant="secondary" fullWidth disabled={!csrfToken}>
                     Continue with {p === 'github' ? 'GitHub' : 'Google'}
                   </Button>
@@ -128,14 +133,14 @@ export function AuthForm({
           {signIn ? (
             <>
               New here?{' '}
-              <Link href="/sign-up" className={LINK}>
+              <Link href={withNext('/sign-up', next)} className={LINK}>
                 Create an account
               </Link>
             </>
           ) : (
             <>
               Already have an account?{' '}
-              <Link href="/sign-in" className={LINK}>
+              <Link href={withNext('/sign-in', next)} className={LINK}>
                 Sign in
               </Link>
             </>

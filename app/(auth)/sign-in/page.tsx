@@ -1,19 +1,27 @@
 import { redirect } from 'next/navigation';
 
 import { AuthForm } from '@/app/_components/auth-form';
+import { safeNextPath } from '@/app/_components/next-path';
 import { oauthProviders } from '@/lib/auth/config';
 import { getPageSession } from '@/lib/server/page-session';
 
 export const dynamic = 'force-dynamic';
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<{ error?: string; code?: string }> }) {
-  if (await getPageSession()) redirect('/');
-  const { error, code } = await searchParams;
+/** `?next=<path>`: where to go once signed in (a shared link for signed-in readers); anything but a path of ours is ignored. */
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ error?: string; code?: string; next?: string | string[] }>;
+}) {
+  const { error, code, next: rawNext } = await searchParams;
+  const next = safeNextPath(rawNext);
+  if (await getPageSession()) redirect(next ?? '/');
   return (
     <AuthForm
       mode="sign-in"
       errorCode={error ? (error === 'CredentialsSignin' ? (code ?? 'credentials') : error) : undefined}
       providers={oauthProviders()}
+      next={next}
     />
   );
 }
