@@ -1,4 +1,5 @@
 import type { ThrottlePolicy } from '@/db/queries/password-check-throttles';
+import { positiveIntFromEnv } from '@/lib/env-int';
 
 /**
  * Password checks on one key (an email, a known device, a user changing their password): five
@@ -45,17 +46,9 @@ type Env = Record<string, string | undefined>;
 export function authLimits(env: Env = process.env): AuthLimits {
   return {
     ...DEFAULT_AUTH_LIMITS,
-    signInFailuresPerMinute: positiveInt(env, 'SIGN_IN_FAILURES_PER_MINUTE', DEFAULT_AUTH_LIMITS.signInFailuresPerMinute),
-    signUpsPerMinute: positiveInt(env, 'SIGN_UPS_PER_MINUTE', DEFAULT_AUTH_LIMITS.signUpsPerMinute),
+    signInFailuresPerMinute: positiveIntFromEnv(env, 'SIGN_IN_FAILURES_PER_MINUTE', DEFAULT_AUTH_LIMITS.signInFailuresPerMinute),
+    signUpsPerMinute: positiveIntFromEnv(env, 'SIGN_UPS_PER_MINUTE', DEFAULT_AUTH_LIMITS.signUpsPerMinute),
   };
-}
-
-function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1 (got "${raw}").`);
-  return value;
 }
 
 /** "40 seconds", "3 minutes": how long until `at`, for a 429 message. */
