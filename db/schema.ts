@@ -7,6 +7,7 @@ import type {
   StoredAuthServer,
   StoredConstraint,
   StoredDecision,
+  StoredForkOrigin,
   StoredFoundTools,
   StoredGrantCoverage,
   StoredInputRequests,
@@ -31,6 +32,7 @@ import {
   RUN_STATUSES,
   SERVER_STATUSES,
   SERVER_TRANSPORTS,
+  SHARE_AUDIENCES,
   TOOL_CALL_STATUSES,
   TRUST_LEVELS,
 } from './vocabulary';
@@ -125,6 +127,8 @@ export const conversations = pgTable(
     // Set once, when text from an untrusted server first entered the model's context (what,
     // from which server, when); from then on auto-approval covers only trusted read-only tools.
     tainted: jsonb('tainted').$type<StoredTaint>(),
+    // A conversation continued from someone's share link: which snapshot it was copied from.
+    forkedFrom: jsonb('forked_from').$type<StoredForkOrigin>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -513,4 +517,29 @@ export const toolSwitches = pgTable(
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.serverId, t.tool] }), index('tool_switches_user_idx').on(t.userId)],
+);
+
+// A read-only link to a snapshot of a conversation (lib/share). The token is shown once and kept
+// only as its SHA-256; the snapshot is the messages up to `snapshot_seq` (messages are only ever
+// appended, so that prefix never changes) with the title they had then. Revoking deletes the row;
+// deleting the conversation or the account deletes it too.
+export const shareLinks = pgTable(
+  'share_links',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    conversationId: conversationRef(),
+    tokenHash: text('token_hash').notNull().unique(),
+    includeToolDetails: boolean('include_tool_details').notNull().default(false),
+    audience: text('audience', { enum: SHARE_AUDIENCES }).notNull().default('anyone'),
+    // null: never expires.
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    snapshotSeq: integer('snapshot_seq').notNull(),
+    snapshotTitle: text('snapshot_title').notNull(),
+    snapshotAt: timestamp('snapshot_at', { withTimezone: true }).notNull(),
+    // Set when the owner moved the snapshot to the newest finished turn after creating the link.
+    snapshotMovedAt: timestamp('snapshot_moved_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('share_links_user_idx').on(t.userId, t.createdAt), index('share_links_conversation_idx').on(t.conversationId)],
 );

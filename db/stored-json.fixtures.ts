@@ -77,6 +77,9 @@ export const STORED_SAMPLES = {
       { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'progress', serverId: 'srv-1', serverName: 'Docs' },
     ],
   },
+  forkOrigin: {
+    v1: [{ v: 1, title: 'Groceries', snapshotAt: '2026-12-01T10:00:00.000Z', toolDetailsHidden: true }],
+  },
   inputRequests: {
     v0: [
       {

@@ -185,6 +185,18 @@ const taintV1 = z.object({
 export type StoredTaint = z.infer<typeof taintV1>;
 export const storedTaint = taintV1;
 
+// ── conversations.forked_from: the share link's snapshot a conversation was continued from ──
+const forkOriginV1 = z.object({
+  v: z.literal(1),
+  /** The shared conversation's title at the snapshot. */
+  title: z.string(),
+  snapshotAt: iso,
+  /** Whether the owner had hidden tool arguments and results (the copies then say so). */
+  toolDetailsHidden: z.boolean(),
+});
+export type StoredForkOrigin = z.infer<typeof forkOriginV1>;
+export const storedForkOrigin = forkOriginV1;
+
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;

@@ -14,6 +14,7 @@ import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { insertServer } from '@/db/queries/servers';
+import { insertShareLink } from '@/db/queries/shares';
 import { insertToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
 import { runs } from '@/db/schema';
@@ -112,6 +113,14 @@ async function conversationOf(owner: Owner, run?: RunStatus): Promise<{ conversa
   return { conversationId: conversation.id, runId: inserted.id };
 }
 
+/** A conversation of the owner with one finished exchange: something a share link can show. */
+async function answeredConversationOf(owner: Owner): Promise<string> {
+  const { conversationId } = await conversationOf(owner);
+  await appendMessage(h.db, { conversationId, role: 'user', content: [{ type: 'text', text: 'hello' }] });
+  await appendMessage(h.db, { conversationId, role: 'assistant', content: [{ type: 'text', text: 'hi' }], stopReason: 'end_turn' });
+  return conversationId;
+}
+
 /** A tool call of the owner waiting for them: for a decision, or for their answer to the server's question. */
 async function toolCallOf(owner: Owner, waiting: 'pending_approval' | 'awaiting_input'): Promise<Made> {
   const { conversationId, runId } = await conversationOf(owner, waiting === 'pending_approval' ? 'awaiting_approval' : 'awaiting_input');
@@ -174,6 +183,21 @@ const FACTORIES: Record<string, Factory> = {
     return { id: row!.id };
   },
   'tool-calls/[id]': (owner) => toolCallOf(owner, 'pending_approval'),
+  'shares/[id]': async (owner) => {
+    const conversationId = await answeredConversationOf(owner);
+    const link = await insertShareLink(h.db, {
+      userId: owner.id,
+      conversationId,
+      tokenHash: randomBytes(32).toString('hex'),
+      includeToolDetails: false,
+      audience: 'anyone',
+      expiresAt: null,
+      snapshotSeq: 2,
+      snapshotTitle: 'Shared',
+      snapshotAt: new Date(),
+    });
+    return { id: link.id };
+  },
   // A grant of the owner's signed-in session in the conversation made for [id].
   'grants/[grantId]': async (owner, made) => {
     const { grant } = await replaceGrant(h.db, {
@@ -197,6 +221,10 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
     factory: async (owner) => ({ id: (await conversationOf(owner, 'awaiting_approval')).conversationId }),
     why: 'Stop needs a turn in progress (else 409 "nothing to stop")',
   },
+  'conversations/[id]/shares': {
+    factory: async (owner) => ({ id: await answeredConversationOf(owner) }),
+    why: 'a share link shows finished turns only (else 409 "nothing to share yet")',
+  },
   'tool-calls/[id]/input': {
     factory: (owner) => toolCallOf(owner, 'awaiting_input'),
     why: 'an answer needs a call that asked the person something',
@@ -210,7 +238,9 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'POST conversations/[id]/cancel': NO_BODY,
   'POST conversations/[id]/messages': { text: 'hello' },
   'PUT conversations/[id]/grants': { scope: 'tool:builtin-notes/create', enabled: true },
+  'POST conversations/[id]/shares': { includeToolDetails: false, audience: 'anyone', expiresIn: '7d' },
   'PATCH servers/[id]': { name: 'Renamed' },
+  'PATCH shares/[id]': { snapshot: 'latest' },
   'POST servers/[id]/enable': { tools: {} },
   'POST servers/[id]/oauth/start': { returnTo: '/servers' },
   'POST servers/[id]/refresh': NO_BODY,

@@ -2,15 +2,26 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations } from '../schema';
+import { parseStored, storedForkOrigin, storedTaint } from '../stored-json';
 
 export type ConversationRow = typeof conversations.$inferSelect;
+
+/** The JSON columns through their schemas (db/stored-json.ts). */
+function parseConversationRow(raw: ConversationRow): ConversationRow {
+  const at = (column: string) => [`conversations.${column}`, raw.id] as const;
+  return {
+    ...raw,
+    tainted: parseStored(storedTaint, raw.tainted, ...at('tainted')),
+    forkedFrom: parseStored(storedForkOrigin, raw.forkedFrom, ...at('forked_from')),
+  };
+}
 
 export async function createConversation(db: Db, input: { userId: string; model: string; title?: string }): Promise<ConversationRow> {
   const rows = await db
     .insert(conversations)
     .values({ userId: input.userId, model: input.model, ...(input.title ? { title: input.title } : {}) })
     .returning();
-  return rows[0]!;
+  return parseConversationRow(rows[0]!);
 }
 
 /** The user's conversations, most recently active first. */
@@ -20,7 +31,8 @@ export async function listConversations(db: Db, userId: string, limit = 200): Pr
     .from(conversations)
     .where(eq(conversations.userId, userId))
     .orderBy(desc(conversations.updatedAt), desc(conversations.id))
-    .limit(limit);
+    .limit(limit)
+    .then((rows) => rows.map(parseConversationRow));
 }
 
 /** Ownership is part of the lookup: another user's id reads as "not found". */
@@ -30,7 +42,7 @@ export async function getConversation(db: Db, userId: string, id: string): Promi
     .from(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
     .limit(1);
-  return rows[0] ?? null;
+  return rows[0] ? parseConversationRow(rows[0]) : null;
 }
 
 export async function renameConversation(db: Db, userId: string, id: string, title: string): Promise<ConversationRow | null> {
@@ -39,7 +51,7 @@ export async function renameConversation(db: Db, userId: string, id: string, tit
     .set({ title })
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
     .returning();
-  return rows[0] ?? null;
+  return rows[0] ? parseConversationRow(rows[0]) : null;
 }
 
 export async function deleteConversation(db: Db, userId: string, id: string): Promise<boolean> {
@@ -102,5 +114,5 @@ export async function searchConversations(db: Db, userId: string, query: string,
     )
     .orderBy(desc(conversations.updatedAt), desc(conversations.id))
     .limit(limit);
-  return rows;
+  return rows.map((r) => ({ ...r, conversation: parseConversationRow(r.conversation) }));
 }

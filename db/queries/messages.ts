@@ -1,4 +1,4 @@
-import { asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { messages } from '../schema';
@@ -45,6 +45,16 @@ export async function appendMessage(
 
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
   const rows = await db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(asc(messages.seq));
+  return rows.map(parseMessageRow);
+}
+
+/** Messages 1..seq of a conversation (a share link's snapshot). */
+export async function listMessagesThrough(db: Db, conversationId: string, seq: number): Promise<MessageRow[]> {
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), lte(messages.seq, seq)))
+    .orderBy(asc(messages.seq));
   return rows.map(parseMessageRow);
 }
 

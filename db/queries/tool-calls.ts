@@ -93,6 +93,17 @@ export async function listConversationToolCalls(db: Db, conversationId: string):
   return rows.map(parseToolCallRow);
 }
 
+/** The calls of some of a conversation's turns, in the conversation's order (a share link's snapshot). */
+export async function listToolCallsOfRuns(db: Db, conversationId: string, runIds: string[]): Promise<ToolCallRow[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
+    .from(toolCalls)
+    .where(and(eq(toolCalls.conversationId, conversationId), inArray(toolCalls.runId, runIds)))
+    .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
+}
+
 /** Ownership is part of the lookup: another user's call reads as not found. */
 export async function getToolCallForUser(db: Db, userId: string, id: string): Promise<ToolCallRow | null> {
   const rows = await db

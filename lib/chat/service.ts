@@ -44,6 +44,11 @@ export async function view(rt: Runtime, userId: string, id: string): Promise<Con
   ]);
   return {
     ...toSummary(c),
+    forkedFrom: c.forkedFrom && {
+      title: c.forkedFrom.title,
+      snapshotAt: c.forkedFrom.snapshotAt,
+      toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
+    },
     messages: messages.map(toMessageView),
     toolCalls: calls.map(toToolCallView),
     activeRun: active ? toRunView(active) : null,

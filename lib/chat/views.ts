@@ -4,6 +4,7 @@ import type { RunRow } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredRunError } from '@/db/stored-json';
 import type { RunStatus } from '@/db/vocabulary';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
+import type { ForkOrigin } from '@/lib/share/views';
 
 export interface ConversationSummary {
   id: string;
@@ -33,6 +34,8 @@ export interface MessageView {
 }
 
 export interface ConversationView extends ConversationSummary {
+  /** Set when the conversation was continued from someone's share link (lib/share). */
+  forkedFrom: ForkOrigin | null;
   messages: MessageView[];
   toolCalls: ToolCallView[];
   activeRun: RunView | null;

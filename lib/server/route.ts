@@ -30,6 +30,30 @@ export function authed<P = Record<string, never>>(handler: (ctx: RouteContext<P>
   };
 }
 
+/**
+ * For routes that anyone may reach and that read the session when there is one (a share link:
+ * its token is the capability, and some links ask for a signed-in reader). `headers` go on every
+ * answer, errors included.
+ */
+export function maybeAuthed<P = Record<string, never>>(
+  handler: (ctx: Omit<RouteContext<P>, 'session'> & { session: Session | null }) => Promise<Response>,
+  opts: { write?: boolean; headers?: Record<string, string> } = {},
+) {
+  return async (req: Request, context: { params: Promise<P> }): Promise<Response> => {
+    let res: Response;
+    try {
+      if (opts.write) assertSameOrigin(req);
+      const rt = await getRuntime();
+      const session = await getSessionFromCookies(rt.handle.db, rt.secret, req.headers.get('cookie'), { secure: usesSecureCookies(req) });
+      res = await handler({ req, params: await context.params, session, rt });
+    } catch (err) {
+      res = errorResponse(err);
+    }
+    for (const [k, v] of Object.entries(opts.headers ?? {})) res.headers.set(k, v);
+    return res;
+  };
+}
+
 /** For public routes (sign-up): origin check and error mapping, no session. */
 export function open(handler: (req: Request, rt: Runtime) => Promise<Response>, opts: { write?: boolean } = {}) {
   return async (req: Request): Promise<Response> => {

@@ -69,4 +69,6 @@ export interface SharedConversationView {
 export interface ForkOrigin {
   title: string;
   snapshotAt: string;
+  /** The owner had hidden tool arguments and results: the copied calls say so instead. */
+  toolDetailsHidden: boolean;
 }

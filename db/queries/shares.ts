@@ -1,0 +1,219 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+
+import type { Db } from '../connection';
+import { conversations, messages, runs, shareLinks } from '../schema';
+import {
+  parseStored,
+  storedRunError,
+  type StoredForkOrigin,
+  type StoredMessageContent,
+  type StoredRunError,
+  type StoredTaint,
+} from '../stored-json';
+import { ACTIVE_RUN_STATUSES, type RunStatus } from '../vocabulary';
+import { listMessagesThrough, type MessageRow } from './messages';
+import { rowsOf } from './rate-limits';
+import { insertToolCalls, listToolCallsOfRuns, type NewToolCall, type ToolCallRow } from './tool-calls';
+
+export type ShareLinkRow = typeof shareLinks.$inferSelect;
+
+const ACTIVE = sql.raw(ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', '));
+
+/**
+ * The last message of the conversation's last finished turn: every message before the active
+ * run's first one (its user message), or all of them when no turn is in progress. One statement,
+ * so a turn starting meanwhile is either wholly in the count or wholly out of it.
+ */
+const finishedThrough = (conversationId: ReturnType<typeof sql>) => sql`coalesce(
+  (select min(m.seq) - 1 from messages m join runs r on r.id = m.run_id
+   where m.conversation_id = ${conversationId} and r.status in (${ACTIVE})),
+  (select c2.message_seq from conversations c2 where c2.id = ${conversationId}))`;
+
+/** A message a reader sees: the model's, or the person's with some text (not one holding only tool results). */
+const VISIBLE = sql`(m.role = 'assistant' or jsonb_path_exists(m.content, '$[*] ? (@.type == "text")'))`;
+
+export interface SnapshotPoint {
+  title: string;
+  /** Messages 1..seq are the finished turns; 0 when no turn has finished yet. */
+  seq: number;
+}
+
+/** Where a snapshot of the user's conversation would end now; null when it is not theirs. */
+export async function currentSnapshotPoint(db: Db, userId: string, conversationId: string): Promise<SnapshotPoint | null> {
+  const result = await db.execute(sql`
+    select c.title, ${finishedThrough(sql`c.id`)} as seq
+    from conversations c where c.id = ${conversationId} and c.user_id = ${userId}`);
+  const row = rowsOf<{ title: string; seq: number }>(result)[0];
+  return row ? { title: row.title, seq: Number(row.seq) } : null;
+}
+
+export async function insertShareLink(
+  db: Db,
+  input: Pick<
+    ShareLinkRow,
+    | 'userId'
+    | 'conversationId'
+    | 'tokenHash'
+    | 'includeToolDetails'
+    | 'audience'
+    | 'expiresAt'
+    | 'snapshotSeq'
+    | 'snapshotTitle'
+    | 'snapshotAt'
+  >,
+): Promise<ShareLinkRow> {
+  const rows = await db.insert(shareLinks).values(input).returning();
+  return rows[0]!;
+}
+
+/** A link with what its owner's list shows beside it. */
+export interface ShareLinkListing {
+  link: ShareLinkRow;
+  conversationTitle: string;
+  /** Messages a reader sees in the snapshot. */
+  messageCount: number;
+  /** Messages a reader would see after the snapshot, up to the last finished turn. */
+  newerMessages: number;
+}
+
+/** The user's links, newest first; of one conversation when `conversationId` is given. */
+export async function listShareLinks(db: Db, userId: string, conversationId?: string): Promise<ShareLinkListing[]> {
+  const rows = await db
+    .select({
+      link: shareLinks,
+      conversationTitle: conversations.title,
+      messageCount: sql<number>`(select count(*)::int from messages m
+        where m.conversation_id = ${shareLinks.conversationId} and m.seq <= ${shareLinks.snapshotSeq} and ${VISIBLE})`,
+      newerMessages: sql<number>`(select count(*)::int from messages m
+        where m.conversation_id = ${shareLinks.conversationId} and m.seq > ${shareLinks.snapshotSeq}
+          and m.seq <= ${finishedThrough(sql`share_links.conversation_id`)} and ${VISIBLE})`,
+    })
+    .from(shareLinks)
+    .innerJoin(conversations, eq(conversations.id, shareLinks.conversationId))
+    .where(
+      conversationId ? and(eq(shareLinks.userId, userId), eq(shareLinks.conversationId, conversationId)) : eq(shareLinks.userId, userId),
+    )
+    .orderBy(desc(shareLinks.createdAt), desc(shareLinks.id));
+  return rows.map((r) => ({ ...r, messageCount: Number(r.messageCount), newerMessages: Number(r.newerMessages) }));
+}
+
+/** Ownership is part of the lookup: another user's link reads as not found. */
+export async function getShareLinkForUser(db: Db, userId: string, id: string): Promise<ShareLinkRow | null> {
+  const rows = await db
+    .select()
+    .from(shareLinks)
+    .where(and(eq(shareLinks.id, id), eq(shareLinks.userId, userId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function getShareLinkByTokenHash(db: Db, tokenHash: string): Promise<ShareLinkRow | null> {
+  const rows = await db.select().from(shareLinks).where(eq(shareLinks.tokenHash, tokenHash)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function moveShareSnapshot(db: Db, userId: string, id: string, to: SnapshotPoint, at: Date): Promise<ShareLinkRow | null> {
+  const rows = await db
+    .update(shareLinks)
+    .set({ snapshotSeq: to.seq, snapshotTitle: to.title, snapshotAt: at, snapshotMovedAt: at })
+    .where(and(eq(shareLinks.id, id), eq(shareLinks.userId, userId)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function deleteShareLink(db: Db, userId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(shareLinks)
+    .where(and(eq(shareLinks.id, id), eq(shareLinks.userId, userId)))
+    .returning({ id: shareLinks.id });
+  return rows.length > 0;
+}
+
+/** What a snapshot holds: messages 1..seq, and the tool calls of the turns those messages belong to. */
+export interface SnapshotRows {
+  messages: MessageRow[];
+  toolCalls: ToolCallRow[];
+  /** Those turns (a turn in a snapshot has always ended), in the order they started. */
+  runs: EndedRun[];
+}
+
+export async function readSnapshot(db: Db, conversationId: string, seq: number): Promise<SnapshotRows> {
+  const snapshot = await listMessagesThrough(db, conversationId, seq);
+  const runIds = [...new Set(snapshot.flatMap((m) => (m.runId ? [m.runId] : [])))];
+  const [calls, runRows] = await Promise.all([
+    listToolCallsOfRuns(db, conversationId, runIds),
+    runIds.length
+      ? db
+          .select({ id: runs.id, status: runs.status, stopReason: runs.stopReason, error: runs.error, model: runs.model })
+          .from(runs)
+          .where(and(eq(runs.conversationId, conversationId), inArray(runs.id, runIds)))
+          .orderBy(asc(runs.createdAt))
+      : Promise.resolve([]),
+  ]);
+  return {
+    messages: snapshot,
+    toolCalls: calls,
+    runs: runRows.map((r) => ({ ...r, error: parseStored(storedRunError, r.error, 'runs.error', r.id) })),
+  };
+}
+
+/** One ended turn of a snapshot (and of its fork). */
+export interface EndedRun {
+  id: string;
+  status: RunStatus;
+  stopReason: string | null;
+  error: StoredRunError | null;
+  model: string;
+}
+
+/**
+ * Writes a forked conversation in one go: the conversation (with where it came from and, when the
+ * original was tainted, its taint), its ended turns, its messages numbered as in the snapshot, and
+ * the copies of their tool calls. Nothing of it runs. Must be called inside a transaction.
+ */
+export async function insertForkedConversation(
+  tx: Db,
+  input: {
+    userId: string;
+    model: string;
+    title: string;
+    forkedFrom: StoredForkOrigin;
+    tainted: StoredTaint | null;
+    runs: EndedRun[];
+    messages: {
+      seq: number;
+      role: 'user' | 'assistant';
+      content: StoredMessageContent;
+      runId: string | null;
+      stopReason: string | null;
+      createdAt: Date;
+    }[];
+    toolCalls: Omit<NewToolCall, 'conversationId' | 'userId'>[];
+  },
+): Promise<string> {
+  const lastSeq = input.messages.at(-1)?.seq ?? 0;
+  const [conversation] = await tx
+    .insert(conversations)
+    .values({
+      userId: input.userId,
+      model: input.model,
+      title: input.title,
+      forkedFrom: input.forkedFrom,
+      tainted: input.tainted,
+      messageSeq: lastSeq,
+    })
+    .returning({ id: conversations.id });
+  const conversationId = conversation!.id;
+  if (input.runs.length) {
+    const now = new Date();
+    await tx.insert(runs).values(input.runs.map((r) => ({ ...r, conversationId, userId: input.userId, leaseOwner: null, endedAt: now })));
+  }
+  if (input.messages.length) {
+    await tx.insert(messages).values(input.messages.map((m) => ({ ...m, conversationId })));
+  }
+  await insertToolCalls(
+    tx,
+    input.toolCalls.map((c) => ({ ...c, conversationId, userId: input.userId })),
+  );
+  return conversationId;
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+
+import type { Db } from '@/db/connection';
+import {
+  currentSnapshotPoint,
+  deleteShareLink,
+  getShareLinkByTokenHash,
+  getShareLinkForUser,
+  insertForkedConversation,
+  insertShareLink,
+  listShareLinks,
+  moveShareSnapshot,
+  readSnapshot,
+  type ShareLinkListing,
+  type ShareLinkRow,
+} from '@/db/queries/shares';
+import { getConversationTaint } from '@/db/queries/taint';
+import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
+import { AppError } from '@/lib/http/errors';
+
+import { isExpired, shareExpiresAt } from './expiry';
+import { admitShareLookup } from './lookup-limits';
+import { forkMessageContent, forkRuns, forkToolCall, toSharedMessage, toSharedToolCall } from './redact';
+import { hashShareToken, isWellFormedShareToken, newShareToken, shareUrl } from './tokens';
+import type { CreatedShare, SharedConversationView, ShareLinkView } from './views';
+
+/** What the share use-cases need of the app's runtime (a test passes just these). */
+export interface ShareRuntime {
+  handle: { db: Db };
+  modelConfig: { model: string };
+}
+
+export interface ShareOptions {
+  includeToolDetails: boolean;
+  audience: ShareAudience;
+  expiresIn: ShareExpiry;
+}
+
+/** Who opens a link: the signed-in person (null when signed out) and the address our proxies vouch for (lib/http/origin.ts clientKey). */
+export interface ShareVisitor {
+  userId: string | null;
+  address: string | null;
+}
+
+const NOT_FOUND = 'This shared conversation does not exist: the link is wrong, was revoked by its owner, or has expired.';
+
+function toLinkView(l: ShareLinkListing, now: Date): ShareLinkView {
+  const { link } = l;
+  return {
+    id: link.id,
+    conversationId: link.conversationId,
+    conversationTitle: l.conversationTitle,
+    includeToolDetails: link.includeToolDetails,
+    audience: link.audience,
+    createdAt: link.createdAt.toISOString(),
+    expiresAt: link.expiresAt?.toISOString() ?? null,
+    expired: isExpired(link.expiresAt, now),
+    snapshotAt: link.snapshotAt.toISOString(),
+    updated: link.snapshotMovedAt !== null,
+    messageCount: l.messageCount,
+    newerMessages: l.newerMessages,
+  };
+}
+
+/** The snapshot ends at the last finished turn; a conversation with none has nothing to share yet. */
+async function snapshotPointOf(db: Db, userId: string, conversationId: string) {
+  const point = await currentSnapshotPoint(db, userId, conversationId);
+  if (!point) throw new AppError('not_found', 'conversation', `No conversation with id "${conversationId}".`);
+  if (point.seq === 0) {
+    throw new AppError(
+      'conflict',
+      'share',
+      'Nothing to share yet: a link shows finished turns only. Share it once the first answer is complete.',
+    );
+  }
+  return point;
+}
+
+async function linkViewOf(db: Db, userId: string, link: ShareLinkRow, now = new Date()): Promise<ShareLinkView> {
+  const listing = (await listShareLinks(db, userId, link.conversationId)).find((l) => l.link.id === link.id);
+  if (!listing) throw new AppError('not_found', 'share', `No share link with id "${link.id}".`);
+  return toLinkView(listing, now);
+}
+
+export async function createShare(
+  rt: ShareRuntime,
+  userId: string,
+  conversationId: string,
+  options: ShareOptions,
+  origin: string,
+): Promise<CreatedShare> {
+  const db = rt.handle.db;
+  const point = await snapshotPointOf(db, userId, conversationId);
+  const { token, hash } = newShareToken();
+  const now = new Date();
+  const link = await insertShareLink(db, {
+    userId,
+    conversationId,
+    tokenHash: hash,
+    includeToolDetails: options.includeToolDetails,
+    audience: options.audience,
+    expiresAt: shareExpiresAt(options.expiresIn, now),
+    snapshotSeq: point.seq,
+    snapshotTitle: point.title,
+    snapshotAt: now,
+  });
+  return { id: link.id, url: shareUrl(origin, token), link: await linkViewOf(db, userId, link, now) };
+}
+
+export async function listConversationShares(rt: ShareRuntime, userId: string, conversationId: string): Promise<ShareLinkView[]> {
+  const db = rt.handle.db;
+  if (!(await currentSnapshotPoint(db, userId, conversationId))) {
+    throw new AppError('not_found', 'conversation', `No conversation with id "${conversationId}".`);
+  }
+  const now = new Date();
+  return (await listShareLinks(db, userId, conversationId)).map((l) => toLinkView(l, now));
+}
+
+export async function listUserShares(rt: ShareRuntime, userId: string): Promise<ShareLinkView[]> {
+  const now = new Date();
+  return (await listShareLinks(rt.handle.db, userId)).map((l) => toLinkView(l, now));
+}
+
+/** Moves a link's snapshot to the conversation's last finished turn; the shared page then says "updated on …". */
+export async function updateShareSnapshot(rt: ShareRuntime, userId: string, shareId: string): Promise<ShareLinkView> {
+  const db = rt.handle.db;
+  const link = await getShareLinkForUser(db, userId, shareId);
+  if (!link) throw new AppError('not_found', 'share', `No share link with id "${shareId}".`);
+  const point = await snapshotPointOf(db, userId, link.conversationId);
+  const moved = await moveShareSnapshot(db, userId, shareId, point, new Date());
+  if (!moved) throw new AppError('not_found', 'share', `No share link with id "${shareId}".`);
+  return linkViewOf(db, userId, moved);
+}
+
+/** Revoking deletes the link: its token opens nothing from this moment on. */
+export async function revokeShare(rt: ShareRuntime, userId: string, shareId: string): Promise<void> {
+  if (!(await deleteShareLink(rt.handle.db, userId, shareId))) {
+    throw new AppError('not_found', 'share', `No share link with id "${shareId}".`);
+  }
+}
+
+/**
+ * The link a token opens, after the lookup limit: unknown, revoked and expired links are the same
+ * 404 (nothing says which); a signed-in-only link asks a signed-out visitor to sign in.
+ */
+async function resolveShare(rt: ShareRuntime, token: string, visitor: ShareVisitor): Promise<ShareLinkRow> {
+  const db = rt.handle.db;
+  await admitShareLookup(db, visitor);
+  if (!isWellFormedShareToken(token)) throw new AppError('not_found', 'share', NOT_FOUND);
+  const link = await getShareLinkByTokenHash(db, hashShareToken(token));
+  if (!link || isExpired(link.expiresAt, new Date())) throw new AppError('not_found', 'share', NOT_FOUND);
+  if (link.audience === 'signed_in' && !visitor.userId) {
+    throw new AppError('unauthorized', 'share', 'Sign in to read this conversation: its owner shares it with signed-in people only.');
+  }
+  return link;
+}
+
+/** `GET /api/share/:token` and the `/share/<token>` page: the snapshot with the link's redactions. */
+export async function openShare(
+  rt: ShareRuntime,
+  token: string,
+  viewer: { userId: string } | null,
+  clientKey: string | null,
+): Promise<SharedConversationView> {
+  const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
+  const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
+  return {
+    title: link.snapshotTitle,
+    snapshotAt: link.snapshotAt.toISOString(),
+    updatedAt: link.snapshotMovedAt?.toISOString() ?? null,
+    includeToolDetails: link.includeToolDetails,
+    audience: link.audience,
+    messages: snapshot.messages.flatMap((m) => toSharedMessage(m) ?? []),
+    toolCalls: snapshot.toolCalls.map((c) => toSharedToolCall(c, link.includeToolDetails)),
+  };
+}
+
+/**
+ * Continues a shared conversation in the visitor's own account: a new conversation holding
+ * exactly what the link shows (hidden tool details become results that say so), with the
+ * visitor's own default grants (none are copied), nothing re-run, and a note of where it came
+ * from. If text from an untrusted server had entered the original by the snapshot, the copy is
+ * tainted too: that text (or what the model wrote after reading it) is in its history.
+ */
+export async function forkShare(
+  rt: ShareRuntime,
+  token: string,
+  visitor: ShareVisitor & { userId: string },
+): Promise<{ conversationId: string }> {
+  const db = rt.handle.db;
+  const link = await resolveShare(rt, token, visitor);
+  const [snapshot, taint] = await Promise.all([
+    readSnapshot(db, link.conversationId, link.snapshotSeq),
+    getConversationTaint(db, link.conversationId),
+  ]);
+  const details = link.includeToolDetails;
+  const { runs, idOf } = forkRuns(snapshot.runs, randomUUID);
+  const conversationId = await db.transaction((tx) =>
+    insertForkedConversation(tx, {
+      userId: visitor.userId,
+      model: rt.modelConfig.model,
+      title: link.snapshotTitle,
+      forkedFrom: { v: 1, title: link.snapshotTitle, snapshotAt: link.snapshotAt.toISOString(), toolDetailsHidden: !details },
+      tainted: taint && Date.parse(taint.at) <= link.snapshotAt.getTime() ? taint : null,
+      runs,
+      messages: snapshot.messages.flatMap((m) => {
+        const content = forkMessageContent(m.content, details);
+        if (content.length === 0) return [];
+        return [
+          {
+            seq: m.seq,
+            role: m.role,
+            content,
+            runId: m.runId ? (idOf.get(m.runId) ?? null) : null,
+            stopReason: m.stopReason,
+            createdAt: m.createdAt,
+          },
+        ];
+      }),
+      toolCalls: snapshot.toolCalls.flatMap((c) => {
+        const runId = idOf.get(c.runId);
+        return runId ? [forkToolCall(c, runId, details)] : [];
+      }),
+    }),
+  );
+  return { conversationId };
+}
