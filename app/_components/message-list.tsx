@@ -6,10 +6,11 @@ import { ApprovalCard, type DecisionExtras, type DecisionKind } from './approval
 import type { ChatState } from './chat-state';
 import { InputCard, type InputResponses } from './input-card';
 import { MessageItem } from './message-item';
+import type { SharedMessageView, SharedToolCallView } from './share/share-view';
 import { SignInCard } from './sign-in-card';
 import { ToolCallCard } from './tool-call-card';
 import { TurnTimeline } from './turn-timeline';
-import type { MessageView, ToolCallView } from './types';
+import type { CardToolCall, MessageView, ToolCallView } from './types';
 
 /** What the cards can do; the same object for the page's whole life, so the list stays memoized. */
 export interface CardActions {
@@ -18,24 +19,36 @@ export interface CardActions {
   stop(): Promise<void>;
 }
 
-/**
- * The stored messages with their tool cards and each finished turn's timeline. Memoized: a
- * streamed delta changes only the page's partial text, so a long conversation is not drawn again
- * for every word (`npm run bench:ui` measures it).
- */
-export const MessageList = memo(function MessageList({
-  messages,
-  toolCalls,
-  progress,
-  activeRunId,
-  actions,
-}: {
+/** The conversation page: live cards that ask the person (approve, answer, sign in). */
+type LiveListProps = {
+  readOnly?: false;
   messages: MessageView[];
   toolCalls: ChatState['toolCalls'];
   progress: ChatState['progress'];
   activeRunId: string | undefined;
   actions: CardActions;
-}) {
+};
+
+/** A shared page: the same messages and cards, nothing to act on, details as the owner chose. */
+type ReadOnlyListProps = {
+  readOnly: true;
+  messages: SharedMessageView[];
+  toolCalls: Record<string, SharedToolCallView>;
+};
+
+const NO_PROGRESS: ChatState['progress'] = {};
+
+/**
+ * The stored messages with their tool cards and each finished turn's timeline. Memoized: a
+ * streamed delta changes only the page's partial text, so a long conversation is not drawn again
+ * for every word (`npm run bench:ui` measures it).
+ */
+export const MessageList = memo(function MessageList(props: LiveListProps | ReadOnlyListProps) {
+  const messages = props.messages;
+  const toolCalls: Record<string, CardToolCall> = props.toolCalls;
+  const progress = props.readOnly ? NO_PROGRESS : props.progress;
+  const activeRunId = props.readOnly ? undefined : props.activeRunId;
+  const actions = props.readOnly ? null : props.actions;
   // A finished turn's timeline sits under its last message; the live turn has its cards. The
   // calls are grouped again only when a call changed, so each timeline keeps its (memoized) props.
   const callsByRun = useMemo(() => groupByRun(toolCalls), [toolCalls]);
@@ -45,6 +58,8 @@ export const MessageList = memo(function MessageList({
     (toolUseId: string) => {
       const call = toolCalls[toolUseId];
       if (!call) return null;
+      // Read-only: always the plain card, whatever the call's status says (a reader decides nothing).
+      if (!actions || !isLiveCall(call)) return <ToolCallCard call={call} readOnly />;
       if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={actions.decide} onStop={actions.stop} />;
       if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={actions.answer} />;
       if (call.status === 'awaiting_sign_in') return <SignInCard call={call} onStop={actions.stop} />;
@@ -55,19 +70,28 @@ export const MessageList = memo(function MessageList({
   return messages.map((m) => (
     <Fragment key={m.id}>
       <MessageItem role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
-      {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} />}
+      {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
     </Fragment>
   ));
 });
 
-function groupByRun(toolCalls: Record<string, ToolCallView>): Map<string, ToolCallView[]> {
-  const callsByRun = new Map<string, ToolCallView[]>();
+/** A call of the person's own conversation (a shared one never carries its argument hash). */
+function isLiveCall(call: CardToolCall): call is ToolCallView {
+  return 'argsHash' in call;
+}
+
+function groupByRun<C extends CardToolCall>(toolCalls: Record<string, C>): Map<string, C[]> {
+  const callsByRun = new Map<string, C[]>();
   for (const c of Object.values(toolCalls)) callsByRun.set(c.runId, [...(callsByRun.get(c.runId) ?? []), c]);
   return callsByRun;
 }
 
 /** For each finished run with tool calls, the id of its last message. */
-function lastMessageOfEachTurn(messages: MessageView[], callsByRun: Map<string, ToolCallView[]>, activeRunId: string | undefined) {
+function lastMessageOfEachTurn(
+  messages: { id: string; runId: string | null }[],
+  callsByRun: Map<string, unknown>,
+  activeRunId: string | undefined,
+) {
   const turnEnds = new Map<string, string>();
   for (const m of messages) if (m.runId && m.runId !== activeRunId && callsByRun.has(m.runId)) turnEnds.set(m.runId, m.id);
   return turnEnds;

@@ -1,14 +1,15 @@
 'use client';
 
-import { Globe, History, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { EyeOff, Globe, History, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
 import Link from 'next/link';
 import { memo } from 'react';
 
 import { FAILED_CALL_STATUSES, FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type ToolCallStatus } from '@/db/vocabulary';
 import { formatDuration } from '@/lib/chat/timeline';
 
+import { DETAILS_HIDDEN } from './share/share-view';
 import { ToolResultView } from './tool-result-view';
-import type { ToolCallView } from './types';
+import type { CardToolCall } from './types';
 import { Badge, Card, CodeBlock, cx, Disclosure, type BadgeTone } from './ui';
 import { useNow } from './use-now';
 
@@ -33,8 +34,11 @@ export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTo
 /** The activity log's entry of one call. */
 export const activityHref = (toolCallId: string) => `/activity?toolCall=${encodeURIComponent(toolCallId)}`;
 
-/** What the server says about the tool, as outline badges (properties, not states). */
-export function AnnotationBadges({ call }: { call: ToolCallView }) {
+/**
+ * What the server says about the tool, as outline badges (properties, not states). On a shared
+ * page (`readOnly`) the reader is not the one who chose the trust or edited the call.
+ */
+export function AnnotationBadges({ call, readOnly = false }: { call: CardToolCall; readOnly?: boolean }) {
   const h = call.hints;
   const trusted = call.trust === 'trusted';
   return (
@@ -71,7 +75,11 @@ export function AnnotationBadges({ call }: { call: ToolCallView }) {
         </Badge>
       )}
       {call.trust === 'untrusted' && (
-        <Badge appearance="outline" tone="warning" title="You marked this server as untrusted.">
+        <Badge
+          appearance="outline"
+          tone="warning"
+          title={readOnly ? 'The owner marked this server as untrusted.' : 'You marked this server as untrusted.'}
+        >
           untrusted server
         </Badge>
       )}
@@ -79,7 +87,7 @@ export function AnnotationBadges({ call }: { call: ToolCallView }) {
   );
 }
 
-function Duration({ call }: { call: ToolCallView }) {
+function Duration({ call }: { call: CardToolCall }) {
   const now = useNow(call.status === 'executing');
   if (!call.startedAt) return null;
   const end = call.endedAt ? Date.parse(call.endedAt) : now;
@@ -87,7 +95,7 @@ function Duration({ call }: { call: ToolCallView }) {
 }
 
 /** Which tool, what state, what the server says about it, how long it took. */
-export function ToolCallHeader({ call }: { call: ToolCallView }) {
+export function ToolCallHeader({ call, readOnly = false }: { call: CardToolCall; readOnly?: boolean }) {
   const status = STATUS_BADGE[call.status];
   return (
     <span className="flex flex-wrap items-center gap-2">
@@ -97,9 +105,14 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
       <Badge tone={status.tone} data-testid="tool-call-status">
         {status.label}
       </Badge>
-      <AnnotationBadges call={call} />
+      <AnnotationBadges call={call} readOnly={readOnly} />
       {call.decision?.edited && (
-        <Badge appearance="outline" tone="accent" icon={PencilLine} title="You changed the arguments before approving">
+        <Badge
+          appearance="outline"
+          tone="accent"
+          icon={PencilLine}
+          title={readOnly ? 'The owner changed the arguments before approving' : 'You changed the arguments before approving'}
+        >
           edited
         </Badge>
       )}
@@ -112,41 +125,54 @@ export function ToolCallHeader({ call }: { call: ToolCallView }) {
 /**
  * A tool call inline in the answer, where the model made it: folded, with its arguments and
  * result one click away. Memoized: the call's view is a new object only when the call changed.
+ * `readOnly` (a shared page): no link into the owner's activity log, and when the owner shared
+ * the conversation without tool details, a line saying so in place of the arguments and result.
  */
 export const ToolCallCard = memo(function ToolCallCard({
   call,
   progress,
+  readOnly = false,
 }: {
-  call: ToolCallView;
+  call: CardToolCall;
   progress?: { progress: number; total?: number; message?: string };
+  readOnly?: boolean;
 }) {
   const failed = call.result?.isError === true || isOneOf(FAILED_CALL_STATUSES, call.status);
   const why = call.status === 'rejected' || call.status === 'denied' ? (call.decision?.reason ?? call.verdict?.reason) : null;
+  const summary = (
+    <>
+      <ToolCallHeader call={call} readOnly={readOnly} />
+      {call.status === 'executing' && progress && (
+        <p className="mt-1 text-xs text-info-text" role="status">
+          {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
+          {progress.message ? ` — ${progress.message}` : ''}
+        </p>
+      )}
+      {why && <p className="mt-1 text-xs text-danger-text">{why}</p>}
+    </>
+  );
+  // Nothing to unfold: the card says at once that the owner kept the details back.
+  if (call.detailsHidden) {
+    return (
+      <Card tone={failed ? 'danger' : 'default'} className="px-4 py-3" data-testid="tool-call" data-status={call.status}>
+        {summary}
+        <p className="mt-1.5 flex items-center gap-1.5 text-xs text-muted" data-testid="tool-details-hidden">
+          <EyeOff className="size-3.5 shrink-0" aria-hidden />
+          {DETAILS_HIDDEN}
+        </p>
+      </Card>
+    );
+  }
   return (
     <Card tone={failed ? 'danger' : 'default'} data-testid="tool-call" data-status={call.status}>
-      <Disclosure
-        className="px-4 py-3"
-        summary={
-          <>
-            <ToolCallHeader call={call} />
-            {call.status === 'executing' && progress && (
-              <p className="mt-1 text-xs text-info-text" role="status">
-                {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
-                {progress.message ? ` — ${progress.message}` : ''}
-              </p>
-            )}
-            {why && <p className="mt-1 text-xs text-danger-text">{why}</p>}
-          </>
-        }
-        contentClassName="space-y-3 border-t border-border pt-3"
-      >
+      <Disclosure className="px-4 py-3" summary={summary} contentClassName="space-y-3 border-t border-border pt-3">
         <CodeBlock label="Arguments" wrap maxHeight="sm">
           {JSON.stringify(call.input, null, 2)}
         </CodeBlock>
         {call.result && <ToolResultView result={call.result} />}
         {call.verdict && <p className="text-xs text-faint">Policy: {call.verdict.reason}</p>}
-        {/* A finished call has its entry in the activity log (written when it finished). */}
-        {isOneOf(FINISHED_CALL_STATUSES, call.status) && (
+        {/* A finished call has its entry in the activity log (written when it finished); a reader has no such log. */}
+        {!readOnly && isOneOf(FINISHED_CALL_STATUSES, call.status) && (
           <Link
             href={activityHref(call.id)}
             className={cx(

@@ -6,21 +6,25 @@ import { memo } from 'react';
 import type { WaitReason } from '@/db/vocabulary';
 import { formatDuration, turnTimeline, type TimelineBar } from '@/lib/chat/timeline';
 
-import type { ToolCallView } from './types';
+import type { CardToolCall, ToolCallView } from './types';
 import { cx, Disclosure } from './ui';
 import { useNow } from './use-now';
 
 // Keyed by the reason union: a new reason does not compile until it has its words here.
 const WAITED_FOR: Record<WaitReason, string> = { approval: 'your approval', input: 'your answer', sign_in: 'you to sign in' };
+// On a shared page the reader is not the person who was waited for.
+const OWNER_WAITED_FOR: Record<WaitReason, string> = { approval: 'approval', input: 'an answer', sign_in: 'a sign-in' };
 
 /**
  * A turn's tool calls on one time axis, folded under a one-line summary: which step asked for
  * each call, which ran side by side, which waited for the person, and how long each took.
  */
-export const TurnTimeline = memo(function TurnTimeline({ calls }: { calls: ToolCallView[] }) {
+export const TurnTimeline = memo(function TurnTimeline({ calls, readOnly = false }: { calls: CardToolCall[]; readOnly?: boolean }) {
   const live = calls.some((c) => c.status === 'executing' || c.status === 'awaiting_input');
   const now = useNow(live, 500);
-  const timeline = turnTimeline(calls, now);
+  // turnTimeline reads only times, steps, names and outcomes, which a shared page's calls carry
+  // too; its parameter still names the full view (lib/chat/timeline.ts).
+  const timeline = turnTimeline(calls as ToolCallView[], now);
   if (!timeline) return null;
   const steps = timeline.steps.length;
   return (
@@ -50,13 +54,13 @@ export const TurnTimeline = memo(function TurnTimeline({ calls }: { calls: ToolC
           </h3>
           <ol className="space-y-1.5">
             {s.bars.map((bar) => (
-              <TimelineRow key={bar.id} bar={bar} />
+              <TimelineRow key={bar.id} bar={bar} readOnly={readOnly} />
             ))}
           </ol>
         </section>
       ))}
       <p className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-faint" aria-hidden>
-        <Legend className="bg-warning-soft ring-1 ring-inset ring-warning-border">waiting for you</Legend>
+        <Legend className="bg-warning-soft ring-1 ring-inset ring-warning-border">{readOnly ? 'waiting' : 'waiting for you'}</Legend>
         <Legend className="bg-accent">running</Legend>
         <Legend className="bg-danger">failed</Legend>
       </p>
@@ -64,7 +68,7 @@ export const TurnTimeline = memo(function TurnTimeline({ calls }: { calls: ToolC
   );
 });
 
-function TimelineRow({ bar }: { bar: TimelineBar }) {
+function TimelineRow({ bar, readOnly }: { bar: TimelineBar; readOnly: boolean }) {
   const end = bar.ended ?? bar.started ?? bar.proposed;
   return (
     <li className="grid grid-cols-1 gap-1 sm:grid-cols-[minmax(0,14rem)_1fr] sm:items-center sm:gap-3" data-testid="timeline-row">
@@ -72,7 +76,7 @@ function TimelineRow({ bar }: { bar: TimelineBar }) {
         <code className="block truncate font-mono text-fg" title={bar.label}>
           {bar.label}
         </code>
-        <span className="text-faint">{describe(bar)}</span>
+        <span className="text-faint">{describe(bar, readOnly ? OWNER_WAITED_FOR : WAITED_FOR)}</span>
       </span>
       {/* The bar repeats the words beside it, for the eye only. */}
       <span className="relative h-3 rounded-full bg-surface-sunken" aria-hidden>
@@ -104,9 +108,9 @@ function Legend({ className, children }: { className: string; children: React.Re
   );
 }
 
-function describe(bar: TimelineBar): string {
+function describe(bar: TimelineBar, waitedFor: Record<WaitReason, string>): string {
   const parts: string[] = [];
-  if (bar.waitedMs !== null && bar.waitedFor) parts.push(`waited ${formatDuration(bar.waitedMs)} for ${WAITED_FOR[bar.waitedFor]}`);
+  if (bar.waitedMs !== null && bar.waitedFor) parts.push(`waited ${formatDuration(bar.waitedMs)} for ${waitedFor[bar.waitedFor]}`);
   if (bar.ranMs !== null) parts.push(`${bar.failed ? 'failed after' : 'ran'} ${formatDuration(bar.ranMs)}`);
   else if (bar.started === null) parts.push(bar.status === 'pending_approval' ? 'waiting for your approval' : 'did not run');
   else if (bar.status === 'awaiting_sign_in') parts.push('waiting for you to sign in');
