@@ -1,0 +1,73 @@
+'use client';
+
+import { Link2, LogIn } from 'lucide-react';
+import Link from 'next/link';
+import { useMemo, useState } from 'react';
+
+import { Logo, LogoMark } from '@/app/_components/logo';
+import { MessageList } from '@/app/_components/message-list';
+import { buttonClasses, cx, Notice } from '@/app/_components/ui';
+
+import { ForkButton } from './fork-button';
+import {
+  readerToolDetailsSentence,
+  sharedSubtitle,
+  SIGN_IN_TO_CONTINUE,
+  signInToReturnHref,
+  type SharedConversationView,
+} from './share-view';
+import { useWhen } from './use-when';
+
+/**
+ * A shared conversation as a reader sees it: the same messages and tool cards as the
+ * conversation page, read-only, with the owner's choices already applied by the server. No
+ * composer, no Tools button, nothing that decides anything. A signed-in reader can continue it
+ * in their own account; a signed-out one is told how.
+ */
+export function SharedConversation({ view, token, signedIn }: { view: SharedConversationView; token: string; signedIn: boolean }) {
+  const when = useWhen();
+  const [error, setError] = useState('');
+  const toolCalls = useMemo(() => Object.fromEntries(view.toolCalls.map((c) => [c.toolUseId, c])), [view.toolCalls]);
+  const hasToolCalls = view.toolCalls.length > 0;
+
+  return (
+    <div className="flex min-h-dvh flex-col bg-canvas">
+      <header
+        className={cx(
+          'sticky top-0 z-10 flex shrink-0 items-center gap-3 border-b border-border bg-canvas/95 px-4 backdrop-blur md:px-6',
+          'pb-2 pt-[max(env(safe-area-inset-top),0.5rem)]',
+        )}
+      >
+        <Link href="/" className="rounded-control px-1 py-1" aria-label="Switchboard">
+          <Logo className="max-sm:hidden" />
+          <LogoMark className="size-7 sm:hidden" />
+        </Link>
+        <span className="flex-1" />
+        {signedIn ? (
+          <ForkButton token={token} onError={setError} />
+        ) : (
+          <Link href={signInToReturnHref(token)} className={buttonClasses({ variant: 'secondary', size: 'sm' })}>
+            <LogIn className="size-4" aria-hidden />
+            Sign in to continue
+          </Link>
+        )}
+      </header>
+      <main className="mx-auto w-full max-w-3xl flex-1 space-y-6 px-4 pb-12 pt-6 md:px-6">
+        <div className="space-y-2 border-b border-border pb-5">
+          <p className="flex items-center gap-1.5 text-[13px] font-medium text-muted" data-testid="shared-subtitle">
+            <Link2 className="size-4 shrink-0" aria-hidden />
+            {sharedSubtitle(view, when)}
+          </p>
+          <h1 className="text-balance break-words text-2xl font-semibold tracking-tight text-fg">{view.title}</h1>
+          <p className="text-sm text-muted">
+            A read-only copy, as it was then.
+            {hasToolCalls ? ` ${readerToolDetailsSentence(view.includeToolDetails)}` : ''}
+          </p>
+          {!signedIn && <p className="text-sm text-muted">{SIGN_IN_TO_CONTINUE}</p>}
+        </div>
+        {error && <Notice tone="error">{error}</Notice>}
+        <MessageList readOnly messages={view.messages} toolCalls={toolCalls} />
+      </main>
+    </div>
+  );
+}
