@@ -16,6 +16,10 @@ import type { InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { Note } from './message-item';
 import { MessageList, type CardActions } from './message-list';
+import { ShareButton } from './share/share-button';
+import { ShareDialog } from './share/share-dialog';
+import { forkNote, shareUnavailableReason } from './share/share-view';
+import { useWhen } from './share/use-when';
 import { ToolsButton } from './tools-panel/tools-button';
 import { ToolsPanel } from './tools-panel/tools-panel';
 import { enabledCount } from './tools-panel/tools-view';
@@ -76,6 +80,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   // been given, the conversation tainted): changes apply from the next step.
   const [toolsKey, setToolsKey] = useState(0);
   const [toolsOpen, setToolsOpen] = useState(false);
+  const [shareOpen, setShareOpen] = useState(false);
+  const [shareOpenings, setShareOpenings] = useState(0);
+  const when = useWhen();
   const tools = useConversationTools(initial.id, toolsKey);
   const { conversations, reload: reloadConversations } = useConversationList();
   // The list is re-read when a turn ends, so a title the turn wrote shows here too.
@@ -233,6 +240,16 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       className={className}
     />
   );
+  const shareButton = (className?: string) => (
+    <ShareButton
+      open={shareOpen}
+      onOpen={() => {
+        setShareOpenings((n) => n + 1);
+        setShareOpen(true);
+      }}
+      className={className}
+    />
+  );
   return (
     <div className="relative flex h-full min-h-0 flex-col">
       <p className="sr-only" role="status" aria-live="polite">
@@ -241,9 +258,21 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
         <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
+        {shareButton()}
         {toolsButton()}
       </div>
-      <InHeaderSlot>{toolsButton('md:hidden')}</InHeaderSlot>
+      <InHeaderSlot>
+        {shareButton('md:hidden')}
+        {toolsButton('md:hidden')}
+      </InHeaderSlot>
+      <ShareDialog
+        open={shareOpen}
+        onClose={() => setShareOpen(false)}
+        conversationId={initial.id}
+        title={title}
+        unavailable={shareUnavailableReason(state.messages, state.activeRun?.id)}
+        openCount={shareOpenings}
+      />
       <ToolsPanel
         open={toolsOpen}
         onClose={() => setToolsOpen(false)}
@@ -254,6 +283,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="conversation-scroller">
         <div className="mx-auto w-full max-w-3xl space-y-6 px-4 pb-8 pt-6 md:px-6">
           <h1 className="sr-only">{title}</h1>
+          {initial.forkedFrom && <Note icon="forked">{forkNote(initial.forkedFrom, when)}</Note>}
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           <MessageList
             messages={state.messages}

@@ -1,6 +1,6 @@
 'use client';
 
-import { CircleStop, Info } from 'lucide-react';
+import { CircleStop, GitBranch, Info } from 'lucide-react';
 import { memo } from 'react';
 
 import { Markdown } from './markdown';
@@ -75,9 +75,17 @@ function ToolUseNote({ name }: { name: string }) {
 }
 
 /** A line about the turn itself (stopped, cut short), or an error in it. */
-export function Note({ children, tone = 'muted', icon }: { children: React.ReactNode; tone?: 'muted' | 'error'; icon?: 'stopped' }) {
+export function Note({
+  children,
+  tone = 'muted',
+  icon,
+}: {
+  children: React.ReactNode;
+  tone?: 'muted' | 'error';
+  icon?: 'stopped' | 'forked';
+}) {
   if (tone === 'error') return <Notice tone="error">{children}</Notice>;
-  const Icon = icon === 'stopped' ? CircleStop : Info;
+  const Icon = icon === 'stopped' ? CircleStop : icon === 'forked' ? GitBranch : Info;
   return (
     <p className="flex items-center gap-1.5 text-[13px] text-faint">
       <Icon className="size-3.5 shrink-0" aria-hidden />

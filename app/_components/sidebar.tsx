@@ -1,6 +1,6 @@
 'use client';
 
-import { History, LogOut, Pencil, Server, SquarePen, Trash2, UserCog, X } from 'lucide-react';
+import { History, LogOut, Pencil, Server, Share2, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -13,6 +13,13 @@ import { ThemeToggle } from './theme/theme-toggle';
 import type { ConversationSummary } from './types';
 import { Button, buttonClasses, ConfirmDialog, cx, Field, IconButton, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
+
+/** The pages beside the conversations (their phone titles are in chat-shell.tsx). */
+const NAV = [
+  { href: '/servers', label: 'Servers', icon: Server },
+  { href: '/activity', label: 'Activity', icon: History },
+  { href: '/shares', label: 'Shared links', icon: Share2 },
+] as const;
 
 export function Sidebar({
   conversations,
@@ -83,32 +90,20 @@ export function Sidebar({
           <SquarePen className="size-4" aria-hidden />
           New chat
         </Link>
-        <Link
-          href="/servers"
-          onClick={onNavigate}
-          aria-current={pathname === '/servers' ? 'page' : undefined}
-          className={cx(
-            buttonClasses({ variant: 'ghost' }),
-            'mt-1 w-full justify-start',
-            pathname === '/servers' && 'bg-surface-hover text-fg',
-          )}
-        >
-          <Server className="size-4" aria-hidden />
-          Servers
-        </Link>
-        <Link
-          href="/activity"
-          onClick={onNavigate}
-          aria-current={pathname === '/activity' ? 'page' : undefined}
-          className={cx(
-            buttonClasses({ variant: 'ghost' }),
-            'w-full justify-start',
-            pathname === '/activity' && 'bg-surface-hover text-fg',
-          )}
-        >
-          <History className="size-4" aria-hidden />
-          Activity
-        </Link>
+        <nav aria-label="Pages" className="mt-1">
+          {NAV.map(({ href, label, icon: Icon }) => (
+            <Link
+              key={href}
+              href={href}
+              onClick={onNavigate}
+              aria-current={pathname === href ? 'page' : undefined}
+              className={cx(buttonClasses({ variant: 'ghost' }), 'w-full justify-start', pathname === href && 'bg-surface-hover text-fg')}
+            >
+              <Icon className="size-4" aria-hidden />
+              {label}
+            </Link>
+          ))}
+        </nav>
       </div>
       <ConversationSearch onNavigate={onNavigate}>
         <nav className="mt-4 min-h-0 flex-1 overflow-y-auto px-2 pb-3">
