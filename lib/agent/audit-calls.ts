@@ -5,6 +5,7 @@ import { appendAudit } from '@/lib/audit/append';
 import { isAuditable, toolCallEntry } from '@/lib/audit/tool-call-entry';
 
 import type { EngineDeps } from './deps';
+import { observe } from './observe';
 
 /**
  * The one place the engine writes the audit log: every call that reached an end state —
@@ -15,7 +16,7 @@ import type { EngineDeps } from './deps';
  * Call it after the transaction's other row writes: it takes the user's chain-head lock, which
  * must be the last lock of the transaction (see appendAudit).
  */
-export async function auditEndedCalls(tx: Db, deps: Pick<EngineDeps, 'auditKeys'>, calls: ToolCallRow[]): Promise<void> {
+export async function auditEndedCalls(tx: Db, deps: Pick<EngineDeps, 'auditKeys' | 'observe'>, calls: ToolCallRow[]): Promise<void> {
   const ended = calls.filter(isAuditable);
   if (!ended.length) return;
   const keys = await deps.auditKeys();
@@ -26,4 +27,8 @@ export async function auditEndedCalls(tx: Db, deps: Pick<EngineDeps, 'auditKeys'
     entries.push(toolCallEntry(call, { conversationTitle: titles.get(call.conversationId) ?? '(deleted conversation)', proposedInput }));
   }
   await appendAudit(tx, keys, entries);
+  // Every end of a call passes here, so this is where they are counted. Still inside the
+  // transaction (it has no commit hook): one that fails after its audit write counts a call
+  // that did not end, which only a database error causes.
+  for (const call of ended) observe(deps, (o) => o.toolCallEnded(call.status));
 }

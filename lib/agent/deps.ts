@@ -4,6 +4,7 @@ import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
 
 import type { EventSink } from './events';
+import type { EngineObserver } from './observe';
 import type { ToolSearchSettings } from './tool-budget';
 import type { ToolHost } from './tool-host';
 
@@ -33,6 +34,8 @@ export interface EngineDeps {
   toolSearch?: ToolSearchSettings;
   /** The audit log's key (never in the database): every finished call is logged under it (./audit-calls.ts). */
   auditKeys: () => Promise<AuditKeyring>;
+  /** Told of turns, tool calls and model steps as they end (the app's metrics); nothing when unset. */
+  observe?: EngineObserver;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

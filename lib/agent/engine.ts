@@ -11,6 +11,7 @@ import { leaseUntil, type EngineDeps } from './deps';
 import { abortLocalRun, driveRun } from './drive-run';
 import type { BusEvent } from './events';
 import { finish } from './finish';
+import { observe } from './observe';
 import { admitRun, lockRunAdmission } from './run-limits';
 import { suggestTitle } from './title';
 
@@ -56,6 +57,7 @@ export async function startRun(
     return { ...inserted, startSeq: row.seq };
   });
   deps.events.broadcast(started!);
+  observe(deps, (o) => o.turnStarted());
   // A first message names the conversation at once (its first line); the model may then offer a better title.
   const provisional = titleFrom(input.text);
   if ((await setDefaultTitle(deps.db, input.conversationId, provisional)) && deps.titles) {

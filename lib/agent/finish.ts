@@ -4,6 +4,7 @@ import type { RunRow } from '@/db/queries/runs';
 import type { EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { partialTextContent } from './model-step';
+import { observe } from './observe';
 import { transitionRun, usageOf } from './run-state';
 import { appendResults, openToolPhase } from './tool-phase';
 
@@ -35,7 +36,7 @@ export async function finish(
   }
   events.push({ type, data: { status, stopReason, usage, ...(opts.error ? { error: opts.error } : {}) } });
   const owed = await openToolPhase(deps.db, run);
-  return transitionRun(
+  const ended = await transitionRun(
     deps.db,
     deps.events,
     run,
@@ -58,4 +59,7 @@ export async function finish(
       },
     },
   );
+  // Counted once the end is stored: a writer that lost the run (LeaseLost) ended nothing.
+  observe(deps, (o) => o.turnEnded(status));
+  return ended;
 }

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import { DeltaCoalescer } from './delta-coalescer';
 import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
+import { observe, type ModelStepOutcome } from './observe';
 
 export type StepOutcome =
   | { kind: 'message'; content: Anthropic.ContentBlock[]; stopReason: string; usage: Anthropic.Usage }
@@ -21,6 +22,10 @@ export async function streamModelStep(
 ): Promise<StepOutcome> {
   const coalescer = new DeltaCoalescer(deps.events, target);
   const texts: string[] = [];
+  const started = performance.now();
+  let firstDeltaMs: number | null = null;
+  // Timed to the end of the stream, not of the writes after it.
+  const observed = (outcome: ModelStepOutcome, ms: number) => observe(deps, (o) => o.modelStep(ms, firstDeltaMs, outcome));
   try {
     const stream = deps.model.client.messages.stream(
       {
@@ -33,18 +38,25 @@ export async function streamModelStep(
       { signal },
     );
     for await (const ev of stream) {
+      if (ev.type === 'content_block_delta') firstDeltaMs ??= performance.now() - started;
       if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') {
         texts[ev.index] = (texts[ev.index] ?? '') + ev.delta.text;
         coalescer.push(ev.index, ev.delta.text);
       }
     }
     const final = await stream.finalMessage();
+    observed('message', performance.now() - started);
     await coalescer.flush();
     return { kind: 'message', content: final.content, stopReason: final.stop_reason ?? 'end_turn', usage: final.usage };
   } catch (error) {
+    const ms = performance.now() - started;
     // A lost lease means another instance redoes this step: its text must not be mixed in.
     if (signal.reason !== 'lease_lost') await coalescer.flush().catch(() => {});
-    if (signal.aborted) return { kind: 'aborted', partialText: texts.filter(Boolean) };
+    if (signal.aborted) {
+      observed('aborted', ms);
+      return { kind: 'aborted', partialText: texts.filter(Boolean) };
+    }
+    observed('error', ms);
     return { kind: 'error', error, partialText: texts.filter(Boolean) };
   } finally {
     coalescer.dispose();

@@ -109,7 +109,7 @@ export const WAITING = Object.keys(WAITING_CALL_STATUSES) as WaitingCallStatus[]
  */
 export async function appendResults(
   tx: Db,
-  deps: Pick<EngineDeps, 'auditKeys'>,
+  deps: Pick<EngineDeps, 'auditKeys' | 'observe'>,
   run: RunRow,
   calls: ToolCallRow[],
   unfinishedReason: string,
