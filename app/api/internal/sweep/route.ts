@@ -1,8 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
-
 import { resumeLapsedRuns } from '@/lib/agent/engine';
 import { pruneAudit } from '@/lib/audit/retention';
-import { AppError, errorResponse } from '@/lib/http/errors';
+import { requireBearerToken } from '@/lib/http/bearer';
+import { errorResponse } from '@/lib/http/errors';
 import { getRuntime } from '@/lib/server/runtime';
 
 /**
@@ -12,13 +11,7 @@ import { getRuntime } from '@/lib/server/runtime';
  */
 export async function POST(req: Request): Promise<Response> {
   try {
-    const token = process.env.SWEEP_TOKEN;
-    if (!token) throw new AppError('not_found', 'sweep', 'The sweep endpoint is off: set SWEEP_TOKEN to enable it.');
-    const given = Buffer.from(req.headers.get('authorization')?.replace(/^Bearer /, '') ?? '');
-    const expected = Buffer.from(token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new AppError('unauthorized', 'sweep', 'A valid sweep token is required.');
-    }
+    requireBearerToken(req, { variable: 'SWEEP_TOKEN', surface: 'sweep', what: 'sweep' });
     const rt = await getRuntime();
     const resumed = await resumeLapsedRuns(rt.engine);
     const audit = await pruneAudit(rt.handle.db, await rt.engine.auditKeys());
