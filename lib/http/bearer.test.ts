@@ -25,7 +25,7 @@ describe('requireBearerToken', () => {
     expect(err!.message).toContain('set OPS_TEST_TOKEN');
   });
 
-  it('is 401 without the header, with another scheme, a wrong token of the same or another length', () => {
+  it('is 401 without the header, with another scheme or none, a wrong token of the same or another length', () => {
     vi.stubEnv('OPS_TEST_TOKEN', 's3cret-token');
     for (const given of [
       undefined,
@@ -33,7 +33,8 @@ describe('requireBearerToken', () => {
       'Bearer s3cret-tokem',
       'Bearer s3cret',
       'Bearer s3cret-token-and-more',
-      's3cret-token2',
+      's3cret-token',
+      'Bearer ',
     ]) {
       expect(refusal(given), String(given)).toMatchObject({ status: 401, code: 'unauthorized:ops' });
     }
