@@ -48,7 +48,9 @@ type Method = (typeof METHODS)[number];
 const EXCEPTIONS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^auth(\/|$)/, reason: 'Auth.js sign-in, sign-out and session endpoints: they own no resource of a user' },
   { pattern: /^share\/\[token\](\/|$)/, reason: 'public share-token routes: the unguessable token is the capability, not a session' },
-  { pattern: /^internal(\/|$)/, reason: 'the operators’ sweep behind a bearer token (METRICS/SWEEP token), not a user session' },
+  { pattern: /^internal(\/|$)/, reason: 'the operators’ sweep behind a bearer token (SWEEP_TOKEN), not a user session' },
+  { pattern: /^(health|ready)$/, reason: 'liveness and readiness for probes: public by design, they say nothing of any user’s data' },
+  { pattern: /^metrics$/, reason: 'the operators’ Prometheus metrics behind a bearer token (METRICS_TOKEN), not a user session' },
   {
     pattern: /^oauth\/callback$/,
     reason: 'the OAuth callback: it completes only a flow whose single-use state this user and session started',
