@@ -15,6 +15,8 @@ export interface StreamRegistry {
   admit(stream: { userId: string; conversationId: string; caps: StreamCaps; close: (closed: StreamClosed) => void }): () => void;
   /** Open streams of a user, or of one of their conversations. */
   count(userId: string, conversationId?: string): number;
+  /** Every open stream of this process (the active-streams gauge of /api/metrics). */
+  total(): number;
 }
 
 export const TOO_MANY_IN_CONVERSATION: StreamClosed = {
@@ -70,6 +72,11 @@ export function createStreamRegistry(): StreamRegistry {
     count(userId, conversationId) {
       const streams = [...(byUser.get(userId)?.values() ?? [])];
       return conversationId ? streams.filter((e) => e.conversationId === conversationId).length : streams.length;
+    },
+    total() {
+      let open = 0;
+      for (const streams of byUser.values()) open += streams.size;
+      return open;
     },
   };
 }

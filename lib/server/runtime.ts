@@ -8,6 +8,7 @@ import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-strea
 import { getAuthSecret } from '@/lib/auth/secret';
 import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
+import { createAppMetrics, type AppMetrics } from '@/lib/ops/metrics';
 import { processSingleton } from '@/lib/process-singleton';
 
 import { getDbHandle } from './database';
@@ -25,6 +26,8 @@ export interface Runtime {
   /** The open event streams of this process, for the per-user and per-conversation caps. */
   streams: StreamRegistry;
   streamTiming: { pingMs: number; pausedIdleMs: number };
+  /** What GET /api/metrics exposes; the engine reports to it through `engine.observe`. */
+  metrics: AppMetrics;
 }
 
 const state = processSingleton('runtime', () => ({ runtime: undefined as Promise<Runtime> | undefined }));
@@ -43,8 +46,10 @@ async function build(): Promise<Runtime> {
   const handle = await getDbHandle();
   const modelConfig = getModelConfig();
   const tools = createAppTools(handle.db);
-  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host });
-  return { handle, bus: engine.bus, secret, modelConfig, engine, tools, streams: createStreamRegistry(), streamTiming: streamTimingFrom() };
+  const streams = createStreamRegistry();
+  const metrics = createAppMetrics({ streams, handle });
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer });
+  return { handle, bus: engine.bus, secret, modelConfig, engine, tools, streams, streamTiming: streamTimingFrom(), metrics };
 }
 
 /**
