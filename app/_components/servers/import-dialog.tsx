@@ -70,7 +70,7 @@ export function ImportDialog({ open, onClose, onAdded }: { open: boolean; onClos
     <Dialog
       open={open}
       onClose={close}
-      className="max-w-lg"
+      size="lg"
       title="Import servers"
       description={DESCRIPTION}
       footer={

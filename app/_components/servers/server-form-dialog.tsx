@@ -83,7 +83,7 @@ export function ServerFormDialog({
     <Dialog
       open={open}
       onClose={onClose}
-      className="max-w-lg"
+      size="lg"
       title={original ? `Edit “${original.name}”` : 'Add a server'}
       description={original ? undefined : 'A remote MCP server reached over HTTPS. Its tools stay off until you have reviewed them.'}
       footer={

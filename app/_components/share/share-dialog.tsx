@@ -81,7 +81,7 @@ export function ShareDialog({
   }
 
   return (
-    <Dialog open={open} onClose={close} title={`Share “${title}”`} description={SHARE_DESCRIPTION} className="max-w-lg">
+    <Dialog open={open} onClose={close} title={`Share “${title}”`} description={SHARE_DESCRIPTION} size="lg">
       <div className="max-h-[min(70dvh,40rem)] space-y-5 overflow-y-auto pb-5">
         {created ? (
           <div className="space-y-3" data-testid="share-created">

@@ -17,6 +17,8 @@ export type DialogProps = {
   children?: React.ReactNode;
   /** The action buttons, primary last (it sits on the right). */
   footer?: React.ReactNode;
+  /** `lg` for a form with more in it (a server's fields, the Share options and links). */
+  size?: 'md' | 'lg';
   className?: string;
 };
 
@@ -24,7 +26,11 @@ export type DialogProps = {
  * A modal on the native <dialog>: showModal() makes the rest of the page inert (focus stays
  * inside) and Escape closes it; focus goes back to whatever had it before the dialog opened.
  */
-export function Dialog({ open, onClose, title, description, children, footer, className }: DialogProps) {
+// One width class at a time: two max-w-* classes on one element would be decided by the
+// stylesheet's order, not by which was passed.
+const WIDTHS = { md: 'max-w-md', lg: 'max-w-lg' } as const;
+
+export function Dialog({ open, onClose, title, description, children, footer, size = 'md', className }: DialogProps) {
   // showModal() focuses the first focusable element (the close button); a dialog may name a better one.
   const dialogProps = useModalDialog(open, onClose, '[data-autofocus]');
   const titleId = useId();
@@ -36,8 +42,9 @@ export function Dialog({ open, onClose, title, description, children, footer, cl
       aria-labelledby={titleId}
       aria-describedby={description ? descriptionId : undefined}
       className={cx(
-        'm-auto w-[calc(100%-2rem)] max-w-md rounded-card border border-border bg-surface-raised p-0 text-fg shadow-raised',
+        'm-auto w-[calc(100%-2rem)] rounded-card border border-border bg-surface-raised p-0 text-fg shadow-raised',
         'backdrop:bg-overlay open:animate-dialog-in',
+        WIDTHS[size],
         className,
       )}
     >
