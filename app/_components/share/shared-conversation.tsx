@@ -54,8 +54,8 @@ export function SharedConversation({ view, token, signedIn }: { view: SharedConv
       </header>
       <main className="mx-auto w-full max-w-3xl flex-1 space-y-6 px-4 pb-12 pt-6 md:px-6">
         <div className="space-y-2 border-b border-border pb-5">
-          <p className="flex items-center gap-1.5 text-[13px] font-medium text-muted" data-testid="shared-subtitle">
-            <Link2 className="size-4 shrink-0" aria-hidden />
+          <p className="flex items-start gap-1.5 text-[13px] font-medium text-muted" data-testid="shared-subtitle">
+            <Link2 className="mt-px size-4 shrink-0" aria-hidden />
             {sharedSubtitle(view, when)}
           </p>
           <h1 className="text-balance break-words text-2xl font-semibold tracking-tight text-fg">{view.title}</h1>
