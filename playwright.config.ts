@@ -113,6 +113,8 @@ export default defineConfig({
         // The MCP servers below listen on 127.0.0.1 over plain HTTP; the URL guard refuses loopback
         // addresses unless this is set (tests only: it would expose local services).
         MCP_ALLOW_LOOPBACK: 'true',
+        // A share link's "day" lasts 3 s (lib/share/expiry.ts), so e2e/share.spec.ts sees a '1d' link expire.
+        SWITCHBOARD_TEST_SHARE_DAY_MS: '3000',
       },
     },
     // Remote MCP servers for e2e/servers.spec.ts, on loopback ports (e2e/fixtures/ports.ts).

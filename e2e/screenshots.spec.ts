@@ -45,6 +45,8 @@ interface Scenes {
   code: string;
   tools: string;
   approval: string;
+  /** The path of a link to the three-call conversation, shared without tool details. */
+  shared: string;
 }
 
 async function writeScenes(page: Page, origin: string): Promise<Scenes> {
@@ -74,10 +76,19 @@ async function writeScenes(page: Page, origin: string): Promise<Scenes> {
   await waitForIdle(page.request, tools3);
   await expect(page.getByTestId('tool-call')).toHaveCount(3);
 
+  // Shared twice: the shared page (details hidden, the default) and a second row on the Shared links page.
+  const share = async (body: object) => {
+    const res = await page.request.post(`/api/conversations/${tools3}/shares`, { headers: jsonWrite(origin), data: body });
+    expect(res.status(), await res.text()).toBe(201);
+    return new URL(((await res.json()) as { url: string }).url).pathname;
+  };
+  await share({ includeToolDetails: true, audience: 'signed_in', expiresIn: '30d' });
+  const shared = await share({});
+
   const approval = await conversationWithTools(page, origin, ['tool:builtin-notes/delete']);
   await sendWithEnter(page, 'call notes__delete {"id": "6f1c1c3e-2b8a-4c1e-9a55-0d6f4c2f9e11", "confirmTitle": "Old plans"}');
   await expect(page.getByTestId('approval-card')).toBeVisible();
-  return { code, tools: tools3, approval };
+  return { code, tools: tools3, approval, shared };
 }
 
 async function newConversationWith(page: Page, text: string): Promise<string> {
@@ -158,6 +169,24 @@ test('screenshots at 1280×800 and 390×844, light and dark, of the pages people
           await page.goto('/servers');
           await expect(page.getByRole('region', { name: 'Everything', exact: true })).toBeVisible();
           await shot('servers');
+        });
+
+        await test.step(`the shared conversation at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(scenes!.shared);
+          await expect(page.getByTestId('tool-call')).toHaveCount(3);
+          await expect(page.getByTestId('shared-subtitle')).toBeVisible();
+          await shot('shared-conversation');
+        });
+
+        await test.step(`the Share dialog and the Shared links page at ${viewport.width}, ${theme}`, async () => {
+          await page.goto(`/c/${scenes!.tools}`);
+          await page.getByRole('button', { name: 'Share', exact: true }).click();
+          const dialog = page.getByRole('dialog', { name: /^Share/ });
+          await expect(dialog.getByTestId('share-link')).toHaveCount(2);
+          await shot('share-dialog');
+          await page.goto('/shares');
+          await expect(page.getByTestId('share-link')).toHaveCount(2);
+          await shot('shared-links');
         });
 
         await test.step(`the tools panel at ${viewport.width}, ${theme}`, async () => {
