@@ -16,7 +16,8 @@ export interface AuditKeyring {
   byId: ReadonlyMap<string, Buffer>;
 }
 
-const KEY_FILE = 'audit-key';
+/** The generated key's file in the data folder (embedded default only); `npm run backup` copies it. */
+export const AUDIT_KEY_FILE = 'audit-key';
 
 /** A short, stable, non-reversible id of a key (what each entry names). */
 export function auditKeyId(key: Buffer): string {
@@ -43,7 +44,7 @@ export async function loadAuditKeyring(env: Env = process.env, dir = dataDir()):
   const { current, previous } = await loadDeploymentKey(
     {
       variable: 'AUDIT_KEY',
-      file: KEY_FILE,
+      file: AUDIT_KEY_FILE,
       sharedBecause: 'several instances append to one audit log and must share the key that signs it',
       advice: 'Keep it out of the database and its backups.',
     },

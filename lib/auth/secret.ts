@@ -8,6 +8,9 @@ import { processSingleton } from '@/lib/process-singleton';
 
 type Env = Record<string, string | undefined>;
 
+/** The generated secret's file in the data folder (embedded default only); `npm run backup` copies it. */
+export const AUTH_SECRET_FILE = 'auth-secret';
+
 const state = processSingleton('authSecret', () => ({ cached: undefined as Promise<string> | undefined }));
 
 /**
@@ -34,7 +37,7 @@ export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<stri
         'random value of at least 32 characters (openssl rand -base64 32).',
     );
   }
-  const file = path.join(dir, 'auth-secret');
+  const file = path.join(dir, AUTH_SECRET_FILE);
   try {
     const existing = (await readFile(file, 'utf8')).trim();
     if (existing) return existing;

@@ -36,7 +36,8 @@ export class SecretBoxError extends Error {
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const KEY_FILE = 'secrets-key';
+/** The generated key's file in the data folder (embedded default only); `npm run backup` copies it. */
+export const SECRETS_KEY_FILE = 'secrets-key';
 
 /** A short, stable id of a key (not reversible): the first 8 base64url chars of its SHA-256. */
 export function keyIdOf(key: Buffer): string {
@@ -95,7 +96,7 @@ export async function loadSecretBox(env: Env = process.env, dir = dataDir()): Pr
   const { current, previous } = await loadDeploymentKey(
     {
       variable: 'SECRETS_KEY',
-      file: KEY_FILE,
+      file: SECRETS_KEY_FILE,
       sharedBecause: 'several instances share one database and must share the key that encrypts stored credentials',
     },
     env,

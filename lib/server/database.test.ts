@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { liveHolders } from '@/db/data-dir-holders';
+
 import { getDbHandle } from './database';
 
 async function modes(root: string): Promise<{ path: string; dir: boolean; mode: number }[]> {
@@ -40,6 +42,8 @@ describe('the embedded database on disk', () => {
     expect(entries.filter((e) => !e.dir).length).toBeGreaterThan(10);
     expect(entries.filter((e) => e.dir && e.mode !== 0o700)).toEqual([]);
     expect(entries.filter((e) => !e.dir && e.mode !== 0o600)).toEqual([]);
+    // This process says it holds the folder (what `npm run backup` / `restore` refuse), until it closes it.
+    expect(await liveHolders(dataDir)).toMatchObject([{ pid: process.pid }]);
     // A new PGlite on disk plus every migration: seconds alone, far more on a loaded 2-core machine.
   }, 120_000);
 });

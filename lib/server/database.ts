@@ -1,6 +1,7 @@
 import path from 'node:path';
 
 import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
+import { holdDataDir } from '@/db/data-dir-holders';
 import { ensurePrivateDir, restrictTree } from '@/db/private-files';
 import { dataDir } from '@/lib/data-dir';
 import { processSingleton } from '@/lib/process-singleton';
@@ -24,13 +25,29 @@ export function getDbHandle(): Promise<DbHandle> {
     }
     const dir = path.join(dataDir(), 'pglite');
     await ensurePrivateDir(dataDir());
-    const handle = await openPglite({ dataDir: dir });
+    // Says this process has the folder open, so `npm run backup` / `restore` refuse it meanwhile.
+    const release = await holdDataDir(dataDir(), processName());
+    const handle = await openPglite({ dataDir: dir }).catch((err) => {
+      release();
+      throw err;
+    });
     await handle.migrate();
     await restrictTree(dir);
-    return handle;
+    return {
+      ...handle,
+      async close() {
+        await handle.close();
+        release();
+      },
+    };
   })().catch((err) => {
     state.opening = undefined;
     throw err;
   });
   return state.opening;
+}
+
+/** `next`, `set-plan.ts`…: what the holder file says holds the folder. */
+function processName(): string {
+  return path.basename(process.argv[1] ?? process.argv0);
 }
