@@ -178,9 +178,16 @@ test('a signed-in-only link sends a signed-out reader to sign in, and back to th
 
   const someone = newUser('share-reader');
   await signUpViaApi(reader.request, origin, someone);
+  const signIn = reader.getByRole('button', { name: 'Sign in' });
+  // A mistyped password first: the way back to the link survives Auth.js's error page.
+  await reader.locator('#field-email').fill(someone.email);
+  await reader.locator('#field-password').fill('not the password');
+  await expect(signIn).toBeEnabled();
+  await signIn.click();
+  await expect(reader.getByText('That email and password do not match an account.')).toBeVisible();
+  await expect(reader).toHaveURL((u) => u.searchParams.get('next') === `/share/${link.token}`);
   await reader.locator('#field-email').fill(someone.email);
   await reader.locator('#field-password').fill(someone.password);
-  const signIn = reader.getByRole('button', { name: 'Sign in' });
   await expect(signIn).toBeEnabled();
   await signIn.click();
   await expect(reader).toHaveURL((u) => u.pathname === `/share/${link.token}`);

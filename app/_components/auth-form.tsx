@@ -1,11 +1,12 @@
 'use client';
 
 import Link from 'next/link';
-import { useRef, useState } from 'react';
+import { useRouter } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
 
 import { LogoMark } from './logo';
 import { MIN_PASSWORD_LENGTH } from './new-password-input';
-import { withNext } from './next-path';
+import { safeNextPath, withNext } from './next-path';
 import { Button, Card, Field, Input, Notice } from './ui';
 import { useCsrfToken } from './use-csrf-token';
 
@@ -56,6 +57,7 @@ export function AuthForm({
   }
 
   const signIn = mode === 'sign-in';
+  useKeepNextThroughFailedSignIn(signIn, next, errorCode);
   return (
     <main className="flex min-h-full flex-col items-center justify-center px-4 py-12">
       <div className="w-full max-w-sm">
@@ -92,7 +94,10 @@ export function AuthForm({
             method="post"
             action="/api/auth/callback/credentials"
             className={signIn ? 'space-y-4' : 'hidden'}
-            onSubmit={() => setBusy(true)}
+            onSubmit={() => {
+              rememberNext(next);
+              setBusy(true);
+            }}
           >
             <input type="hidden" name="csrfToken" value={csrfToken} />
             <input type="hidden" name="callbackUrl" value={callbackUrl} />
@@ -149,6 +154,38 @@ export function AuthForm({
       </div>
     </main>
   );
+}
+
+// Auth.js answers a failed sign-in with /sign-in?error=… and drops where the person was going:
+// the tab remembers it from the submit, and the error page puts it back into the URL.
+const NEXT_KEY = 'switchboard.sign-in-next';
+
+function rememberNext(next: string | null) {
+  try {
+    if (next) sessionStorage.setItem(NEXT_KEY, next);
+    else sessionStorage.removeItem(NEXT_KEY);
+  } catch {
+    // Storage refused (private mode): a failed sign-in then lands on the home page afterwards.
+  }
+}
+
+function useKeepNextThroughFailedSignIn(signIn: boolean, next: string | null, errorCode: string | undefined) {
+  const router = useRouter();
+  useEffect(() => {
+    if (!signIn || next) return;
+    let saved: string | null = null;
+    try {
+      saved = errorCode ? safeNextPath(sessionStorage.getItem(NEXT_KEY)) : null;
+      // A fresh sign-in page forgets a destination from an earlier visit.
+      if (!errorCode) sessionStorage.removeItem(NEXT_KEY);
+    } catch {
+      return;
+    }
+    if (!saved) return;
+    const params = new URLSearchParams(window.location.search);
+    params.set('next', saved);
+    router.replace(`/sign-in?${params}`);
+  }, [signIn, next, errorCode, router]);
 }
 
 const LINK = 'rounded-sm font-medium text-accent-text underline-offset-2 hover:underline';
