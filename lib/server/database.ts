@@ -47,7 +47,8 @@ export function getDbHandle(): Promise<DbHandle> {
   return state.opening;
 }
 
-/** `next`, `set-plan.ts`…: what the holder file says holds the folder. */
+/** What the holder file says holds the folder: `next-server (v16…)` (Next names its process), `set-plan.ts`… */
 function processName(): string {
-  return path.basename(process.argv[1] ?? process.argv0);
+  const title = process.title;
+  return title && path.basename(title) !== 'node' ? title : path.basename(process.argv[1] ?? process.argv0);
 }
