@@ -15,8 +15,8 @@ class NotReady extends Error {}
 
 /**
  * Is this instance able to serve: the database answers `select 1` and has every migration of
- * the journal applied. `open` is how the caller reaches its database (the runtime opens it on
- * first use). The answer is public, so a driver's own message (host names, ports) is logged here
+ * the journal applied. `open` is how the caller reaches its database (opened on first use). The
+ * answer is public, so a driver's own message (host names, ports) is logged here
  * rather than sent.
  */
 export async function readiness(open: () => Promise<DbHandle>, timeoutMs = READY_TIMEOUT_MS): Promise<Readiness> {

@@ -1,11 +1,12 @@
 import { readiness } from '@/lib/ops/readiness';
-import { getRuntime } from '@/lib/server/runtime';
+import { getDbHandle } from '@/lib/server/database';
 
 /**
  * Readiness: 200 when the database answers and every migration is applied, else 503 saying what
- * is wrong. Public (it says nothing about anyone's data); opens the runtime on first use.
+ * is wrong. Public (it says nothing about anyone's data). Opens the process's database on first
+ * use, the one the runtime shares.
  */
 export async function GET(): Promise<Response> {
-  const { ready, body } = await readiness(async () => (await getRuntime()).handle);
+  const { ready, body } = await readiness(getDbHandle);
   return Response.json(body, { status: ready ? 200 : 503, headers: { 'Cache-Control': 'no-store' } });
 }

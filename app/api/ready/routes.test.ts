@@ -7,22 +7,20 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { MIGRATIONS_FOLDER, type DbHandle } from '@/db/connection';
 import { processSingleton } from '@/lib/process-singleton';
-import type { Runtime } from '@/lib/server/runtime';
 import { openTestDb } from '@/test/db';
 
 import { GET as health } from '../health/route';
 import { GET as ready } from './route';
 
 /**
- * GET /api/health and GET /api/ready as Next.js calls them, through the real runtime on a test
- * database: liveness never touches the database; readiness opens it, pings it and compares the
- * migrations drizzle recorded with the journal.
+ * GET /api/health and GET /api/ready as Next.js calls them, on a test database put where the
+ * runtime finds the process's database: liveness never touches it; readiness opens it, pings it
+ * and compares the migrations drizzle recorded with the journal.
  */
 describe('/api/health and /api/ready', () => {
   let h: DbHandle;
-  // The process-wide state getRuntime and getDbHandle keep (lib/server/runtime.ts, database.ts).
+  // The process-wide database getDbHandle keeps (lib/server/database.ts), shared with the runtime.
   const db = processSingleton('db', () => ({ opening: undefined as Promise<DbHandle> | undefined }));
-  const runtime = processSingleton('runtime', () => ({ runtime: undefined as Promise<Runtime> | undefined }));
   let journal: { tag: string; when: number }[];
 
   beforeAll(async () => {
@@ -37,11 +35,10 @@ describe('/api/health and /api/ready', () => {
     await h?.close();
   });
 
-  /** The runtime opens `opening` next time it is asked (a fresh runtime each time). */
+  /** What opening the process's database comes to from now on. */
   function databaseIs(opening: Promise<DbHandle>) {
     opening.catch(() => {});
     db.opening = opening;
-    runtime.runtime = undefined;
   }
 
   it('health answers 200 ok with no-store even while the database never opens', async () => {
