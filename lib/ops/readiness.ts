@@ -22,7 +22,10 @@ class NotReady extends Error {}
 export async function readiness(open: () => Promise<DbHandle>, timeoutMs = READY_TIMEOUT_MS): Promise<Readiness> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NotReady(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new NotReady(`the database did not answer within ${timeoutMs} ms (it may still be opening)`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([check(open), late]);
