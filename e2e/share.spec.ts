@@ -18,21 +18,36 @@ import {
 // signed-in-only links go through sign-in and back; a reader continues it in their own account;
 // a turn waiting for the owner's approval is never shown to, nor decided by, a reader.
 //
-// One owner for the whole file (signed up once); each test makes its own conversation and links.
+// One owner for the whole file (signed up once), with two finished conversations written at the
+// start, side by side: plain ones and one with a tool call. Each test makes its own links; the
+// test with a pending approval writes its own conversation.
 
 /** A call whose result ends, past the 300 characters the demo model quotes, in a text found only in the result. */
 const SECRET_RESULT = 'SEC-RET';
 const SECRET_CALL = `call sandbox__run_js {"code": "'x'.repeat(320) + ['SEC','RET'].join('-')"}`;
 
+const PLAIN_QUESTION = 'Plan a picnic for four';
+
 let owner: TestUser;
 let ownerState: Awaited<ReturnType<BrowserContext['storageState']>>;
+/** The owner's finished conversations: plain questions and answers, and one with SECRET_CALL. */
+let plain: string;
+let withCall: string;
+/** Only the first test makes links here, so it knows the whole list. */
+let revocable: string;
 
 test.beforeAll(async ({ browser, baseURL }) => {
+  const origin = appOrigin(baseURL);
   const context = await browser.newContext({ baseURL });
   owner = newUser('share-owner');
-  await signUpViaApi(context.request, appOrigin(baseURL), owner);
+  await signUpViaApi(context.request, origin, owner);
   await signInViaApi(context.request, owner.email, owner.password);
   ownerState = await context.storageState();
+  [plain, withCall, revocable] = await Promise.all([
+    conversationWith(context.request, origin, [PLAIN_QUESTION]),
+    conversationWith(context.request, origin, [SECRET_CALL]),
+    conversationWith(context.request, origin, [PLAIN_QUESTION]),
+  ]);
   await context.close();
 });
 
@@ -77,8 +92,7 @@ async function createLink(request: APIRequestContext, origin: string, conversati
 test('a link opens signed out, read-only; once revoked it is a 404, page and JSON', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, ['Plan a picnic for four']);
-  await page.goto(`/c/${id}`);
+  await page.goto(`/c/${revocable}`);
 
   await page.getByRole('button', { name: 'Share', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: /^Share/ });
@@ -95,7 +109,7 @@ test('a link opens signed out, read-only; once revoked it is a 404, page and JSO
   const opened = await reader.goto(url);
   expect(opened?.status()).toBe(200);
   await expect(reader.getByTestId('shared-subtitle')).toContainText('Shared conversation · snapshot of');
-  await expect(reader.getByTestId('user-message')).toContainText('Plan a picnic for four');
+  await expect(reader.getByTestId('user-message')).toContainText(PLAIN_QUESTION);
   await expect(reader.getByTestId('assistant-message')).toContainText('This is the offline demo model');
   await expect(reader.locator('#composer')).toHaveCount(0);
   await expect(reader.getByTestId('tools-button')).toHaveCount(0);
@@ -125,7 +139,7 @@ test('a link opens signed out, read-only; once revoked it is a 404, page and JSO
 test('hidden tool details reach neither the page nor the JSON; included ones do', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, [SECRET_CALL]);
+  const id = withCall;
   // The owner's own conversation has the argument and the whole result: the checks below can fail.
   const own = await (await page.request.get(`/api/conversations/${id}`)).text();
   expect(own).toContain(SECRET_RESULT);
@@ -168,7 +182,7 @@ test('hidden tool details reach neither the page nor the JSON; included ones do'
 test('a signed-in-only link sends a signed-out reader to sign in, and back to the link afterwards', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, ['Only for signed-in readers']);
+  const id = plain;
   const link = await createLink(page.request, origin, id, { audience: 'signed_in' });
 
   const reader = await signedOutPage(browser, baseURL);
@@ -191,14 +205,14 @@ test('a signed-in-only link sends a signed-out reader to sign in, and back to th
   await expect(signIn).toBeEnabled();
   await signIn.click();
   await expect(reader).toHaveURL((u) => u.pathname === `/share/${link.token}`);
-  await expect(reader.getByTestId('user-message')).toContainText('Only for signed-in readers');
+  await expect(reader.getByTestId('user-message')).toContainText(PLAIN_QUESTION);
   await expect(reader.getByRole('button', { name: 'Continue in your account' })).toBeVisible();
 });
 
 test('an expired link is a 404, and the owner sees it as expired', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, ['A link for one day']);
+  const id = plain;
   // playwright.config.ts makes a "day" a few seconds long (SWITCHBOARD_TEST_SHARE_DAY_MS).
   const link = await createLink(page.request, origin, id, { expiresIn: '1d' });
   const reader = await signedOutPage(browser, baseURL);
@@ -207,7 +221,8 @@ test('an expired link is a 404, and the owner sees it as expired', async ({ brow
   expect((await reader.goto(link.url))?.status()).toBe(404);
 
   await page.goto('/shares');
-  const row = page.getByTestId('share-link').filter({ hasText: 'A link for one day' });
+  const row = page.getByTestId('share-link').filter({ hasText: 'Expired' });
+  await expect(row).toHaveCount(1);
   await expect(row).toContainText('Expired');
   await expect(row.getByRole('button', { name: 'Update to newest' })).toHaveCount(0);
 });
@@ -215,7 +230,7 @@ test('an expired link is a 404, and the owner sees it as expired', async ({ brow
 test('a second person continues the conversation in their own account', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, ['Ideas for a garden']);
+  const id = plain;
   const link = await createLink(page.request, origin, id);
 
   const readerContext = await browser.newContext({ baseURL });
@@ -228,7 +243,7 @@ test('a second person continues the conversation in their own account', async ({
   const forked = await waitForConversation(reader);
   expect(forked).not.toBe(id);
   await expect(reader.getByText('Continued from a shared conversation')).toBeVisible();
-  await expect(reader.getByTestId('user-message')).toContainText('Ideas for a garden');
+  await expect(reader.getByTestId('user-message')).toContainText(PLAIN_QUESTION);
   await expect(reader.getByTestId('assistant-message')).toHaveCount(1);
 
   await sendWithEnter(reader, 'And which flowers?');
@@ -291,7 +306,7 @@ test('a turn waiting for the owner’s approval is neither shown to a reader nor
 test('axe: the shared conversation and the Shared links page have no serious violations, light and dark', async ({ browser, baseURL }) => {
   const origin = appOrigin(baseURL);
   const page = await ownerPage(browser, baseURL);
-  const id = await conversationWith(page.request, origin, [SECRET_CALL]);
+  const id = withCall;
   const link = await createLink(page.request, origin, id);
   await createLink(page.request, origin, id, { includeToolDetails: true, audience: 'signed_in', expiresIn: '30d' });
   const reader = await signedOutPage(browser, baseURL);
