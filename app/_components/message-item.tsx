@@ -87,8 +87,9 @@ export function Note({
   if (tone === 'error') return <Notice tone="error">{children}</Notice>;
   const Icon = icon === 'stopped' ? CircleStop : icon === 'forked' ? GitBranch : Info;
   return (
-    <p className="flex items-center gap-1.5 text-[13px] text-faint">
-      <Icon className="size-3.5 shrink-0" aria-hidden />
+    // The icon stays by the first line when the note wraps (a forked conversation's origin).
+    <p className="flex items-start gap-1.5 text-[13px] leading-5 text-faint">
+      <Icon className="mt-[3px] size-3.5 shrink-0" aria-hidden />
       <span>{children}</span>
     </p>
   );
