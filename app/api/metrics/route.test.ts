@@ -26,6 +26,8 @@ describe('/api/metrics', () => {
     vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-metrics-')), 'data'));
     vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
     vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
+    // The runtime here is the embedded one on a PGlite test database, also when the suite runs with DATABASE_URL.
+    vi.stubEnv('DATABASE_URL', '');
     h = await openTestDb('pglite');
     processSingleton('db', () => ({ opening: Promise.resolve(h) }));
   });
