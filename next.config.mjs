@@ -20,15 +20,16 @@ const nextConfig = {
           { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
         ],
       },
-      // Shared conversations (lib/share/headers.ts says why; the routes under /api/share set the same).
-      {
-        source: '/share/:token*',
+      // Shared conversations, the page and its JSON (lib/share/headers.ts says why): after the rule
+      // above, so these win over its Referrer-Policy (the routes set the same, but this list is applied last).
+      ...['/share/:token*', '/api/share/:token*'].map((source) => ({
+        source,
         headers: [
           { key: 'Cache-Control', value: 'no-store' },
           { key: 'Referrer-Policy', value: 'no-referrer' },
           { key: 'X-Robots-Tag', value: 'noindex, nofollow' },
         ],
-      },
+      })),
     ];
   },
 };
