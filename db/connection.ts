@@ -1,11 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** Whether `db` is a transaction already (work done on it commits with it; no savepoint is needed). */
+export function isTransaction(db: Db): boolean {
+  return (db as unknown) instanceof PgTransaction;
+}
 
 /**
  * A database plus the two things drizzle does not cover: LISTEN/NOTIFY (events reach other
@@ -23,18 +28,25 @@ export interface DbHandle {
   dumpDataDir?(): Promise<Blob>;
 }
 
+function loggerOf(onStatement: StatementObserver | undefined) {
+  return onStatement ? { logQuery: (query: string) => onStatement(query) } : undefined;
+}
+
 // Any fixed number: serialises migrations when several instances start at once.
 const MIGRATION_LOCK = 727_001;
 
 export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
 
-export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<DbHandle> {
+/** Called with every statement the app sends (drizzle's queries and NOTIFY): what a test counts per turn. */
+export type StatementObserver = (statement: string) => void;
+
+export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; onStatement?: StatementObserver } = {}): Promise<DbHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (opts.dataDir) await mkdir(path.dirname(opts.dataDir), { recursive: true });
   const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir });
   await client.waitReady;
-  const db = drizzle({ client, schema }) as unknown as Db;
+  const db = drizzle({ client, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
@@ -43,6 +55,7 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } 
       return async () => off();
     },
     async notify(channel, payload) {
+      opts.onStatement?.('select pg_notify($1, $2)');
       await client.query('select pg_notify($1, $2)', [channel, payload]);
     },
     async migrate(migrationsFolder = MIGRATIONS_FOLDER) {
@@ -54,13 +67,16 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob } 
   };
 }
 
-export async function openPostgres(connectionString: string, opts: { max?: number } = {}): Promise<DbHandle> {
+export async function openPostgres(
+  connectionString: string,
+  opts: { max?: number; onStatement?: StatementObserver } = {},
+): Promise<DbHandle> {
   const pg = (await import('pg')).default;
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const pool = new pg.Pool({ connectionString, max: opts.max ?? 10 });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
-  const db = drizzle({ client: pool, schema }) as unknown as Db;
+  const db = drizzle({ client: pool, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
 
   // One dedicated connection carries every LISTEN of this process. If it drops, it is opened
   // again (with backoff) and every channel is listened to again; the SSE streams meanwhile

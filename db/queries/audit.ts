@@ -20,8 +20,13 @@ export function parseAuditRow(raw: AuditEntryRow): AuditEntryRow & { content: St
  * appends of one user (parallel calls, several instances) take their turn and number one chain.
  */
 export async function lockChainHead(tx: Db, userId: string): Promise<AuditHeadRow> {
-  await tx.insert(auditChainHeads).values({ userId }).onConflictDoNothing();
-  const rows = await tx.select().from(auditChainHeads).where(eq(auditChainHeads.userId, userId)).for('update');
+  // One statement: the upsert creates the head on first use, and its (no-op) update of an
+  // existing head takes the row lock, as FOR UPDATE would, until the transaction ends.
+  const rows = await tx
+    .insert(auditChainHeads)
+    .values({ userId })
+    .onConflictDoUpdate({ target: auditChainHeads.userId, set: { userId: sql`excluded.user_id` } })
+    .returning();
   return rows[0]!;
 }
 
@@ -36,6 +41,20 @@ export async function updateChainHead(tx: Db, userId: string, patch: Partial<Omi
 
 export async function insertAuditEntries(tx: Db, rows: NewAuditEntry[]): Promise<void> {
   if (rows.length) await tx.insert(auditEntries).values(rows);
+}
+
+/** The entries and the head they move to, in one statement (under the head's lock, lockChainHead). */
+export async function insertAuditEntriesAndMoveHead(
+  tx: Db,
+  userId: string,
+  rows: NewAuditEntry[],
+  head: { lastSeq: number; lastHmac: string; lastAt: Date },
+): Promise<void> {
+  const insert = tx.insert(auditEntries).values(rows);
+  await tx.execute(sql`
+    with inserted as (${insert.getSQL()} returning 1)
+    update audit_chain_heads set last_seq = ${head.lastSeq}, last_hmac = ${head.lastHmac}, last_at = ${head.lastAt.toISOString()}
+    where user_id = ${userId} and (select count(*) from inserted) = ${rows.length}`);
 }
 
 /** Which of these tool calls already have their entry (checked under the chain-head lock). */

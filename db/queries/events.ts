@@ -35,6 +35,34 @@ export async function appendEvent(
   };
 }
 
+/**
+ * Appends several events of one run in one statement, numbered in the order given (one
+ * allocation of as many seqs, as appendEvent does for one). Returns them in that order.
+ */
+export async function appendEvents(
+  db: Db,
+  conversationId: string,
+  runId: string | null,
+  list: readonly { type: string; data: Record<string, unknown> }[],
+): Promise<EventRow[]> {
+  if (list.length === 0) return [];
+  if (list.length === 1) return [await appendEvent(db, { conversationId, runId, type: list[0]!.type, data: list[0]!.data })];
+  const items = JSON.stringify(list.map((x) => ({ type: x.type, data: x.data })));
+  const result = await db.execute(sql`
+    with s as (
+      update conversations set event_seq = event_seq + ${list.length} where id = ${conversationId} returning event_seq
+    )
+    insert into events (conversation_id, seq, run_id, type, data)
+    select ${conversationId}, s.event_seq - ${list.length} + e.ord, ${runId}, e.value->>'type', e.value->'data'
+    from s, jsonb_array_elements(${items}::jsonb) with ordinality as e(value, ord)
+    returning seq, created_at`);
+  const rows = rowsOf<{ seq: string | number; created_at: string | Date }>(result)
+    .map((r) => ({ seq: Number(r.seq), createdAt: new Date(r.created_at) }))
+    .sort((a, b) => a.seq - b.seq);
+  if (rows.length !== list.length) throw new Error(`conversation ${conversationId} does not exist`);
+  return rows.map((r, i) => ({ conversationId, seq: r.seq, runId, type: list[i]!.type, data: list[i]!.data, createdAt: r.createdAt }));
+}
+
 export async function listEventsAfter(db: Db, conversationId: string, afterSeq: number, limit = 1000): Promise<EventRow[]> {
   return db
     .select()

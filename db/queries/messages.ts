@@ -36,11 +36,20 @@ export async function appendMessage(
     select coalesce(${input.id ?? null}::uuid, gen_random_uuid()), ${input.conversationId}, s.message_seq, ${input.role},
       ${JSON.stringify(input.content)}::jsonb, ${input.runId ?? null}::uuid, ${input.stopReason ?? null}
     from s
-    returning id`);
-  const id = rowsOf<{ id: string }>(result)[0]?.id;
-  if (!id) throw new Error(`conversation ${input.conversationId} does not exist`);
-  const rows = await db.select().from(messages).where(eq(messages.id, id));
-  return parseMessageRow(rows[0]!);
+    returning id, seq, created_at`);
+  const row = rowsOf<{ id: string; seq: number; created_at: string | Date }>(result)[0];
+  if (!row) throw new Error(`conversation ${input.conversationId} does not exist`);
+  // What was written, as read back (no second round trip: the content is the one just sent).
+  return {
+    id: row.id,
+    conversationId: input.conversationId,
+    seq: Number(row.seq),
+    role: input.role,
+    content: input.content,
+    runId: input.runId ?? null,
+    stopReason: input.stopReason ?? null,
+    createdAt: new Date(row.created_at),
+  };
 }
 
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {

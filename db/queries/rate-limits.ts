@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 
@@ -7,15 +7,20 @@ import type { Db } from '../connection';
  * One statement, so concurrent hits on several instances are all counted.
  */
 export async function hitRateLimit(db: Db, key: string, windowMs: number, now = new Date()): Promise<number> {
+  const result = await db.execute(rateLimitHit(key, windowMs, now));
+  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+}
+
+/** The statement of one hit (`returning count`), also usable as a CTE beside other counts. */
+export function rateLimitHit(key: string, windowMs: number, now: Date): SQL {
   const windowStart = new Date(now.getTime() - windowMs);
-  const result = await db.execute(sql`
+  return sql`
     insert into rate_limits (key, window_start, count) values (${key}, ${now.toISOString()}, 1)
     on conflict (key) do update set
       count = case when rate_limits.window_start <= ${windowStart.toISOString()} then 1 else rate_limits.count + 1 end,
       window_start = case when rate_limits.window_start <= ${windowStart.toISOString()}
         then ${now.toISOString()}::timestamptz else rate_limits.window_start end
-    returning count`);
-  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+    returning count`;
 }
 
 /** Takes one hit back (a sign-in that succeeded does not count against the limit). */

@@ -4,6 +4,8 @@ import type { Db } from '../connection';
 import { runs } from '../schema';
 import { parseStored, storedNameMap, storedRunError, storedUsage } from '../stored-json';
 import { ACTIVE_RUN_STATUSES } from '../vocabulary';
+import { utcDay } from './model-usage';
+import { rateLimitHit, rowsOf } from './rate-limits';
 
 export type RunRow = typeof runs.$inferSelect;
 export type RunPatch = Partial<
@@ -131,4 +133,42 @@ export async function requestRunCancel(db: Db, id: string, now = new Date()): Pr
 export async function lockRun(tx: Db, id: string): Promise<RunRow | null> {
   const rows = await tx.select().from(runs).where(eq(runs.id, id)).for('update');
   return rows[0] ? parseRunRow(rows[0]) : null;
+}
+
+/** What admitting a new turn weighs, read (and the two windows counted) in one statement. */
+export interface AdmissionCounts {
+  plan: string | null;
+  /** The user's turns in progress, the new one included. */
+  activeRuns: number;
+  modelTokensToday: number;
+  /** Hits in the two fixed windows, this one included. */
+  messagesInWindow: number;
+  runsInWindow: number;
+}
+
+const ACTIVE = sql.raw(ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', '));
+
+export async function countForAdmission(
+  tx: Db,
+  userId: string,
+  windows: { messages: { key: string; ms: number }; runs: { key: string; ms: number } },
+  now = new Date(),
+): Promise<AdmissionCounts> {
+  const result = await tx.execute(sql`
+    with m as (${rateLimitHit(windows.messages.key, windows.messages.ms, now)}),
+      r as (${rateLimitHit(windows.runs.key, windows.runs.ms, now)})
+    select
+      (select plan from users where id = ${userId}) as plan,
+      (select count(*)::int from runs where user_id = ${userId} and status in (${ACTIVE})) as active,
+      (select tokens from model_usage where user_id = ${userId} and day = ${utcDay(now)}) as tokens,
+      (select count from m) as messages,
+      (select count from r) as runs`);
+  const row = rowsOf<{ plan: string | null; active: number; tokens: number | string | null; messages: number; runs: number }>(result)[0]!;
+  return {
+    plan: row.plan,
+    activeRuns: Number(row.active),
+    modelTokensToday: Number(row.tokens ?? 0),
+    messagesInWindow: Number(row.messages),
+    runsInWindow: Number(row.runs),
+  };
 }

@@ -1,7 +1,7 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { conversations, toolCalls } from '../schema';
+import { conversations } from '../schema';
 import { parseStored, storedTaint, type StoredTaint } from '../stored-json';
 
 /**
@@ -24,41 +24,40 @@ export async function markConversationTainted(db: Db, conversationId: string, ta
  * and a crash between storing a result and marking the conversation must not leave it untainted.
  */
 export async function getConversationTaint(db: Db, conversationId: string): Promise<StoredTaint | null> {
-  const stored = await db
-    .select({ tainted: conversations.tainted })
+  // One statement: the mark, and the first stored result of an untrusted server (read only when there is no mark).
+  // Raw `conversations.…` in the subquery: an interpolated column may be rendered unqualified, and `id` alone is t.id there.
+  const rows = await db
+    .select({
+      tainted: conversations.tainted,
+      first: sql<FirstUntrusted | null>`(select json_build_object('serverId', t.server_id, 'serverName', t.server_name, 'tool', t.tool,
+          'at', coalesce(t.ended_at, t.created_at))
+        from tool_calls t
+        where conversations.tainted is null and t.conversation_id = conversations.id and t.trust = 'untrusted'
+          and t.status in ('succeeded', 'errored')
+        order by t.created_at asc limit 1)`,
+    })
     .from(conversations)
     .where(eq(conversations.id, conversationId))
     .limit(1);
-  const mark = parseStored(storedTaint, stored[0]?.tainted, 'conversations.tainted', conversationId);
+  const mark = parseStored(storedTaint, rows[0]?.tainted, 'conversations.tainted', conversationId);
   if (mark) return mark;
-  const rows = await db
-    .select({
-      serverId: toolCalls.serverId,
-      serverName: toolCalls.serverName,
-      tool: toolCalls.tool,
-      endedAt: toolCalls.endedAt,
-      createdAt: toolCalls.createdAt,
-    })
-    .from(toolCalls)
-    .where(
-      and(
-        eq(toolCalls.conversationId, conversationId),
-        eq(toolCalls.trust, 'untrusted'),
-        inArray(toolCalls.status, ['succeeded', 'errored']),
-      ),
-    )
-    .orderBy(asc(toolCalls.createdAt))
-    .limit(1);
-  const row = rows[0];
+  const row = rows[0]?.first;
   if (!row) return null;
   return {
     v: 1,
-    at: (row.endedAt ?? row.createdAt).toISOString(),
+    at: new Date(row.at).toISOString(),
     source: 'result',
     serverId: row.serverId ?? 'unknown',
     serverName: row.serverName ?? 'an untrusted server',
     ...(row.tool ? { tool: row.tool } : {}),
   };
+}
+
+interface FirstUntrusted {
+  serverId: string | null;
+  serverName: string | null;
+  tool: string | null;
+  at: string;
 }
 
 /** Whether text from an untrusted server has entered the conversation's model context (see getConversationTaint). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openPostgres, type DbHandle } from '@/db/connection';
+import { appendEvents } from '@/db/queries/events';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 
@@ -52,6 +53,30 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(foreign).toEqual([]);
       off();
       offForeign();
+    });
+
+    it('sends the events of one commit in one notification, in order, a too-large one as a pointer in its place', async () => {
+      const { conversation } = await userAndConversation(h);
+      const counting = { ...h, notify: async (channel: string, payload: string) => (notified.push(payload), h.notify(channel, payload)) };
+      const notified: string[] = [];
+      const sender = createEventBus(counting);
+      const receiver = createEventBus(other ?? h);
+      const seen: BusEvent[] = [];
+      const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
+      const stored = await appendEvents(h.db, conversation.id, null, [
+        { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 0, text: 'a' } },
+        { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 1, text: 'y'.repeat(20_000) } },
+        { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 20_001, text: 'b' } },
+      ]);
+      expect(stored.map((r) => r.seq)).toEqual([1, 2, 3]);
+      sender.broadcast(
+        ...stored.map((r) => ({ conversationId: r.conversationId, runId: r.runId, type: r.type, seq: r.seq, data: r.data })),
+      );
+      await waitFor(() => seen.length === 3);
+      expect(notified).toHaveLength(1);
+      expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
+      expect((seen[1]!.data as { text: string }).text).toHaveLength(20_000);
+      off();
     });
 
     it.skipIf(kind !== 'postgres')('listens again after its LISTEN connection is cut', async () => {

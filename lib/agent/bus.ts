@@ -37,27 +37,49 @@ export function createEventBus(handle: DbHandle): EventBus {
     }
   }
 
+  type Item = { e?: BusEvent; ref?: Ref };
+  type Ref = { conversationId: string; seq: number };
+
   async function onPayload(payload: string) {
-    let msg: { e?: BusEvent; ref?: { conversationId: string; seq: number } };
+    let msg: Item & { es?: Item[] };
     try {
       msg = JSON.parse(payload);
     } catch {
       return;
     }
-    if (msg.e) return dispatch(msg.e);
-    if (msg.ref && listeners.has(msg.ref.conversationId)) {
-      const [row] = await listEventsAfter(handle.db, msg.ref.conversationId, msg.ref.seq - 1, 1);
-      if (row?.seq === msg.ref.seq) dispatch(toBusEvent(row));
+    // In order: a stored event too large to travel inline is read back before the next one is dispatched.
+    for (const item of msg.es ?? [msg]) {
+      if (item.e) dispatch(item.e);
+      else if (item.ref && listeners.has(item.ref.conversationId)) {
+        const [row] = await listEventsAfter(handle.db, item.ref.conversationId, item.ref.seq - 1, 1);
+        if (row?.seq === item.ref.seq) dispatch(toBusEvent(row));
+      }
     }
   }
 
-  function broadcast(event: BusEvent) {
-    let payload = JSON.stringify({ e: event });
-    if (Buffer.byteLength(payload) > MAX_INLINE_PAYLOAD) {
-      if (event.seq === undefined) return; // a live delta that large is only ever stored coalesced
-      payload = JSON.stringify({ ref: { conversationId: event.conversationId, seq: event.seq } });
+  /** One NOTIFY for the events of one commit (more only when they do not fit in one payload). */
+  function broadcast(...events: BusEvent[]) {
+    const payloads: string[] = [];
+    let items: string[] = [];
+    const flush = () => {
+      if (items.length) payloads.push(items.length === 1 ? items[0]! : `{"es":[${items.join(',')}]}`);
+      items = [];
+    };
+    for (const event of events) {
+      let item = JSON.stringify({ e: event });
+      if (Buffer.byteLength(item) > MAX_INLINE_PAYLOAD) {
+        if (event.seq === undefined) continue; // a live delta that large is only ever stored coalesced
+        item = JSON.stringify({ ref: { conversationId: event.conversationId, seq: event.seq } });
+      }
+      if (Buffer.byteLength(`{"es":[${[...items, item].join(',')}]}`) > MAX_INLINE_PAYLOAD) flush();
+      items.push(item);
     }
-    sending = sending.then(() => handle.notify(CHANNEL, payload)).catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
+    flush();
+    for (const payload of payloads) {
+      sending = sending
+        .then(() => handle.notify(CHANNEL, payload))
+        .catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
+    }
   }
 
   return {

@@ -5,7 +5,8 @@ import { appendMessage, listMessages } from '@/db/queries/messages';
 import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { isConversationTainted } from '@/db/queries/taint';
-import { insertToolCalls } from '@/db/queries/tool-calls';
+import { insertToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
+import { getUserPlan } from '@/db/queries/users';
 import { errorSummary } from '@/lib/log-safe';
 import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
@@ -37,13 +38,26 @@ export function abortLocalRun(runId: string): boolean {
 
 const NO_TOOLS: ToolOffer = { tools: [], routes: new Map(), nameMap: {} };
 
+/** What `startRun` hands the drive of a run it just wrote: the row as written and the plan it was admitted under. */
+export interface JustStarted {
+  run: RunRow;
+  plan: string | null;
+}
+
 /**
  * Advances a running run that this instance holds the lease of, until it ends, pauses for a
  * person, or the lease is lost. Safe to call on any instance: without the lease it does nothing.
  */
-export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
-  let run = await getRun(deps.db, runId);
+export async function driveRun(deps: EngineDeps, runId: string, known: JustStarted | Record<string, never> = {}): Promise<void> {
+  // A run just started here is passed along as written; any other drive reads it first.
+  let run = known.run?.id === runId ? known.run : await getRun(deps.db, runId);
   if (!run || run.status !== 'running' || run.leaseOwner !== deps.instanceId || localRuns.has(runId)) return;
+  // Read once per drive (until the run pauses or ends): every step's limits and grants use it.
+  const plan = known.run ? known.plan : await getUserPlan(deps.db, run.userId);
+  // What this drive knows it owes (undefined: read it): a run just started owes no tool results.
+  let owed: ToolCallRow[] | null | undefined = known.run ? null : undefined;
+  // Its admission just counted today's model tokens: the first step need not again.
+  let tokensChecked = Boolean(known.run);
 
   const ctl = new AbortController();
   localRuns.set(runId, ctl);
@@ -63,7 +77,8 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
       if (run.cancelRequestedAt || ctl.signal.reason === 'cancel') return void (await finish(deps, run, 'cancelled', owner));
       if (ctl.signal.aborted) return;
       // Owed tool results next: a resumed run continues exactly where it stopped.
-      const calls = await openToolPhase(deps.db, run);
+      const calls = owed !== undefined ? owed : await openToolPhase(deps.db, run);
+      owed = undefined;
       if (calls) {
         if (!deps.tools) {
           const error = {
@@ -72,15 +87,16 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
           };
           return void (await finish(deps, run, 'failed', { ...owner, error }));
         }
-        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal);
+        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal, plan);
         if (!next) return;
         run = next;
         continue;
       }
       if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', ...owner }));
-      const next = await advanceStep(deps, run, ctl.signal);
+      const next = await advanceStep(deps, run, ctl.signal, plan, tokensChecked);
+      tokensChecked = false;
       if (!next) return;
-      run = next;
+      ({ run, owed } = next);
     }
   } catch (err) {
     if (err instanceof LeaseLost) return; // another instance has it now; write nothing more
@@ -99,9 +115,21 @@ export async function driveRun(deps: EngineDeps, runId: string): Promise<void> {
 }
 
 /** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
-async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): Promise<RunRow | null> {
+/** A step that did not end the run: the run to continue with, and the calls it proposed (null: none, nothing owed). */
+interface SteppedRun {
+  run: RunRow;
+  owed: ToolCallRow[] | null;
+}
+
+async function advanceStep(
+  deps: EngineDeps,
+  run: RunRow,
+  signal: AbortSignal,
+  plan: string | null,
+  tokensChecked: boolean,
+): Promise<SteppedRun | null> {
   // The plan's model tokens for today: a turn that reached them stops before its next model call.
-  const reached = await modelTokensReached(deps.db, run.userId);
+  const reached = tokensChecked ? null : await modelTokensReached(deps.db, run.userId, { plan });
   if (reached) {
     const error = { code: `rate_limited:${reached.limit}`, message: reached.message };
     await finish(deps, run, 'failed', { owner: deps.instanceId, error });
@@ -111,19 +139,15 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     ? await offerForStep(
         deps.db,
         deps.tools,
-        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
+        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, plan },
         { runId: run.id, toolSearch: deps.toolSearch },
       )
     : NO_TOOLS;
   // An untrusted server's tool descriptions are about to enter the model's context.
   await markOfferTaint(deps.db, run.conversationId, offer);
-  const stepRun = await transitionRun(
-    deps.db,
-    deps.events,
-    run,
-    { step: run.step + 1, nameMap: offer.nameMap },
-    { owner: deps.instanceId },
-  );
+  // The step's number and its name map are written with what it produced (afterStep), not before
+  // the model call: until then nothing of the step is stored, and a take-over simply redoes it.
+  const step = { number: run.step + 1, nameMap: offer.nameMap };
   const history = toMessageParams(await listMessages(deps.db, run.conversationId));
   const messageId = randomUUID();
   const outcome = await streamModelStep(
@@ -132,17 +156,18 @@ async function advanceStep(deps: EngineDeps, run: RunRow, signal: AbortSignal): 
     { messages: history, tools: offer.tools },
     signal,
   );
-  return afterStep(deps, stepRun, offer, messageId, outcome, signal);
+  return afterStep(deps, run, step, offer, messageId, outcome, signal);
 }
 
 async function afterStep(
   deps: EngineDeps,
   run: RunRow,
+  step: { number: number; nameMap: RunRow['nameMap'] },
   offer: ToolOffer,
   messageId: string,
   outcome: StepOutcome,
   signal: AbortSignal,
-): Promise<RunRow | null> {
+): Promise<SteppedRun | null> {
   const owner = deps.instanceId;
   if (outcome.kind === 'aborted') {
     if (signal.reason !== 'cancel') return null; // lease lost: the new owner redoes the step
@@ -168,12 +193,13 @@ async function afterStep(
           runId: run.id,
           conversationId: run.conversationId,
           userId: run.userId,
-          step: run.step,
+          step: step.number,
           tainted: await isConversationTainted(deps.db, run.conversationId),
         })
       : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
   const events: RunEvent[] = [{ type: 'message.completed', data: { messageId, message } }];
+  let inserted: ToolCallRow[] = [];
 
   // The message, its calls and their events commit together: a crash cannot leave calls the
   // log never announced.
@@ -181,7 +207,7 @@ async function afterStep(
     deps.db,
     deps.events,
     run,
-    { usage },
+    { step: step.number, nameMap: step.nameMap, usage },
     {
       owner,
       events,
@@ -203,7 +229,7 @@ async function afterStep(
             runId: run.id,
           });
         }
-        const inserted = await insertToolCalls(tx, proposed);
+        inserted = await insertToolCalls(tx, proposed);
         for (const row of inserted) {
           events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
           if (row.status === 'pending_approval')
@@ -214,8 +240,10 @@ async function afterStep(
       },
     },
   );
-  if (usesTools || outcome.stopReason === 'pause_turn') return next;
-  await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason });
+  // The step's calls are owed their results (when it could make any); nothing else is.
+  if (usesTools) return { run: next, owed: deps.tools ? inserted : null };
+  if (outcome.stopReason === 'pause_turn') return { run: next, owed: null };
+  await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason, owed: null });
   return null;
 }
 

@@ -31,6 +31,8 @@ export async function startRun(
   input: { conversationId: string; userId: string; sessionId: string | null; text: string },
 ): Promise<{ run: RunRow; afterSeq: number }> {
   let started: BusEvent | undefined;
+  let firstMessage = false;
+  let plan: string | null = null;
   const run = await deps.db.transaction(async (tx) => {
     await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
@@ -43,13 +45,14 @@ export async function startRun(
       leaseExpiresAt: leaseUntil(deps),
     });
     if (!inserted) throw new RunConflict();
-    await admitRun(tx, input.userId);
-    await appendMessage(tx, {
+    ({ plan } = await admitRun(tx, input.userId));
+    const message = await appendMessage(tx, {
       conversationId: input.conversationId,
       role: 'user',
       content: [{ type: 'text', text: input.text }],
       runId: inserted.id,
     });
+    firstMessage = message.seq === 1;
     const data = { model: inserted.model };
     const row = await appendEvent(tx, { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data });
     await tx.update(runs).set({ startSeq: row.seq }).where(eq(runs.id, inserted.id));
@@ -60,10 +63,11 @@ export async function startRun(
   observe(deps, (o) => o.turnStarted());
   // A first message names the conversation at once (its first line); the model may then offer a better title.
   const provisional = titleFrom(input.text);
-  if ((await setDefaultTitle(deps.db, input.conversationId, provisional)) && deps.titles) {
+  if (firstMessage && (await setDefaultTitle(deps.db, input.conversationId, provisional)) && deps.titles) {
     deps.schedule(() => suggestTitle(deps, { conversationId: input.conversationId, userId: input.userId }, input.text, provisional));
   }
-  deps.schedule(() => driveRun(deps, run.id));
+  // The run as just written and the plan it was admitted under: the drive need not read them again.
+  deps.schedule(() => driveRun(deps, run.id, { run, plan }));
   return { run, afterSeq: run.startSeq! - 1 };
 }
 

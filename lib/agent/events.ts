@@ -78,6 +78,6 @@ export interface EventSink {
   persist<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): Promise<BusEvent>;
   /** Broadcasts without storing: the live copy of a text delta. */
   live<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): void;
-  /** Broadcasts an event that the caller stored itself (inside its own transaction). */
-  broadcast(event: BusEvent): void;
+  /** Broadcasts events that the caller stored itself (inside its own transaction): one notification for them all. */
+  broadcast(...events: BusEvent[]): void;
 }

@@ -33,10 +33,11 @@ export async function executeCalls(
   run: RunRow,
   calls: ToolCallRow[],
   signal: AbortSignal,
+  plan?: string | null,
 ): Promise<void> {
   const servers = await host.serversFor(run.userId);
   const runnable = calls.filter((c) => RUNNABLE.has(c.status));
-  const refused = await callsNoLongerAllowed(host, run, runnable, servers);
+  const refused = await callsNoLongerAllowed(host, run, runnable, servers, plan);
   await Promise.all(
     runnable.map((c) => {
       const why = refused.get(c.id);

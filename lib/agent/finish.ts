@@ -1,5 +1,6 @@
 import { appendMessage } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
+import type { ToolCallRow } from '@/db/queries/tool-calls';
 
 import type { EngineDeps } from './deps';
 import type { RunEvent } from './events';
@@ -23,6 +24,8 @@ export async function finish(
     partial?: { messageId: string; text: string[] };
     /** The lease owner finishing it; omitted when ending a run nobody is driving (Stop of a paused run). */
     owner?: string;
+    /** The tool results still owed, when the caller knows (null: none); else they are read. */
+    owed?: ToolCallRow[] | null;
   } = {},
 ): Promise<RunRow> {
   const partial = opts.partial ? partialTextContent(opts.partial.text) : [];
@@ -35,7 +38,7 @@ export async function finish(
     events.push({ type: 'message.completed', data: { messageId: opts.partial.messageId, message } });
   }
   events.push({ type, data: { status, stopReason, usage, ...(opts.error ? { error: opts.error } : {}) } });
-  const owed = await openToolPhase(deps.db, run);
+  const owed = opts.owed !== undefined ? opts.owed : await openToolPhase(deps.db, run);
   const ended = await transitionRun(
     deps.db,
     deps.events,

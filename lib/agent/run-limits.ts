@@ -1,7 +1,7 @@
 import type { Db } from '@/db/connection';
 import { modelTokensToday } from '@/db/queries/model-usage';
-import { hitRateLimit, lockUserLimit } from '@/db/queries/rate-limits';
-import { countActiveRunsForUser } from '@/db/queries/runs';
+import { lockUserLimit } from '@/db/queries/rate-limits';
+import { countForAdmission } from '@/db/queries/runs';
 import { getUserPlan } from '@/db/queries/users';
 import { limitExceeded, limitsFor, type LimitExceeded } from '@/lib/limits';
 
@@ -24,11 +24,15 @@ export async function lockRunAdmission(tx: Db, userId: string): Promise<void> {
  * After the run row is inserted (so a second turn in the same conversation is still a 409):
  * throws `LimitExceeded`, which rolls the insert back. A refused send is not counted.
  */
-export async function admitRun(tx: Db, userId: string): Promise<void> {
-  const plan = await getUserPlan(tx, userId);
+export async function admitRun(tx: Db, userId: string): Promise<{ plan: string | null }> {
+  const counts = await countForAdmission(tx, userId, {
+    messages: { key: `messages:user:${userId}`, ms: MESSAGE_WINDOW_MS },
+    runs: { key: `runs:user:${userId}`, ms: RUN_WINDOW_MS },
+  });
+  const plan = counts.plan;
   const limits = limitsFor(plan);
   // The new run is one of them.
-  if ((await countActiveRunsForUser(tx, userId)) > limits.activeRunsPerUser) {
+  if (counts.activeRuns > limits.activeRunsPerUser) {
     throw limitExceeded(
       'activeRunsPerUser',
       limits.activeRunsPerUser,
@@ -36,14 +40,15 @@ export async function admitRun(tx: Db, userId: string): Promise<void> {
       plan,
     );
   }
-  const tokens = await modelTokensReached(tx, userId, { plan });
+  const tokens = tokensReached(counts.modelTokensToday, plan);
   if (tokens) throw tokens;
-  if ((await hitRateLimit(tx, `messages:user:${userId}`, MESSAGE_WINDOW_MS)) > limits.messagesPerMinute) {
+  if (counts.messagesInWindow > limits.messagesPerMinute) {
     throw limitExceeded('messagesPerMinute', limits.messagesPerMinute, 'Wait a minute before sending another message.', plan);
   }
-  if ((await hitRateLimit(tx, `runs:user:${userId}`, RUN_WINDOW_MS)) > limits.runsPerHour) {
+  if (counts.runsInWindow > limits.runsPerHour) {
     throw limitExceeded('runsPerHour', limits.runsPerHour, 'Wait up to an hour before starting another turn.', plan);
   }
+  return { plan };
 }
 
 /**
@@ -57,9 +62,11 @@ export async function modelTokensReached(
   opts: { plan?: string | null; now?: Date } = {},
 ): Promise<LimitExceeded | null> {
   const plan = opts.plan !== undefined ? opts.plan : await getUserPlan(db, userId);
-  const now = opts.now ?? new Date();
+  return tokensReached(await modelTokensToday(db, userId, opts.now ?? new Date()), plan);
+}
+
+function tokensReached(used: number, plan: string | null): LimitExceeded | null {
   const max = limitsFor(plan).modelTokensPerDay;
-  const used = await modelTokensToday(db, userId, now);
   if (used < max) return null;
   return limitExceeded(
     'modelTokensPerDay',

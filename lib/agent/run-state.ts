@@ -1,5 +1,5 @@
 import type { Db } from '@/db/connection';
-import { appendEvent } from '@/db/queries/events';
+import { appendEvents } from '@/db/queries/events';
 import { updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
 import { ENDED_RUN_STATUSES, PAUSED_RUN_STATUSES, type RunStatus } from '@/db/vocabulary';
 
@@ -65,13 +65,13 @@ export async function transitionRun(
     // writer is told LeaseLost above, whatever it meant to do). An illegal move rolls back.
     if (patch.status) checkTransition(run, patch.status);
     await opts.also?.(tx);
-    for (const e of opts.events ?? []) {
-      const row = await appendEvent(tx, { conversationId: run.conversationId, runId: run.id, type: e.type, data: e.data });
-      stored.push({ conversationId: run.conversationId, runId: run.id, type: e.type, seq: row.seq, data: e.data });
-    }
+    const rows = await appendEvents(tx, run.conversationId, run.id, opts.events ?? []);
+    rows.forEach((row, i) =>
+      stored.push({ conversationId: run.conversationId, runId: run.id, type: row.type, seq: row.seq, data: opts.events![i]!.data }),
+    );
     return updated;
   });
-  for (const e of stored) events.broadcast(e);
+  if (stored.length) events.broadcast(...stored);
   return next;
 }
 

@@ -34,11 +34,12 @@ export async function runToolPhase(
   run: RunRow,
   calls: ToolCallRow[],
   signal: AbortSignal,
+  plan?: string | null,
 ): Promise<RunRow | null> {
   const pending = calls.filter((c) => c.status === 'pending_approval');
   if (pending.length) return pause(deps, run, 'awaiting_approval', pending);
 
-  await executeCalls(deps, host, run, calls, signal);
+  await executeCalls(deps, host, run, calls, signal, plan);
   const settled = await listStepToolCalls(deps.db, run.id, run.step);
   // A sign-in or an answer that landed while its siblings ran released a call again (to run, or
   // to ask the person): go round once more rather than close it unrun.

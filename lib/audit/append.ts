@@ -1,5 +1,5 @@
-import type { Db } from '@/db/connection';
-import { auditedToolCalls, insertAuditEntries, lockChainHead, updateChainHead, type NewAuditEntry } from '@/db/queries/audit';
+import { isTransaction, type Db } from '@/db/connection';
+import { auditedToolCalls, insertAuditEntriesAndMoveHead, lockChainHead, type NewAuditEntry } from '@/db/queries/audit';
 import { storedAuditContent, type StoredAuditContent } from '@/db/stored-json';
 
 import { entryMac, GENESIS } from './chain';
@@ -42,13 +42,18 @@ export function indexColumns(content: StoredAuditContent) {
  *
  * A tool call already in the log is skipped: the entry is written once per call.
  */
+function inTransaction(db: Db, fn: (tx: Db) => Promise<void>): Promise<void> {
+  return isTransaction(db) ? fn(db) : db.transaction(fn);
+}
+
 export async function appendAudit(db: Db, keys: AuditKeyring, entries: AuditAppend[]): Promise<void> {
   if (!entries.length) return;
   // Normalized to what the database gives back (the schema's output), so the MAC written is the MAC read.
   const parsed = entries.map((e) => ({ userId: e.userId, content: storedAuditContent.parse(JSON.parse(JSON.stringify(e.content))) }));
   const byUser = new Map<string, StoredAuditContent[]>();
   for (const e of parsed) byUser.set(e.userId, [...(byUser.get(e.userId) ?? []), e.content]);
-  await db.transaction(async (tx) => {
+  // Inside the caller's transaction as it is (a savepoint would cost two more statements per append).
+  await inTransaction(db, async (tx) => {
     // Always the same order of users: two transactions appending for the same two users cannot deadlock.
     for (const userId of [...byUser.keys()].sort()) {
       const head = await lockChainHead(tx, userId);
@@ -72,8 +77,7 @@ export async function appendAudit(db: Db, keys: AuditKeyring, entries: AuditAppe
         prev = hmac;
       }
       if (!rows.length) continue;
-      await insertAuditEntries(tx, rows);
-      await updateChainHead(tx, userId, { lastSeq: seq, lastHmac: prev, lastAt: at });
+      await insertAuditEntriesAndMoveHead(tx, userId, rows, { lastSeq: seq, lastHmac: prev, lastAt: at });
     }
   });
 }

@@ -19,6 +19,11 @@ export interface RunGrantContext {
   conversationId: string;
   /** The signed-in session that started the run: its grants are the ones that apply. */
   sessionId: string | null;
+  /**
+   * The user's plan as the engine read it when this drive of the run began (a drive lasts until
+   * the run pauses or ends), so each step does not read it again; absent: read it now.
+   */
+  plan?: string | null;
 }
 
 /**

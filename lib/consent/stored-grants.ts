@@ -58,7 +58,7 @@ export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date
   const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
   const sessionLive = session !== null && session.userId === ctx.userId;
   const [plan, switchedOff, grants] = await Promise.all([
-    getUserPlan(db, ctx.userId).then(planOf),
+    (ctx.plan !== undefined ? Promise.resolve(ctx.plan) : getUserPlan(db, ctx.userId)).then(planOf),
     listSwitchedOff(db, ctx.userId, ctx.conversationId),
     sessionLive ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
   ]);
