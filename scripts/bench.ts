@@ -18,9 +18,9 @@ import { createAppToolHost } from '../lib/server/tool-host';
 import { toolSearchFigures } from './bench-tool-search';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 40);
-// One user sends 3 × TURNS turns back to back: far past a person's messages per minute (lib/limits.ts).
-// An operator's own SWITCHBOARD_LIMITS still wins.
-process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1_000_000 });
+// One user sends 3 × TURNS turns back to back: far past a person's messages per minute, turns per
+// hour and model tokens per day (lib/limits.ts). An operator's own SWITCHBOARD_LIMITS still wins.
+process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1_000_000, runsPerHour: 1_000_000, modelTokensPerDay: 1e12 });
 
 function stats(ms: number[]) {
   const sorted = [...ms].sort((a, b) => a - b);
