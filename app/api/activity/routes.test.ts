@@ -1,7 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -12,8 +9,7 @@ import type { AuditOutcome } from '@/db/vocabulary';
 import { activityFilterOptions } from '@/lib/audit/activity';
 import { appendAudit } from '@/lib/audit/append';
 import { getAuditKeyring } from '@/lib/audit/key';
-import { processSingleton } from '@/lib/process-singleton';
-import { openTestDb } from '@/test/db';
+import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
 
 /** /api/activity and /api/activity/verify as Next.js calls them, through the real runtime, on a test database. */
@@ -51,13 +47,7 @@ describe('/api/activity routes', () => {
   const convB = randomUUID();
 
   beforeAll(async () => {
-    vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-activity-')), 'data'));
-    vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
-    vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
-    vi.stubEnv('APP_URL', '');
-    vi.stubEnv('AUTH_URL', '');
-    h = await openTestDb('pglite');
-    processSingleton('db', () => ({ opening: Promise.resolve(h) }));
+    h = await openRouteRuntime('activity');
     routes = { list: await import('./route'), verify: await import('./verify/route') };
     alice = await signedIn('alice');
     bob = await signedIn('bob');

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { startRun } from '@/lib/agent/engine';
-import { processSingleton } from '@/lib/process-singleton';
 import { getRuntime } from '@/lib/server/runtime';
-import { openTestDb } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
+import { openRouteRuntime } from '@/test/route-runtime';
 
 import { GET } from './route';
 
@@ -23,13 +19,8 @@ describe('/api/metrics', () => {
   const TOKEN = randomBytes(24).toString('base64url');
 
   beforeAll(async () => {
-    vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-metrics-')), 'data'));
-    vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
-    vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
     // The runtime here is the embedded one on a PGlite test database, also when the suite runs with DATABASE_URL.
-    vi.stubEnv('DATABASE_URL', '');
-    h = await openTestDb('pglite');
-    processSingleton('db', () => ({ opening: Promise.resolve(h) }));
+    h = await openRouteRuntime('metrics', { DATABASE_URL: '' });
   });
   afterAll(async () => {
     vi.unstubAllEnvs();

@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
 import { appendMessage } from '@/db/queries/messages';
 import { createUser } from '@/db/queries/users';
-import { processSingleton } from '@/lib/process-singleton';
 import type { CreatedShare, SharedConversationView, ShareLinkView } from '@/lib/share/views';
-import { openTestDb } from '@/test/db';
+import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
 
 /**
@@ -33,13 +29,7 @@ describe('share link routes', () => {
   };
 
   beforeAll(async () => {
-    vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-share-')), 'data'));
-    vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
-    vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
-    vi.stubEnv('APP_URL', '');
-    vi.stubEnv('AUTH_URL', '');
-    h = await openTestDb('pglite');
-    processSingleton('db', () => ({ opening: Promise.resolve(h) }));
+    h = await openRouteRuntime('share');
     routes = {
       shares: await import('../../conversations/[id]/shares/route'),
       mine: await import('../../shares/route'),

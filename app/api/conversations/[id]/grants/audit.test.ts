@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
@@ -15,8 +12,7 @@ import { verifyChain } from '@/lib/audit/verify';
 import { constraintFor } from '@/lib/consent/constraints';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import type { ConversationToolsView } from '@/lib/consent/tools-view';
-import { processSingleton } from '@/lib/process-singleton';
-import { openTestDb } from '@/test/db';
+import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
 
 /**
@@ -31,13 +27,7 @@ describe('grant changes in the audit log', () => {
   let routes: { grants: typeof import('./route'); grant: typeof import('./[grantId]/route') };
 
   beforeAll(async () => {
-    vi.stubEnv('SWITCHBOARD_DATA_DIR', path.join(await mkdtemp(path.join(os.tmpdir(), 'sb-grant-audit-')), 'data'));
-    vi.stubEnv('SECRETS_KEY', randomBytes(32).toString('base64'));
-    vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
-    vi.stubEnv('APP_URL', '');
-    vi.stubEnv('AUTH_URL', '');
-    h = await openTestDb('pglite');
-    processSingleton('db', () => ({ opening: Promise.resolve(h) }));
+    h = await openRouteRuntime('grant-audit');
     routes = { grants: await import('./route'), grant: await import('./[grantId]/route') };
   });
   afterAll(async () => {
