@@ -1,13 +1,14 @@
 import { asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { authAccounts, authSessions, conversations, mcpServers, messages, notes, toolCalls, users } from '../schema';
+import { authAccounts, authSessions, conversations, mcpServers, messages, notes, shareLinks, toolCalls, users } from '../schema';
 import { parseStored, storedDecision, storedMessageContent, storedToolResult, storedVerdict } from '../stored-json';
 
 /**
  * Everything a person's data export holds, read column by column: what is left out is left out
  * on purpose — the password hash, session ids, tokens and resume state of tool calls, argument
- * hashes, server metadata that is not the person's, and the stored full text of cut results.
+ * hashes, server metadata that is not the person's, the stored full text of cut results, and
+ * share links' token hashes.
  */
 export async function loadAccountData(db: Db, userId: string) {
   const [profile] = await db
@@ -22,7 +23,7 @@ export async function loadAccountData(db: Db, userId: string) {
     .from(users)
     .where(eq(users.id, userId));
   if (!profile) return null;
-  const [linked, sessions, convs, msgs, calls, noteRows, serverRows] = await Promise.all([
+  const [linked, sessions, convs, msgs, calls, noteRows, serverRows, shareRows] = await Promise.all([
     db
       .select({ provider: authAccounts.provider, createdAt: authAccounts.createdAt })
       .from(authAccounts)
@@ -106,6 +107,20 @@ export async function loadAccountData(db: Db, userId: string) {
       .from(mcpServers)
       .where(eq(mcpServers.userId, userId))
       .orderBy(asc(mcpServers.createdAt)),
+    // The person's share links, without their token hashes (a link's token is never kept).
+    db
+      .select({
+        conversationId: shareLinks.conversationId,
+        createdAt: shareLinks.createdAt,
+        includeToolDetails: shareLinks.includeToolDetails,
+        audience: shareLinks.audience,
+        expiresAt: shareLinks.expiresAt,
+        snapshotAt: shareLinks.snapshotAt,
+        snapshotMovedAt: shareLinks.snapshotMovedAt,
+      })
+      .from(shareLinks)
+      .where(eq(shareLinks.userId, userId))
+      .orderBy(asc(shareLinks.createdAt)),
   ]);
   const { passwordHash, ...rest } = profile;
   return {
@@ -123,6 +138,7 @@ export async function loadAccountData(db: Db, userId: string) {
     })),
     notes: noteRows,
     servers: serverRows,
+    shareLinks: shareRows,
   };
 }
 

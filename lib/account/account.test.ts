@@ -9,6 +9,7 @@ import { appendMessage } from '@/db/queries/messages';
 import { createNote } from '@/db/queries/notes';
 import { insertRun } from '@/db/queries/runs';
 import { insertServer } from '@/db/queries/servers';
+import { insertShareLink } from '@/db/queries/shares';
 import { insertToolCalls } from '@/db/queries/tool-calls';
 import { findUserByEmail, findUserById } from '@/db/queries/users';
 import { authSessions, messages, notes, passwordResetTokens, toolCalls } from '@/db/schema';
@@ -138,7 +139,19 @@ for (const { kind, available } of TEST_DATABASES) {
       const other = await userWithSessions('not-exported@example.test', 1);
       await seedData(other.session, 'theirs');
 
+      await insertShareLink(h.db, {
+        userId: session.user.id,
+        conversationId: conversation.id,
+        tokenHash: 'token-hash-mine',
+        includeToolDetails: false,
+        audience: 'signed_in',
+        expiresAt: null,
+        snapshotSeq: 1,
+        snapshotTitle: 'Trip mine',
+        snapshotAt: new Date(),
+      });
       const data = await buildAccountExport(h.db, session.user.id);
+      expect(data.conversations[0]!.shareLinks).toMatchObject([{ audience: 'signed_in', includeToolDetails: false, expiresAt: null }]);
       expect(data.profile).toMatchObject({ email: 'export@example.test', plan: 'pro', hasPassword: true });
       expect(data.sessions.map((s) => s.userAgent).sort()).toEqual(['Other Browser 1', 'This Browser']);
       expect(data.conversations).toHaveLength(1);
@@ -162,7 +175,15 @@ for (const { kind, available } of TEST_DATABASES) {
 
       const text = JSON.stringify(data);
       const stored = (await findUserById(h.db, session.user.id))!.passwordHash!;
-      for (const secret of [stored, 'scrypt$', ...(await listSids(session.user.id)), 'argshash-mine', 'server-state-mine', 'theirs']) {
+      for (const secret of [
+        stored,
+        'scrypt$',
+        ...(await listSids(session.user.id)),
+        'argshash-mine',
+        'server-state-mine',
+        'theirs',
+        'token-hash-mine',
+      ]) {
         expect(text).not.toContain(secret);
       }
     });

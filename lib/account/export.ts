@@ -6,8 +6,8 @@ export const EXPORT_FORMAT = 'switchboard-account-export';
 export const EXPORT_VERSION = 1;
 
 /**
- * The person's data as one JSON document: profile, sessions, conversations with their messages
- * and tool calls, notes, and MCP servers (without their credentials). No password hash, session id, token or secret is in it (see
+ * The person's data as one JSON document: profile, sessions, conversations with their messages,
+ * tool calls and share links, notes, and MCP servers (without their credentials). No password hash, session id, token or secret is in it (see
  * loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
@@ -27,6 +27,7 @@ export async function buildAccountExport(db: Db, userId: string, now = new Date(
       ...c,
       messages: byConversation(data.messages, c.id),
       toolCalls: byConversation(data.toolCalls, c.id),
+      shareLinks: byConversation(data.shareLinks, c.id),
     })),
     notes: data.notes,
     servers: data.servers,
