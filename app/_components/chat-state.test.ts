@@ -16,6 +16,7 @@ const state = (): ChatState => ({
   lastRun: null,
   lastSeq: 4,
   progress: {},
+  retrying: null,
 });
 
 const signIn = { serverId: 'srv-docs', serverName: 'Docs', scopes: ['files:write'], reason: 'insufficient_scope' as const };
@@ -58,5 +59,29 @@ describe('the page applying sign-in events', () => {
     const old = call();
     delete (old as Partial<ToolCallView>).signIn;
     expect(toolCallViewSchema.parse(old).signIn).toBeNull();
+  });
+});
+
+describe('the page applying a model retry', () => {
+  it('says the model call is tried again, until the answer starts or the turn ends', () => {
+    const message = 'The model is busy (529); trying again in 4 s.';
+    let s = applyEvent(state(), {
+      type: 'run.retrying',
+      data: { attempt: 1, delayMs: 4000, status: 529, message, seq: 5, runId: 'run-1' },
+    });
+    expect(s.retrying).toEqual({ message, attempt: 1 });
+    expect(s.activeRun!.status).toBe('running');
+    s = applyEvent(s, {
+      type: 'message.delta',
+      data: { messageId: 'm1', blockIndex: 0, offset: 0, text: 'Hi', seq: null, runId: 'run-1' },
+    });
+    expect(s.retrying).toBeNull();
+    s = applyEvent(s, { type: 'run.retrying', data: { attempt: 2, delayMs: 1000, status: 529, message, seq: 6, runId: 'run-1' } });
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    s = applyEvent(s, {
+      type: 'run.failed',
+      data: { status: 'failed', stopReason: 'error', usage, error: { code: 'model_overloaded', message: 'x' }, seq: 7, runId: 'run-1' },
+    });
+    expect(s.retrying).toBeNull();
   });
 });

@@ -17,6 +17,8 @@ export interface ChatState {
   lastSeq: number;
   /** Latest progress report of running calls, by tool call id (live only). */
   progress: Record<string, { progress: number; total?: number; message?: string }>;
+  /** The model call failed before answering and is tried again: what the person reads, until the answer starts. */
+  retrying: { message: string; attempt: number } | null;
 }
 
 export function indexToolCalls(calls: ToolCallView[]): Record<string, ToolCallView> {
@@ -47,12 +49,15 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
     }
     case 'message.delta':
       // Text streaming means the run runs again (it may have been paused before).
-      return applyDelta(running(state), event.data);
+      return applyDelta({ ...running(state), retrying: null }, event.data);
+    case 'run.retrying':
+      return { ...running(state), retrying: { message: event.data.message, attempt: event.data.attempt } };
     case 'message.completed': {
       const { message, runId } = event.data;
       const exists = state.messages.some((m) => m.id === message.id);
       return {
         ...state,
+        retrying: null,
         messages: exists ? state.messages : [...state.messages, { ...message, seq: Infinity, runId, createdAt: new Date().toISOString() }],
         partials: state.partials.filter((p) => p.messageId !== message.id),
       };
@@ -71,7 +76,7 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       // A call starting means the run runs again (after a decision, an answer or a sign-in).
       const base = event.type === 'tool_call.started' ? running(state) : state;
       const call = event.data.toolCall;
-      return { ...base, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
+      return { ...base, retrying: null, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
     }
     case 'run.awaiting_approval':
     case 'run.awaiting_input':
@@ -88,7 +93,7 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
         error: d.error ?? null,
         afterSeq: state.activeRun?.afterSeq ?? 0,
       };
-      return { ...state, activeRun: null, lastRun: ended, partials: [] };
+      return { ...state, activeRun: null, lastRun: ended, partials: [], retrying: null };
     }
   }
 }

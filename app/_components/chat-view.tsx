@@ -45,6 +45,7 @@ function reducer(state: ChatState, action: Action): ChatState {
       lastRun: v.lastRun,
       lastSeq: Math.max(state.lastSeq, v.lastSeq),
       partials: [],
+      retrying: null,
     };
   }
   return applyEvent(state, action.event);
@@ -64,6 +65,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     lastRun: initial.lastRun,
     lastSeq: initial.lastSeq,
     progress: {},
+    retrying: null,
   });
   const [follow, setFollow] = useState<{ afterSeq: number; key: number } | null>(
     initial.activeRun ? { afterSeq: initial.activeRun.afterSeq, key: 0 } : null,
@@ -313,7 +315,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
               }
             />
           )}
-          {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking />}
+          {state.activeRun?.status === 'running' && state.partials.length === 0 && <Thinking retrying={state.retrying?.message} />}
           {state.lastRun?.stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
           {state.lastRun?.status === 'failed' && (
             <Note tone="error">
@@ -361,15 +363,16 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   );
 }
 
-function Thinking() {
+/** The turn runs and no text came yet; when the model call is being tried again, it says why and when. */
+function Thinking({ retrying }: { retrying?: string }) {
   return (
-    <div className="flex items-center gap-2.5 text-sm text-muted" role="status">
+    <div className="flex items-center gap-2.5 text-sm text-muted" role="status" data-testid="thinking">
       <span className="flex gap-1" aria-hidden>
         {[0, 150, 300].map((delay) => (
           <span key={delay} className="size-1.5 animate-pulse rounded-full bg-accent" style={{ animationDelay: `${delay}ms` }} />
         ))}
       </span>
-      Thinking…
+      {retrying ?? 'Thinking…'}
     </div>
   );
 }

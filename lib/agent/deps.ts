@@ -4,6 +4,7 @@ import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
 
 import type { EventSink } from './events';
+import type { ModelRetrySettings } from './model-retry';
 import type { EngineObserver } from './observe';
 import type { ToolSearchSettings } from './tool-budget';
 import type { ToolHost } from './tool-host';
@@ -36,6 +37,8 @@ export interface EngineDeps {
   auditKeys: () => Promise<AuditKeyring>;
   /** Told of turns, tool calls and model steps as they end (the app's metrics); nothing when unset. */
   observe?: EngineObserver;
+  /** Retries of a model call that failed before its first byte (default DEFAULT_MODEL_RETRY, ./model-retry.ts). */
+  modelRetry?: ModelRetrySettings;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

@@ -146,6 +146,8 @@ export const EVENT_PAYLOADS = {
     /** Every server the run waits for (it goes on once the person has signed in to all). */
     servers: z.array(z.object({ serverId: z.string(), serverName: z.string() })),
   }),
+  /** A model call failed before its first byte and is tried again after `delayMs` (lib/agent/model-retry.ts). */
+  'run.retrying': z.object({ attempt: z.number(), delayMs: z.number(), status: z.number().nullable(), message: z.string() }),
   'run.completed': runEnd,
   'run.failed': runEnd,
   'run.cancelled': runEnd,

@@ -16,6 +16,7 @@ export const RUN_EVENT_TYPES = [
   'run.awaiting_approval',
   'run.awaiting_input',
   'run.awaiting_sign_in',
+  'run.retrying',
   'run.completed',
   'run.failed',
   'run.cancelled',
@@ -33,7 +34,12 @@ export const RUN_PAUSE_EVENTS: ReadonlySet<string> = new Set<RunEventType>([
 ]);
 
 /** Seen only while the run runs: after a pause, one of these means it went on. */
-export const RUN_RUNNING_EVENTS: ReadonlySet<string> = new Set<RunEventType>(['run.started', 'message.delta', 'tool_call.started']);
+export const RUN_RUNNING_EVENTS: ReadonlySet<string> = new Set<RunEventType>([
+  'run.started',
+  'message.delta',
+  'tool_call.started',
+  'run.retrying',
+]);
 
 /** After one of these the run needs nobody's attention until a person acts: a stream may end. */
 export const RUN_PAUSE_OR_END_EVENTS: ReadonlySet<string> = new Set([...RUN_PAUSE_EVENTS, ...RUN_END_EVENTS]);

@@ -380,12 +380,19 @@ for (const { kind, available } of TEST_DATABASES) {
 
     // ── 4. The model refuses the first call ──────────────────────────────────────────────────
     const REFUSALS = [
-      { status: 529, error: { type: 'overloaded_error', message: 'Overloaded' }, code: 'model_overloaded', says: /overloaded/ },
+      // A 529 is retried (model-retry.test.ts) unless the wait it asks for is past the engine's cap, as here.
+      {
+        status: 529,
+        error: { type: 'overloaded_error', message: 'Overloaded' },
+        headers: { 'retry-after': '600' },
+        code: 'model_overloaded',
+        says: /overloaded/,
+      },
       { status: 401, error: { type: 'authentication_error', message: 'invalid x-api-key' }, code: 'model_auth', says: /API key/ },
     ];
     for (const r of REFUSALS) {
       it(`fails a run whose first model call answers ${r.status} with code ${r.code}`, async () => {
-        const env = await engine({ script: [{ status: r.status, error: r.error }, { blocks: [text('Back again.')] }] });
+        const env = await engine({ script: [{ status: r.status, error: r.error, headers: r.headers }, { blocks: [text('Back again.')] }] });
         const { conversation, runId, user } = await start(env);
         await env.deps.idle();
         const run = (await getRun(h.db, runId))!;

@@ -1,7 +1,8 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 
 import { DeltaCoalescer } from './delta-coalescer';
 import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
+import { retryDelayMs, retryingMessage } from './model-retry';
 import { observe, type ModelStepOutcome } from './observe';
 
 export type StepOutcome =
@@ -12,7 +13,9 @@ export type StepOutcome =
 /**
  * One model call, streamed: text deltas are forwarded as they come (live and coalesced into
  * the log). Never throws; an abort (Stop, lost lease) or a failure comes back as an outcome
- * together with the text streamed so far.
+ * together with the text streamed so far. A transient failure before the first byte (429, 529,
+ * 5xx, no connection) is tried again after the server's `retry-after` or a backoff, within a cap
+ * (./model-retry.ts), and the person is told (`run.retrying`).
  */
 export async function streamModelStep(
   deps: EngineDeps,
@@ -20,6 +23,50 @@ export async function streamModelStep(
   request: { messages: Anthropic.MessageParam[]; tools: Anthropic.ToolUnion[] },
   signal: AbortSignal,
 ): Promise<StepOutcome> {
+  let waitedMs = 0;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await streamOnce(deps, target, request, signal);
+    if (outcome.kind !== 'error') return outcome;
+    const failed = { kind: 'error' as const, error: outcome.error, partialText: outcome.partialText };
+    if (outcome.received) return failed;
+    const delayMs = retryDelayMs(outcome.error, attempt, waitedMs, deps.modelRetry);
+    if (delayMs === null) return failed;
+    await deps.events.persist(target.conversationId, target.runId, 'run.retrying', {
+      attempt,
+      delayMs,
+      status: outcome.error instanceof Anthropic.APIError ? (outcome.error.status ?? null) : null,
+      message: retryingMessage(outcome.error, delayMs),
+    });
+    if (!(await sleep(delayMs, signal))) return { kind: 'aborted', partialText: [] };
+    waitedMs += delayMs;
+  }
+}
+
+/** Waits, or stops waiting at once when the step is aborted (Stop, lost lease): false then. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** One try. `received`: whether any of the answer arrived (after that a failure is not retried). */
+type TryOutcome = Exclude<StepOutcome, { kind: 'error' }> | { kind: 'error'; error: unknown; partialText: string[]; received: boolean };
+
+async function streamOnce(
+  deps: EngineDeps,
+  target: { conversationId: string; runId: string; messageId: string },
+  request: { messages: Anthropic.MessageParam[]; tools: Anthropic.ToolUnion[] },
+  signal: AbortSignal,
+): Promise<TryOutcome> {
+  let received = false;
   const coalescer = new DeltaCoalescer(deps.events, target);
   const texts: string[] = [];
   const started = performance.now();
@@ -38,6 +85,7 @@ export async function streamModelStep(
       { signal },
     );
     for await (const ev of stream) {
+      received = true;
       if (ev.type === 'content_block_delta') firstDeltaMs ??= performance.now() - started;
       if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') {
         texts[ev.index] = (texts[ev.index] ?? '') + ev.delta.text;
@@ -57,7 +105,7 @@ export async function streamModelStep(
       return { kind: 'aborted', partialText: texts.filter(Boolean) };
     }
     observed('error', ms);
-    return { kind: 'error', error, partialText: texts.filter(Boolean) };
+    return { kind: 'error', error, partialText: texts.filter(Boolean), received };
   } finally {
     coalescer.dispose();
   }

@@ -59,7 +59,8 @@ describe('createModelClient', () => {
     const client = createModelClient({ ANTHROPIC_API_KEY: 'sk-ant-given' });
     expect(client.baseURL).toBe('https://api.anthropic.com');
     expect(client.apiKey).toBe('sk-ant-given');
-    expect(client.maxRetries).toBe(2);
+    // The SDK's silent retries are off: the engine retries where the person is told (lib/agent/model-retry.ts).
+    expect(client.maxRetries).toBe(0);
     expect(createModelClient({ ANTHROPIC_API_KEY: 'k' }, { maxRetries: 5 }).maxRetries).toBe(5);
   });
 

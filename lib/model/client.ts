@@ -36,6 +36,10 @@ export function getModelConfig(env: Env = process.env): ModelConfig {
   return { kind: 'demo', model: 'demo', label: DEMO_MODEL_LABEL };
 }
 
+/**
+ * `maxRetries` defaults to 0: the SDK's own retries are silent, so the engine retries instead
+ * (lib/agent/model-retry.ts), where the person is told and Stop ends the wait.
+ */
 export function createModelClient(env: Env = process.env, opts: { maxRetries?: number } = {}): Anthropic {
   if (getModelConfig(env).kind === 'demo') {
     return new Anthropic({
@@ -54,7 +58,7 @@ export function createModelClient(env: Env = process.env, opts: { maxRetries?: n
     // null (not undefined) keeps the SDK from reading ANTHROPIC_BASE_URL from
     // process.env when the caller's env has none; null means the default host.
     baseURL: baseURL ?? null,
-    maxRetries: opts.maxRetries,
+    maxRetries: opts.maxRetries ?? 0,
   });
 }
 
