@@ -6,7 +6,7 @@ import { memo } from 'react';
 import type { WaitReason } from '@/db/vocabulary';
 import { formatDuration, turnTimeline, type TimelineBar } from '@/lib/chat/timeline';
 
-import type { CardToolCall, ToolCallView } from './types';
+import type { CardToolCall } from './types';
 import { cx, Disclosure } from './ui';
 import { useNow } from './use-now';
 
@@ -22,9 +22,7 @@ const OWNER_WAITED_FOR: Record<WaitReason, string> = { approval: 'approval', inp
 export const TurnTimeline = memo(function TurnTimeline({ calls, readOnly = false }: { calls: CardToolCall[]; readOnly?: boolean }) {
   const live = calls.some((c) => c.status === 'executing' || c.status === 'awaiting_input');
   const now = useNow(live, 500);
-  // turnTimeline reads only times, steps, names and outcomes, which a shared page's calls carry
-  // too; its parameter still names the full view (lib/chat/timeline.ts).
-  const timeline = turnTimeline(calls as ToolCallView[], now);
+  const timeline = turnTimeline(calls, now);
   if (!timeline) return null;
   const steps = timeline.steps.length;
   return (

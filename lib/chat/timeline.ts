@@ -39,7 +39,13 @@ export interface TurnTimeline {
 /** A turn is worth a timeline once it made more than one call; a single card already says it all. */
 export const TIMELINE_MIN_CALLS = 2;
 
-export function turnTimeline(calls: ToolCallView[], now: number): TurnTimeline | null {
+/** What the timeline reads of a call: its times, step, names and outcome (a shared page's calls carry them too). */
+export type TimedCall = Pick<
+  ToolCallView,
+  'id' | 'status' | 'server' | 'tool' | 'modelName' | 'step' | 'proposedAt' | 'startedAt' | 'endedAt' | 'waitedFor'
+> & { result: { isError?: boolean } | null };
+
+export function turnTimeline(calls: TimedCall[], now: number): TurnTimeline | null {
   const timed = calls.filter((c) => c.proposedAt !== null);
   if (timed.length < TIMELINE_MIN_CALLS) return null;
   const at = (iso: string | null) => (iso === null ? null : Date.parse(iso));

@@ -2,7 +2,7 @@
 
 import { RefreshCw, Trash2 } from 'lucide-react';
 import Link from 'next/link';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 
 import { ApiError } from '@/app/_components/api';
 import { Badge, Button, ConfirmDialog, Notice } from '@/app/_components/ui';
@@ -88,6 +88,8 @@ function ShareLinkRow({
   const when = useWhen();
   const [updating, setUpdating] = useState(false);
   const [error, setError] = useState('');
+  const [updated, setUpdated] = useState(false);
+  const revokeButton = useRef<HTMLButtonElement>(null);
   const words = describeLink(link, when);
 
   async function update() {
@@ -95,6 +97,9 @@ function ShareLinkRow({
     setError('');
     try {
       await onUpdate(link.id);
+      // The button goes away with nothing newer to add: keep the keyboard in this row, and say what happened.
+      setUpdated(true);
+      revokeButton.current?.focus();
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Could not update the link.');
     } finally {
@@ -124,13 +129,16 @@ function ShareLinkRow({
         {words.newer && <p className="text-warning-text">{words.newer}</p>}
       </div>
       {error && <Notice tone="error">{error}</Notice>}
+      <p className="sr-only" role="status">
+        {updated ? 'The link now shows the newest finished answer.' : ''}
+      </p>
       <div className="flex flex-wrap gap-2 pt-1">
         {words.canUpdate && (
           <Button size="sm" icon={RefreshCw} loading={updating} onClick={() => void update()}>
             Update to newest
           </Button>
         )}
-        <Button size="sm" variant="danger-subtle" icon={Trash2} onClick={onRevoke}>
+        <Button ref={revokeButton} size="sm" variant="danger-subtle" icon={Trash2} onClick={onRevoke}>
           Revoke
         </Button>
       </div>
