@@ -36,6 +36,38 @@ export async function appendEvent(
 }
 
 /**
+ * A run's first event, and the run's `start_seq` set to it (where a client replays the turn
+ * from), in one statement.
+ */
+export async function appendRunStartEvent(
+  db: Db,
+  input: { conversationId: string; runId: string; type: string; data: Record<string, unknown> },
+): Promise<EventRow> {
+  const result = await db.execute(sql`
+    with s as (
+      update conversations set event_seq = event_seq + 1 where id = ${input.conversationId} returning event_seq
+    ), e as (
+      insert into events (conversation_id, seq, run_id, type, data)
+      select ${input.conversationId}, s.event_seq, ${input.runId}, ${input.type}, ${JSON.stringify(input.data)}::jsonb
+      from s
+      returning seq, created_at
+    ), r as (
+      update runs set start_seq = (select seq from e) where id = ${input.runId}
+    )
+    select seq, created_at from e`);
+  const row = rowsOf<{ seq: string | number; created_at: string | Date }>(result)[0];
+  if (!row) throw new Error(`conversation ${input.conversationId} does not exist`);
+  return {
+    conversationId: input.conversationId,
+    seq: Number(row.seq),
+    runId: input.runId,
+    type: input.type,
+    data: input.data,
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/**
  * Appends several events of one run in one statement, numbered in the order given (one
  * allocation of as many seqs, as appendEvent does for one). Returns them in that order.
  */

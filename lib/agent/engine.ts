@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
-
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendEvent } from '@/db/queries/events';
+import { appendRunStartEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
-import { runs } from '@/db/schema';
 import { isOneOf, PAUSED_RUN_STATUSES } from '@/db/vocabulary';
 
 import { leaseUntil, type EngineDeps } from './deps';
@@ -54,8 +51,7 @@ export async function startRun(
     });
     firstMessage = message.seq === 1;
     const data = { model: inserted.model };
-    const row = await appendEvent(tx, { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data });
-    await tx.update(runs).set({ startSeq: row.seq }).where(eq(runs.id, inserted.id));
+    const row = await appendRunStartEvent(tx, { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data });
     started = { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', seq: row.seq, data };
     return { ...inserted, startSeq: row.seq };
   });
