@@ -114,13 +114,13 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
   }
 }
 
-/** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 /** A step that did not end the run: the run to continue with, and the calls it proposed (null: none, nothing owed). */
 interface SteppedRun {
   run: RunRow;
   owed: ToolCallRow[] | null;
 }
 
+/** One model call and what follows from it. Returns the run to continue with, or null when it ended. */
 async function advanceStep(
   deps: EngineDeps,
   run: RunRow,
