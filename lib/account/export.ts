@@ -7,8 +7,8 @@ export const EXPORT_VERSION = 1;
 
 /**
  * The person's data as one JSON document: profile, sessions, conversations with their messages,
- * tool calls and share links, notes, and MCP servers (without their credentials). No password hash, session id, token or secret is in it (see
- * loadAccountData for what is left out).
+ * tool calls and share links, notes, and MCP servers (without their credentials). No password
+ * hash, session id, token or secret is in it (see loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
   const data = await loadAccountData(db, userId);
