@@ -19,6 +19,7 @@ import type {
   StoredRunError,
   StoredSignIn,
   StoredTaint,
+  StoredThinking,
   StoredToolResult,
   StoredUsage,
   StoredVerdict,
@@ -129,6 +130,8 @@ export const conversations = pgTable(
     tainted: jsonb('tainted').$type<StoredTaint>(),
     // A conversation continued from someone's share link: which snapshot it was copied from.
     forkedFrom: jsonb('forked_from').$type<StoredForkOrigin>(),
+    // Extended thinking for this conversation's turns (null: off).
+    thinking: jsonb('thinking').$type<StoredThinking>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -177,6 +180,8 @@ export const runs = pgTable(
     usage: jsonb('usage').$type<StoredUsage>(),
     // Model-facing tool name → server id + tool name, as offered in the current step.
     nameMap: jsonb('name_map').$type<StoredNameMap>(),
+    // The conversation's thinking setting when the turn started: every step of it, resumed anywhere, asks the same.
+    thinking: jsonb('thinking').$type<StoredThinking>(),
     // Seq of this run's run.started event: a client joining mid-run replays from here.
     startSeq: bigint('start_seq', { mode: 'number' }),
     createdAt: createdAt(),

@@ -77,6 +77,12 @@ export const STORED_SAMPLES = {
       { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'progress', serverId: 'srv-1', serverName: 'Docs' },
     ],
   },
+  thinking: {
+    v1: [
+      { v: 1, enabled: true, budgetTokens: 4000 },
+      { v: 1, enabled: false, budgetTokens: 4000 },
+    ],
+  },
   forkOrigin: {
     v1: [{ v: 1, title: 'Groceries', snapshotAt: '2026-12-01T10:00:00.000Z', toolDetailsHidden: true }],
   },

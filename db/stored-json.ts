@@ -197,6 +197,11 @@ const forkOriginV1 = z.object({
 export type StoredForkOrigin = z.infer<typeof forkOriginV1>;
 export const storedForkOrigin = forkOriginV1;
 
+// ── conversations.thinking and runs.thinking: extended thinking, per conversation, fixed per run ──
+const thinkingV1 = z.object({ v: z.literal(1), enabled: z.boolean(), budgetTokens: z.number().int() });
+export type StoredThinking = z.infer<typeof thinkingV1>;
+export const storedThinking = thinkingV1;
+
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;

@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations } from '../schema';
-import { parseStored, storedForkOrigin, storedTaint } from '../stored-json';
+import { parseStored, storedForkOrigin, storedTaint, storedThinking, type StoredThinking } from '../stored-json';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
@@ -13,6 +13,7 @@ function parseConversationRow(raw: ConversationRow): ConversationRow {
     ...raw,
     tainted: parseStored(storedTaint, raw.tainted, ...at('tainted')),
     forkedFrom: parseStored(storedForkOrigin, raw.forkedFrom, ...at('forked_from')),
+    thinking: parseStored(storedThinking, raw.thinking, ...at('thinking')),
   };
 }
 
@@ -49,6 +50,21 @@ export async function renameConversation(db: Db, userId: string, id: string, tit
   const rows = await db
     .update(conversations)
     .set({ title })
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .returning();
+  return rows[0] ? parseConversationRow(rows[0]) : null;
+}
+
+/** The conversation's extended-thinking setting (null: off); applies from its next turn. */
+export async function setConversationThinking(
+  db: Db,
+  userId: string,
+  id: string,
+  thinking: StoredThinking | null,
+): Promise<ConversationRow | null> {
+  const rows = await db
+    .update(conversations)
+    .set({ thinking })
     .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
     .returning();
   return rows[0] ? parseConversationRow(rows[0]) : null;

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { runs } from '../schema';
-import { parseStored, storedNameMap, storedRunError, storedUsage } from '../stored-json';
+import { parseStored, storedNameMap, storedRunError, storedThinking, storedUsage, type StoredThinking } from '../stored-json';
 import { ACTIVE_RUN_STATUSES } from '../vocabulary';
 import { utcDay } from './model-usage';
 import { rateLimitHit, rowsOf } from './rate-limits';
@@ -20,6 +20,7 @@ export function parseRunRow(raw: RunRow): RunRow {
     error: parseStored(storedRunError, raw.error, ...at('error')),
     usage: parseStored(storedUsage, raw.usage, ...at('usage')),
     nameMap: parseStored(storedNameMap, raw.nameMap, ...at('nameMap')),
+    thinking: parseStored(storedThinking, raw.thinking, ...at('thinking')),
   };
 }
 
@@ -34,6 +35,7 @@ export async function insertRun(
     maxSteps?: number;
     leaseOwner: string;
     leaseExpiresAt: Date;
+    thinking?: StoredThinking | null;
   },
 ): Promise<RunRow | null> {
   const rows = await db.insert(runs).values(input).onConflictDoNothing().returning();

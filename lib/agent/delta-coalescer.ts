@@ -13,6 +13,8 @@ export interface DeltaTarget {
  */
 export class DeltaCoalescer {
   private pending = new Map<number, { offset: number; text: string; since: number }>();
+  /** Blocks that are the model's thinking, not its answer: their deltas say so. */
+  private thinkingBlocks = new Set<number>();
   private lengths = new Map<number, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -23,12 +25,13 @@ export class DeltaCoalescer {
     private readonly opts: { maxDelayMs?: number; maxBytes?: number } = {},
   ) {}
 
-  push(blockIndex: number, text: string): void {
+  push(blockIndex: number, text: string, kind: 'text' | 'thinking' = 'text'): void {
     if (!text) return;
+    if (kind === 'thinking') this.thinkingBlocks.add(blockIndex);
     const offset = this.lengths.get(blockIndex) ?? 0;
     this.lengths.set(blockIndex, offset + text.length);
     const { conversationId, runId, messageId } = this.target;
-    this.sink.live(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text });
+    this.sink.live(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text, ...this.kindOf(blockIndex) });
 
     const buf = this.pending.get(blockIndex);
     if (buf) buf.text += text;
@@ -47,10 +50,20 @@ export class DeltaCoalescer {
     const { conversationId, runId, messageId } = this.target;
     this.flushing = this.flushing.then(async () => {
       for (const [blockIndex, { offset, text }] of batch) {
-        await this.sink.persist(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text });
+        await this.sink.persist(conversationId, runId, 'message.delta', {
+          messageId,
+          blockIndex,
+          offset,
+          text,
+          ...this.kindOf(blockIndex),
+        });
       }
     });
     return this.flushing;
+  }
+
+  private kindOf(blockIndex: number): { kind?: 'thinking' } {
+    return this.thinkingBlocks.has(blockIndex) ? { kind: 'thinking' } : {};
   }
 
   dispose(): void {

@@ -153,7 +153,7 @@ async function advanceStep(
   const outcome = await streamModelStep(
     deps,
     { conversationId: run.conversationId, runId: run.id, messageId },
-    { messages: history, tools: offer.tools },
+    { messages: history, tools: offer.tools, thinking: run.thinking },
     signal,
   );
   return afterStep(deps, run, step, offer, messageId, outcome, signal);

@@ -2,6 +2,7 @@ import { setDefaultTitle } from '@/db/queries/conversations';
 import { appendRunStartEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
+import type { StoredThinking } from '@/db/stored-json';
 import { isOneOf, PAUSED_RUN_STATUSES } from '@/db/vocabulary';
 
 import { leaseUntil, type EngineDeps } from './deps';
@@ -25,7 +26,14 @@ export class RunConflict extends Error {
  */
 export async function startRun(
   deps: EngineDeps,
-  input: { conversationId: string; userId: string; sessionId: string | null; text: string },
+  input: {
+    conversationId: string;
+    userId: string;
+    sessionId: string | null;
+    text: string;
+    /** The conversation's extended-thinking setting: fixed for the whole turn. */
+    thinking?: StoredThinking | null;
+  },
 ): Promise<{ run: RunRow; afterSeq: number }> {
   let started: BusEvent | undefined;
   let firstMessage = false;
@@ -40,6 +48,7 @@ export async function startRun(
       maxSteps: deps.maxSteps ?? 20,
       leaseOwner: deps.instanceId,
       leaseExpiresAt: leaseUntil(deps),
+      thinking: input.thinking?.enabled ? input.thinking : null,
     });
     if (!inserted) throw new RunConflict();
     ({ plan } = await admitRun(tx, input.userId));

@@ -115,7 +115,14 @@ const runEnd = z.object({
 
 export const EVENT_PAYLOADS = {
   'run.started': z.object({ model: z.string() }),
-  'message.delta': z.object({ messageId: z.string(), blockIndex: z.number(), offset: z.number(), text: z.string() }),
+  'message.delta': z.object({
+    messageId: z.string(),
+    blockIndex: z.number(),
+    offset: z.number(),
+    text: z.string(),
+    /** The model's thinking (extended thinking), shown folded; absent for the answer's text. */
+    kind: z.literal('thinking').optional(),
+  }),
   'message.completed': z.object({
     messageId: z.string(),
     message: z.object({

@@ -1,9 +1,19 @@
 import Anthropic from '@anthropic-ai/sdk';
 
+import type { StoredThinking } from '@/db/stored-json';
+
 import { DeltaCoalescer } from './delta-coalescer';
 import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
 import { retryDelayMs, retryingMessage } from './model-retry';
 import { observe, type ModelStepOutcome } from './observe';
+import { thinkingRequest } from './thinking';
+
+/** What one step asks the model: the history, the tools offered, and the run's thinking setting. */
+export interface StepRequest {
+  messages: Anthropic.MessageParam[];
+  tools: Anthropic.ToolUnion[];
+  thinking?: StoredThinking | null;
+}
 
 export type StepOutcome =
   | { kind: 'message'; content: Anthropic.ContentBlock[]; stopReason: string; usage: Anthropic.Usage }
@@ -20,7 +30,7 @@ export type StepOutcome =
 export async function streamModelStep(
   deps: EngineDeps,
   target: { conversationId: string; runId: string; messageId: string },
-  request: { messages: Anthropic.MessageParam[]; tools: Anthropic.ToolUnion[] },
+  request: StepRequest,
   signal: AbortSignal,
 ): Promise<StepOutcome> {
   let waitedMs = 0;
@@ -63,7 +73,7 @@ type TryOutcome = Exclude<StepOutcome, { kind: 'error' }> | { kind: 'error'; err
 async function streamOnce(
   deps: EngineDeps,
   target: { conversationId: string; runId: string; messageId: string },
-  request: { messages: Anthropic.MessageParam[]; tools: Anthropic.ToolUnion[] },
+  request: StepRequest,
   signal: AbortSignal,
 ): Promise<TryOutcome> {
   let received = false;
@@ -77,7 +87,7 @@ async function streamOnce(
     const stream = deps.model.client.messages.stream(
       {
         model: deps.model.model,
-        max_tokens: deps.model.maxTokens ?? DEFAULT_MAX_TOKENS,
+        ...thinkingRequest(request.thinking, deps.model.maxTokens ?? DEFAULT_MAX_TOKENS),
         system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         messages: request.messages,
         ...(request.tools.length ? { tools: request.tools } : {}),
@@ -91,6 +101,8 @@ async function streamOnce(
         texts[ev.index] = (texts[ev.index] ?? '') + ev.delta.text;
         coalescer.push(ev.index, ev.delta.text);
       }
+      // Thinking streams too (the page folds it); it is not partial answer text to keep on a failure.
+      if (ev.type === 'content_block_delta' && ev.delta.type === 'thinking_delta') coalescer.push(ev.index, ev.delta.thinking, 'thinking');
     }
     const final = await stream.finalMessage();
     observed('message', performance.now() - started);

@@ -1,8 +1,16 @@
-import { createConversation, deleteConversation, getConversation, listConversations, renameConversation } from '@/db/queries/conversations';
+import {
+  createConversation,
+  deleteConversation,
+  getConversation,
+  listConversations,
+  renameConversation,
+  setConversationThinking,
+} from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
+import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
@@ -63,6 +71,16 @@ export async function rename(rt: Runtime, userId: string, id: string, newTitle: 
   return toSummary(c);
 }
 
+/** Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own). */
+export async function setThinking(rt: Runtime, userId: string, id: string, thinking: { enabled: boolean; budgetTokens?: number }) {
+  const budgetTokens = thinking.budgetTokens ?? THINKING_BUDGET.default;
+  const problem = thinkingBudgetProblem(budgetTokens);
+  if (problem) throw new AppError('bad_request', 'body', `thinking.budgetTokens: ${problem}`, 'thinking.budgetTokens');
+  const c = await setConversationThinking(rt.handle.db, userId, id, { v: 1, enabled: thinking.enabled, budgetTokens });
+  if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
+  return toSummary(c);
+}
+
 export async function remove(rt: Runtime, userId: string, id: string) {
   const c = await owned(rt, userId, id);
   await cancelRun(rt.engine, c.id);
@@ -70,7 +88,7 @@ export async function remove(rt: Runtime, userId: string, id: string) {
 }
 
 export async function sendMessage(rt: Runtime, session: { userId: string; sessionId: string }, id: string, text: string) {
-  await owned(rt, session.userId, id);
+  const conversation = await owned(rt, session.userId, id);
   if (!text.trim()) throw new AppError('bad_request', 'body', 'text: must not be empty', 'text');
   if (text.length > MAX_MESSAGE_CHARS) {
     throw new AppError(
@@ -81,7 +99,13 @@ export async function sendMessage(rt: Runtime, session: { userId: string; sessio
     );
   }
   try {
-    const { run, afterSeq } = await startRun(rt.engine, { conversationId: id, userId: session.userId, sessionId: session.sessionId, text });
+    const { run, afterSeq } = await startRun(rt.engine, {
+      conversationId: id,
+      userId: session.userId,
+      sessionId: session.sessionId,
+      text,
+      thinking: conversation.thinking,
+    });
     return { runId: run.id, status: run.status, afterSeq };
   } catch (err) {
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);

@@ -3,6 +3,7 @@ import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredRunError } from '@/db/stored-json';
 import type { RunStatus } from '@/db/vocabulary';
+import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
 import type { ForkOrigin } from '@/lib/share/views';
 
@@ -10,6 +11,8 @@ export interface ConversationSummary {
   id: string;
   title: string;
   model: string;
+  /** Extended thinking for the next turns: off, or on with a budget of tokens. */
+  thinking: { enabled: boolean; budgetTokens: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -44,7 +47,14 @@ export interface ConversationView extends ConversationSummary {
 }
 
 export function toSummary(c: ConversationRow): ConversationSummary {
-  return { id: c.id, title: c.title, model: c.model, createdAt: c.createdAt.toISOString(), updatedAt: c.updatedAt.toISOString() };
+  return {
+    id: c.id,
+    title: c.title,
+    model: c.model,
+    thinking: { enabled: c.thinking?.enabled === true, budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default },
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
 }
 
 export function toRunView(r: RunRow): RunView {

@@ -3,7 +3,7 @@ import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
 import { callFound, SEARCH_TOOLS_NAME, searchFirst } from './tool-search';
-import type { DemoReply, DemoRequest, ReplyBlock, ReplyToolUseBlock, RequestMessage } from './types';
+import type { DemoReply, DemoRequest, ReplyBlock, ReplyThinkingBlock, ReplyToolUseBlock, RequestMessage } from './types';
 import { splitWords } from './words';
 
 // Decides what the demo model says: a pure function from the request to
@@ -35,7 +35,31 @@ export type ReplyOptions = {
   newToolUseId?: (n: number) => string;
 };
 
+/**
+ * With extended thinking asked for, the reply starts with a short thinking block saying what the
+ * demo is about to do, signed (a deterministic stand-in for the API's signature, which a host
+ * must send back unchanged with the block). Title requests think nothing.
+ */
 export function decideReply(request: DemoRequest, options: ReplyOptions = {}): DemoReply {
+  const reply = decideContent(request, options);
+  if (!request.thinking || request.system?.startsWith(TITLE_REQUEST)) return reply;
+  return { ...reply, blocks: [thinkingAbout(request, reply), ...reply.blocks] };
+}
+
+function thinkingAbout(request: DemoRequest, reply: DemoReply): ReplyThinkingBlock {
+  const asked = lastUserText(request.messages).replace(/\s+/g, ' ').trim();
+  const quoted = asked.length > 80 ? `${asked.slice(0, 80).trimEnd()}…` : asked;
+  const calls = reply.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.name] : []));
+  const plan = toolResultBlocks(request.messages.at(-1)).length
+    ? 'The tool results are in; I will quote each of them.'
+    : calls.length
+      ? `I will call ${joinNames(calls)}.`
+      : 'No tool was named, so I will answer briefly and list the tools I was offered.';
+  const thinking = `The person wrote: “${quoted}”. ${plan}`;
+  return { type: 'thinking', thinking, signature: `demo-signature-${Buffer.from(thinking).toString('base64url').slice(0, 40)}` };
+}
+
+function decideContent(request: DemoRequest, options: ReplyOptions): DemoReply {
   const newId = options.newToolUseId ?? randomToolUseId;
   const { messages, tools } = request;
   const last = messages.at(-1);

@@ -53,6 +53,16 @@ export function parseRequestBody(raw: string): ParseResult {
     }
   }
 
+  // Extended thinking, checked as the API checks it: at least 1,024 tokens, and fewer than max_tokens.
+  let thinking: DemoRequest['thinking'] = null;
+  if (isObject(body.thinking) && body.thinking.type === 'enabled') {
+    const budget = body.thinking.budget_tokens;
+    if (!Number.isInteger(budget) || (budget as number) < 1024)
+      return fail('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+    if ((budget as number) >= maxTokens) return fail('`max_tokens` must be greater than `thinking.budget_tokens`.');
+    thinking = { budgetTokens: budget as number };
+  }
+
   const system =
     typeof body.system === 'string'
       ? body.system
@@ -69,6 +79,7 @@ export function parseRequestBody(raw: string): ParseResult {
       messages,
       tools,
       stream: body.stream === true,
+      thinking,
     },
   };
 }

@@ -57,6 +57,8 @@ export type DemoRequest = {
   stream: boolean;
   /** The system prompt as text (blocks joined), '' when none. */
   system?: string;
+  /** Extended thinking asked for (`thinking: { type: 'enabled', budget_tokens }`), else null. */
+  thinking?: { budgetTokens: number } | null;
 };
 
 export type ReplyTextBlock = { type: 'text'; text: string };
@@ -66,7 +68,10 @@ export type ReplyToolUseBlock = {
   name: string;
   input: Record<string, unknown>;
 };
-export type ReplyBlock = ReplyTextBlock | ReplyToolUseBlock;
+/** Extended thinking, as the API sends it: the text and the signature the next request must carry back unchanged. */
+export type ReplyThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
+export type ReplyRedactedThinkingBlock = { type: 'redacted_thinking'; data: string };
+export type ReplyBlock = ReplyTextBlock | ReplyToolUseBlock | ReplyThinkingBlock | ReplyRedactedThinkingBlock;
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens';
 

@@ -18,7 +18,10 @@ export type WireEvent = { event: string; data: unknown; pause: boolean };
 export const FAIL_AFTER_WORDS = 3;
 
 export function outputTokens(reply: DemoReply): number {
-  return reply.blocks.reduce((sum, b) => sum + (b.type === 'text' ? countWords(b.text) : 0), 0);
+  return reply.blocks.reduce(
+    (sum, b) => sum + (b.type === 'text' ? countWords(b.text) : b.type === 'thinking' ? countWords(b.thinking) : 0),
+    0,
+  );
 }
 
 function usage(inputTokens: number, outputTokens: number) {
@@ -32,9 +35,39 @@ function usage(inputTokens: number, outputTokens: number) {
 }
 
 function wireBlock(block: ReplyBlock) {
-  return block.type === 'text'
-    ? { type: 'text', text: block.text }
-    : { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+  }
+}
+
+/** How a block starts on the wire (its content then comes in deltas), and those deltas. */
+function streamedBlock(block: ReplyBlock): { start: unknown; deltas: unknown[] } {
+  switch (block.type) {
+    case 'text':
+      return { start: { type: 'text', text: '' }, deltas: splitWords(block.text).map((text) => ({ type: 'text_delta', text })) };
+    case 'tool_use':
+      return {
+        start: { ...wireBlock(block), input: {} },
+        deltas: jsonChunks(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      };
+    case 'thinking':
+      return {
+        start: { type: 'thinking', thinking: '', signature: '' },
+        deltas: [
+          ...splitWords(block.thinking).map((thinking) => ({ type: 'thinking_delta', thinking })),
+          { type: 'signature_delta', signature: block.signature },
+        ],
+      };
+    case 'redacted_thinking':
+      return { start: wireBlock(block), deltas: [] };
+  }
 }
 
 /** The non-streaming response body. */
@@ -79,13 +112,9 @@ export function toStreamEvents(reply: DemoReply, meta: MessageMeta): Array<WireE
   push('ping', { type: 'ping' });
 
   for (const [index, block] of reply.blocks.entries()) {
-    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...wireBlock(block), input: {} };
+    const { start, deltas: pieces } = streamedBlock(block);
     push('content_block_start', { type: 'content_block_start', index, content_block: start });
 
-    const pieces =
-      block.type === 'text'
-        ? splitWords(block.text).map((text) => ({ type: 'text_delta', text }))
-        : jsonChunks(JSON.stringify(block.input)).map((partial_json) => ({ type: 'input_json_delta', partial_json }));
     for (const delta of pieces) {
       if (reply.failMidstream && block.type === 'text' && wordsSent >= FAIL_AFTER_WORDS) {
         events.push({ fail: true });

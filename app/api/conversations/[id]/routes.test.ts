@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { createConversation } from '@/db/queries/conversations';
+import { getLatestRun } from '@/db/queries/runs';
+import { createUser } from '@/db/queries/users';
+import { openRouteRuntime } from '@/test/route-runtime';
+import { sessionCookie } from '@/test/route-session';
+
+/** PATCH /api/conversations/:id: the title, and extended thinking for the next turns. */
+describe('/api/conversations/:id settings', () => {
+  let h: DbHandle;
+  let routes: { conversation: typeof import('./route'); messages: typeof import('./messages/route') };
+  beforeAll(async () => {
+    h = await openRouteRuntime('conversation', { DEMO_MODEL_DELAY_MS: '0' });
+    routes = { conversation: await import('./route'), messages: await import('./messages/route') };
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await h?.close();
+  });
+
+  async function signedIn() {
+    const user = (await createUser(h.db, { email: `c-${Math.random().toString(36).slice(2)}@example.test` }))!;
+    const { cookie } = await sessionCookie(h.db, user.id);
+    const conversation = await createConversation(h.db, { userId: user.id, model: 'demo' });
+    return { cookie, id: conversation.id };
+  }
+  const req = (method: string, cookie: string, body?: unknown) =>
+    new Request('http://localhost/api/x', {
+      method,
+      headers: { cookie, origin: 'http://localhost', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const at = (id: string) => ({ params: Promise.resolve({ id }) });
+
+  it('turns extended thinking on with the default budget, and the next turn carries it', async () => {
+    const { cookie, id } = await signedIn();
+    expect((await (await routes.conversation.GET(req('GET', cookie), at(id))).json()).thinking).toEqual({
+      enabled: false,
+      budgetTokens: 8000,
+    });
+    const res = await routes.conversation.PATCH(req('PATCH', cookie, { thinking: { enabled: true } }), at(id));
+    expect(res.status).toBe(200);
+    expect((await res.json()).thinking).toEqual({ enabled: true, budgetTokens: 8000 });
+    const sent = await routes.messages.POST(req('POST', cookie, { text: 'think about it' }), at(id));
+    expect(sent.status).toBe(202);
+    expect((await getLatestRun(h.db, id))!.thinking).toEqual({ v: 1, enabled: true, budgetTokens: 8000 });
+  });
+
+  it('says which field is wrong: a budget outside what the API takes, an empty body', async () => {
+    const { cookie, id } = await signedIn();
+    const bad = await routes.conversation.PATCH(req('PATCH', cookie, { thinking: { enabled: true, budgetTokens: 500 } }), at(id));
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toEqual({
+      code: 'bad_request:body',
+      field: 'thinking.budgetTokens',
+      message: 'thinking.budgetTokens: must be a whole number of tokens from 1024 to 32000 (got 500)',
+    });
+    const empty = await routes.conversation.PATCH(req('PATCH', cookie, {}), at(id));
+    expect((await empty.json()).error.message).toBe('send a title or a thinking setting');
+  });
+});
