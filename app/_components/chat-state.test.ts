@@ -85,3 +85,16 @@ describe('the page applying a model retry', () => {
     expect(s.retrying).toBeNull();
   });
 });
+
+describe('the page applying streamed thinking', () => {
+  it('keeps which blocks of a streaming message are thinking, so they are shown folded', () => {
+    const delta = (blockIndex: number, offset: number, text: string, kind?: 'thinking') => ({
+      type: 'message.delta' as const,
+      data: { messageId: 'm1', blockIndex, offset, text, ...(kind ? { kind } : {}), seq: null, runId: 'run-1' },
+    });
+    let s = applyEvent(state(), delta(0, 0, 'Weighing ', 'thinking'));
+    s = applyEvent(s, delta(0, 9, 'it.', 'thinking'));
+    s = applyEvent(s, delta(1, 0, 'The answer.'));
+    expect(s.partials).toEqual([{ messageId: 'm1', runId: 'run-1', blocks: ['Weighing it.', 'The answer.'], thinking: [0] }]);
+  });
+});

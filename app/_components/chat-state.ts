@@ -4,7 +4,13 @@ import type { RunEventType } from '@/lib/agent/events';
 import type { MessageView, RunView, ToolCallView } from './types';
 
 /** Text being streamed for a message not yet stored, by block index. */
-export type Partial = { messageId: string; runId: string | null; blocks: string[] };
+export type Partial = {
+  messageId: string;
+  runId: string | null;
+  blocks: string[];
+  /** Indexes of the blocks that are the model's thinking (shown folded), not its answer. */
+  thinking: number[];
+};
 
 export interface ChatState {
   messages: MessageView[];
@@ -103,7 +109,8 @@ function applyDelta(state: ChatState, d: EventPayload<'message.delta'> & Envelop
   let partial = state.partials.find((p) => p.messageId === d.messageId);
   // A new message in the same run replaces an unfinished one (a step redone after a take-over).
   const others = state.partials.filter((p) => p.messageId !== d.messageId && p.runId !== d.runId);
-  partial = partial ? { ...partial, blocks: [...partial.blocks] } : { messageId: d.messageId, runId: d.runId, blocks: [] };
+  partial = partial ? { ...partial, blocks: [...partial.blocks] } : { messageId: d.messageId, runId: d.runId, blocks: [], thinking: [] };
+  if (d.kind === 'thinking' && !partial.thinking.includes(d.blockIndex)) partial.thinking = [...partial.thinking, d.blockIndex];
   const current = partial.blocks[d.blockIndex] ?? '';
   if (d.offset > current.length) return state; // a gap: the stored copy of this text will fill it
   if (d.offset + d.text.length <= current.length) return state; // seen already

@@ -20,6 +20,8 @@ import { ShareButton } from './share/share-button';
 import { ShareDialog } from './share/share-dialog';
 import { forkNote, shareUnavailableReason } from './share/share-view';
 import { useWhen } from './share/use-when';
+import { ThinkingSection } from './thinking-section';
+import { ThinkingToggle } from './thinking-toggle';
 import { ToolsButton } from './tools-panel/tools-button';
 import { ToolsPanel } from './tools-panel/tools-panel';
 import { enabledCount } from './tools-panel/tools-view';
@@ -296,7 +298,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           />
           {state.partials.map((p) => (
             <div key={p.messageId} className="space-y-3" data-testid="streaming-message">
-              {p.blocks.map((text, i) => (text ? <Markdown key={i} text={text} /> : null))}
+              {p.blocks.map((text, i) =>
+                !text ? null : p.thinking.includes(i) ? <ThinkingSection key={i} text={text} live /> : <Markdown key={i} text={text} />,
+              )}
             </div>
           ))}
           {pending.length > 1 && (
@@ -358,6 +362,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           </Notice>
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />
+        <div className="mx-auto mt-1.5 max-w-3xl">
+          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} />
+        </div>
       </div>
     </div>
   );

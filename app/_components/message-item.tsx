@@ -4,6 +4,7 @@ import { CircleStop, GitBranch, Info } from 'lucide-react';
 import { memo } from 'react';
 
 import { Markdown } from './markdown';
+import { ThinkingSection } from './thinking-section';
 import type { ContentBlock } from './types';
 import { CopyButton, cx, Notice } from './ui';
 
@@ -41,6 +42,10 @@ export const MessageItem = memo(function MessageItem({
           <Markdown key={i} text={(b as { text: string }).text} />
         ) : b.type === 'tool_use' ? (
           <div key={i}>{renderToolCall?.((b as { id: string }).id) ?? <ToolUseNote name={(b as { name: string }).name} />}</div>
+        ) : b.type === 'thinking' ? (
+          <ThinkingSection key={i} text={typeof b.thinking === 'string' ? b.thinking : ''} />
+        ) : b.type === 'redacted_thinking' ? (
+          <ThinkingSection key={i} redacted />
         ) : null,
       )}
       {stopReason === 'max_tokens' && <Note>The answer reached the length limit and was cut short.</Note>}
