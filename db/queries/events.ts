@@ -9,52 +9,28 @@ export type EventRow = typeof events.$inferSelect;
 /**
  * Appends one event with the next seq of its conversation. Allocation and insert are one
  * statement: the conversation row stays locked until it commits, so seqs become visible in
- * order and a reader that saw seq N never later finds a smaller one appear.
+ * order and a reader that saw seq N never later finds a smaller one appear. `runStart`: the
+ * event opens its run, and the run's `start_seq` (where a client replays the turn from) is set to
+ * it in the same statement.
  */
 export async function appendEvent(
   db: Db,
   input: { conversationId: string; runId: string | null; type: string; data: Record<string, unknown> },
+  opts: { runStart?: boolean } = {},
 ): Promise<EventRow> {
-  const result = await db.execute(sql`
-    with s as (
+  const allocate = sql`s as (
       update conversations set event_seq = event_seq + 1 where id = ${input.conversationId} returning event_seq
-    )
-    insert into events (conversation_id, seq, run_id, type, data)
+    )`;
+  const insert = sql`insert into events (conversation_id, seq, run_id, type, data)
     select ${input.conversationId}, s.event_seq, ${input.runId}, ${input.type}, ${JSON.stringify(input.data)}::jsonb
     from s
-    returning seq, created_at`);
-  const row = rowsOf<{ seq: string | number; created_at: string | Date }>(result)[0];
-  if (!row) throw new Error(`conversation ${input.conversationId} does not exist`);
-  return {
-    conversationId: input.conversationId,
-    seq: Number(row.seq),
-    runId: input.runId,
-    type: input.type,
-    data: input.data,
-    createdAt: new Date(row.created_at),
-  };
-}
-
-/**
- * A run's first event, and the run's `start_seq` set to it (where a client replays the turn
- * from), in one statement.
- */
-export async function appendRunStartEvent(
-  db: Db,
-  input: { conversationId: string; runId: string; type: string; data: Record<string, unknown> },
-): Promise<EventRow> {
-  const result = await db.execute(sql`
-    with s as (
-      update conversations set event_seq = event_seq + 1 where id = ${input.conversationId} returning event_seq
-    ), e as (
-      insert into events (conversation_id, seq, run_id, type, data)
-      select ${input.conversationId}, s.event_seq, ${input.runId}, ${input.type}, ${JSON.stringify(input.data)}::jsonb
-      from s
-      returning seq, created_at
-    ), r as (
-      update runs set start_seq = (select seq from e) where id = ${input.runId}
-    )
-    select seq, created_at from e`);
+    returning seq, created_at`;
+  const result = await db.execute(
+    opts.runStart && input.runId
+      ? sql`with ${allocate}, e as (${insert}), r as (update runs set start_seq = (select seq from e) where id = ${input.runId})
+          select seq, created_at from e`
+      : sql`with ${allocate} ${insert}`,
+  );
   const row = rowsOf<{ seq: string | number; created_at: string | Date }>(result)[0];
   if (!row) throw new Error(`conversation ${input.conversationId} does not exist`);
   return {

@@ -1,5 +1,5 @@
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendRunStartEvent } from '@/db/queries/events';
+import { appendEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
 import type { StoredThinking } from '@/db/stored-json';
@@ -60,7 +60,11 @@ export async function startRun(
     });
     firstMessage = message.seq === 1;
     const data = { model: inserted.model };
-    const row = await appendRunStartEvent(tx, { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data });
+    const row = await appendEvent(
+      tx,
+      { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data },
+      { runStart: true },
+    );
     started = { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', seq: row.seq, data };
     return { ...inserted, startSeq: row.seq };
   });
