@@ -13,6 +13,7 @@ import type {
   StoredInputRequests,
   StoredInputResponses,
   StoredMessageContent,
+  StoredMessageOrigin,
   StoredNameMap,
   StoredOAuthDiscovery,
   StoredReviewedTools,
@@ -150,9 +151,28 @@ export const messages = pgTable(
     runId: uuid('run_id'),
     // Why an assistant message ended (end_turn, max_tokens, cancelled, …); null for user messages.
     stopReason: text('stop_reason'),
+    // Where a user message's inserted content came from (an MCP server's prompt or resources); null: typed.
+    origin: jsonb('origin').$type<StoredMessageOrigin>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
+);
+
+// A summary of a conversation's oldest messages (seq ≤ through_seq), written when the history
+// nears the model's window and sent in their place. The messages themselves stay: the person can
+// still read them, and `switchboard__read_result` can still page through their tool results.
+export const historySummaries = pgTable(
+  'history_summaries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    conversationId: conversationRef(),
+    throughSeq: integer('through_seq').notNull(),
+    text: text('text').notNull(),
+    // The run whose step needed the room.
+    runId: uuid('run_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('history_summaries_conversation_idx').on(t.conversationId, t.throughSeq)],
 );
 
 // A run is one agent turn: a durable state machine that any instance can advance.

@@ -83,6 +83,12 @@ export const STORED_SAMPLES = {
       { v: 1, enabled: false, budgetTokens: 4000 },
     ],
   },
+  messageOrigin: {
+    v1: [
+      { v: 1, kind: 'prompt', serverId: 'srv-1', serverName: 'Docs', name: 'summarize' },
+      { v: 1, kind: 'resources', resources: [{ serverId: 'srv-1', serverName: 'Docs', uri: 'file:///notes/a.md' }] },
+    ],
+  },
   forkOrigin: {
     v1: [{ v: 1, title: 'Groceries', snapshotAt: '2026-12-01T10:00:00.000Z', toolDetailsHidden: true }],
   },

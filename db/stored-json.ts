@@ -243,6 +243,22 @@ export const storedMessageContent = z.custom<Anthropic.ContentBlockParam[]>((val
 });
 export type StoredMessageContent = Anthropic.ContentBlockParam[];
 
+// ── messages.origin: what an MCP server put into a user message (a prompt, resources) ──────
+const promptOriginV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('prompt'),
+  serverId: z.string(),
+  serverName: z.string(),
+  name: z.string(),
+});
+const resourcesOriginV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('resources'),
+  resources: z.array(z.object({ serverId: z.string(), serverName: z.string(), uri: z.string() })),
+});
+export const storedMessageOrigin = z.discriminatedUnion('kind', [promptOriginV1, resourcesOriginV1]);
+export type StoredMessageOrigin = z.infer<typeof storedMessageOrigin>;
+
 // ── oauth_credentials.auth_server and oauth_flows.discovery (lib/mcp/oauth) ───────────────────
 const authServerShape = z.looseObject({
   issuer: z.string().min(1),

@@ -2,14 +2,24 @@ import { and, asc, desc, eq, lte, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { messages } from '../schema';
-import { parseStored, storedMessageContent, type StoredMessageContent } from '../stored-json';
+import {
+  parseStored,
+  storedMessageContent,
+  storedMessageOrigin,
+  type StoredMessageContent,
+  type StoredMessageOrigin,
+} from '../stored-json';
 import { rowsOf } from './rate-limits';
 
 export type MessageRow = typeof messages.$inferSelect;
 
 /** The content through its schema: an array of content blocks, as the next request sends it. */
 function parseMessageRow(raw: MessageRow): MessageRow {
-  return { ...raw, content: parseStored(storedMessageContent, raw.content, 'messages.content', raw.id) ?? [] };
+  return {
+    ...raw,
+    content: parseStored(storedMessageContent, raw.content, 'messages.content', raw.id) ?? [],
+    origin: parseStored(storedMessageOrigin, raw.origin, 'messages.origin', raw.id),
+  };
 }
 
 /**
@@ -25,6 +35,7 @@ export async function appendMessage(
     content: StoredMessageContent;
     runId?: string | null;
     stopReason?: string | null;
+    origin?: StoredMessageOrigin | null;
   },
 ): Promise<MessageRow> {
   const result = await db.execute(sql`
@@ -32,9 +43,10 @@ export async function appendMessage(
       update conversations set message_seq = message_seq + 1, updated_at = now()
       where id = ${input.conversationId} returning message_seq
     )
-    insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason)
+    insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason, origin)
     select coalesce(${input.id ?? null}::uuid, gen_random_uuid()), ${input.conversationId}, s.message_seq, ${input.role},
-      ${JSON.stringify(input.content)}::jsonb, ${input.runId ?? null}::uuid, ${input.stopReason ?? null}
+      ${JSON.stringify(input.content)}::jsonb, ${input.runId ?? null}::uuid, ${input.stopReason ?? null},
+      ${input.origin ? JSON.stringify(input.origin) : null}::jsonb
     from s
     returning id, seq, created_at`);
   const row = rowsOf<{ id: string; seq: number; created_at: string | Date }>(result)[0];
@@ -48,6 +60,7 @@ export async function appendMessage(
     content: input.content,
     runId: input.runId ?? null,
     stopReason: input.stopReason ?? null,
+    origin: input.origin ?? null,
     createdAt: new Date(row.created_at),
   };
 }
