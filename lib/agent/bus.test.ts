@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { openPostgres, type DbHandle } from '@/db/connection';
-import { appendEvents } from '@/db/queries/events';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 
@@ -55,27 +54,47 @@ for (const { kind, available } of TEST_DATABASES) {
       offForeign();
     });
 
-    it('sends the events of one commit in one notification, in order, a too-large one as a pointer in its place', async () => {
+    it('announces the events of one statement in one notification, in order, a too-large one as a pointer in its place', async () => {
       const { conversation } = await userAndConversation(h);
-      const counting = { ...h, notify: async (channel: string, payload: string) => (notified.push(payload), h.notify(channel, payload)) };
       const notified: string[] = [];
+      const counting = { ...h, notify: async (channel: string, payload: string) => (notified.push(payload), h.notify(channel, payload)) };
       const sender = createEventBus(counting);
       const receiver = createEventBus(other ?? h);
       const seen: BusEvent[] = [];
       const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
-      const stored = await appendEvents(h.db, conversation.id, null, [
+      const stored = await sender.store(counting.db, conversation.id, null, [
         { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 0, text: 'a' } },
         { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 1, text: 'y'.repeat(20_000) } },
         { type: 'message.delta', data: { messageId: 'm2', blockIndex: 0, offset: 20_001, text: 'b' } },
       ]);
       expect(stored.map((r) => r.seq)).toEqual([1, 2, 3]);
-      sender.broadcast(
-        ...stored.map((r) => ({ conversationId: r.conversationId, runId: r.runId, type: r.type, seq: r.seq, data: r.data })),
-      );
       await waitFor(() => seen.length === 3);
-      expect(notified).toHaveLength(1);
+      // Stored and announced by one statement: no NOTIFY of its own.
+      expect(notified).toEqual([]);
       expect(seen.map((e) => e.seq)).toEqual([1, 2, 3]);
       expect((seen[1]!.data as { text: string }).text).toHaveLength(20_000);
+      off();
+    });
+
+    it('announces nothing when the transaction that stored the events rolls back', async () => {
+      const { conversation } = await userAndConversation(h);
+      const sender = createEventBus(h);
+      const receiver = createEventBus(other ?? h);
+      const seen: BusEvent[] = [];
+      const off = await receiver.subscribe(conversation.id, (e) => seen.push(e));
+      await expect(
+        h.db.transaction(async (tx) => {
+          await sender.store(tx, conversation.id, null, [
+            { type: 'run.retrying', data: { attempt: 1, delayMs: 1, status: 529, message: 'busy' } },
+          ]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      await sender.persist(conversation.id, null, 'message.delta', { messageId: 'm3', blockIndex: 0, offset: 0, text: 'after' });
+      await waitFor(() => seen.length === 1);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(seen.map((e) => e.type)).toEqual(['message.delta']);
+      expect(seen[0]!.seq).toBe(1);
       off();
     });
 

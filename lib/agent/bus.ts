@@ -1,9 +1,9 @@
-import type { DbHandle } from '@/db/connection';
-import { appendEvent, listEventsAfter } from '@/db/queries/events';
+import type { Db, DbHandle } from '@/db/connection';
+import { appendEvents, listEventsAfter } from '@/db/queries/events';
 import { errorSummary } from '@/lib/log-safe';
 
 import { toBusEvent } from './event-payloads';
-import type { BusEvent, EventSink } from './events';
+import type { BusEvent, EventSink, RunEvent } from './events';
 
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
@@ -37,61 +37,86 @@ export function createEventBus(handle: DbHandle): EventBus {
     }
   }
 
-  type Item = { e?: BusEvent; ref?: Ref };
-  type Ref = { conversationId: string; seq: number };
+  /** A stored event travels as `o` (its place among the statement's events, from 1) and `e` without its seq, or as a pointer to its row. */
+  type Item = { e?: Omit<BusEvent, 'seq'>; o?: number; ref?: { conversationId: string; o?: number; seq?: number } };
+  /** `b`: the seq before the first event of the statement that stored them (absent for live deltas). */
+  type Message = Item & { b?: number; es?: Item[] };
 
   async function onPayload(payload: string) {
-    let msg: Item & { es?: Item[] };
+    let msg: Message;
     try {
       msg = JSON.parse(payload);
     } catch {
       return;
     }
+    const seqOf = (o: number | undefined) => (msg.b !== undefined && o !== undefined ? msg.b + o : undefined);
     // In order: a stored event too large to travel inline is read back before the next one is dispatched.
     for (const item of msg.es ?? [msg]) {
-      if (item.e) dispatch(item.e);
-      else if (item.ref && listeners.has(item.ref.conversationId)) {
-        const [row] = await listEventsAfter(handle.db, item.ref.conversationId, item.ref.seq - 1, 1);
-        if (row?.seq === item.ref.seq) dispatch(toBusEvent(row));
+      if (item.e) {
+        const seq = seqOf(item.o);
+        dispatch(seq === undefined ? { ...item.e } : { ...item.e, seq });
+      } else if (item.ref && listeners.has(item.ref.conversationId)) {
+        const seq = seqOf(item.ref.o);
+        if (seq === undefined) continue;
+        const [row] = await listEventsAfter(handle.db, item.ref.conversationId, seq - 1, 1);
+        if (row?.seq === seq) dispatch(toBusEvent(row));
       }
     }
   }
 
-  /** One NOTIFY for the events of one commit (more only when they do not fit in one payload). */
-  function broadcast(...events: BusEvent[]) {
-    const payloads: string[] = [];
+  /**
+   * The NOTIFY payload tails announcing events stored in one statement (db/queries/events.ts
+   * puts `{"b":<seq>,` in front): as few as fit under the payload limit, an event too large to
+   * travel inline as a pointer to its row.
+   */
+  function noticeTails(conversationId: string, runId: string | null, events: readonly RunEvent[]): string[] {
+    const tails: string[] = [];
     let items: string[] = [];
-    const flush = () => {
-      if (items.length) payloads.push(items.length === 1 ? items[0]! : `{"es":[${items.join(',')}]}`);
-      items = [];
-    };
-    for (const event of events) {
-      let item = JSON.stringify({ e: event });
-      if (Buffer.byteLength(item) > MAX_INLINE_PAYLOAD) {
-        if (event.seq === undefined) continue; // a live delta that large is only ever stored coalesced
-        item = JSON.stringify({ ref: { conversationId: event.conversationId, seq: event.seq } });
+    // Room for the `{"b":<seq>,` prefix the statement adds.
+    const limit = MAX_INLINE_PAYLOAD - 32;
+    const tail = (list: string[]) => `"es":[${list.join(',')}]}`;
+    events.forEach((event, i) => {
+      let item = JSON.stringify({ o: i + 1, e: { conversationId, runId, type: event.type, data: event.data } });
+      if (Buffer.byteLength(item) > limit) item = JSON.stringify({ ref: { conversationId, o: i + 1 } });
+      if (items.length && Buffer.byteLength(tail([...items, item])) > limit) {
+        tails.push(tail(items));
+        items = [];
       }
-      if (Buffer.byteLength(`{"es":[${[...items, item].join(',')}]}`) > MAX_INLINE_PAYLOAD) flush();
       items.push(item);
-    }
-    flush();
-    for (const payload of payloads) {
-      sending = sending
-        .then(() => handle.notify(CHANNEL, payload))
-        .catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
-    }
+    });
+    if (items.length) tails.push(tail(items));
+    return tails;
+  }
+
+  /** Live deltas go out one after another, so receivers see them in the order sent. */
+  function sendLive(event: BusEvent) {
+    const payload = JSON.stringify({ e: event });
+    if (Buffer.byteLength(payload) > MAX_INLINE_PAYLOAD) return; // a live delta that large is only ever stored coalesced
+    sending = sending.then(() => handle.notify(CHANNEL, payload)).catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
+  }
+
+  async function store(
+    db: Db,
+    conversationId: string,
+    runId: string | null,
+    events: readonly RunEvent[],
+    opts: { runStart?: boolean } = {},
+  ) {
+    // Live deltas sent before these events reach receivers before them.
+    await sending;
+    const notice = { channel: CHANNEL, tails: noticeTails(conversationId, runId, events) };
+    const rows = await appendEvents(db, conversationId, runId, events, { notice, runStart: opts.runStart });
+    return rows.map((row, i): BusEvent => ({ conversationId, runId, type: row.type, seq: row.seq, data: events[i]!.data }));
   }
 
   return {
     async persist(conversationId, runId, type, data) {
-      const row = await appendEvent(handle.db, { conversationId, runId, type, data });
-      const event: BusEvent = { conversationId, runId, type, seq: row.seq, data };
-      broadcast(event);
-      return event;
+      const [event] = await store(handle.db, conversationId, runId, [{ type, data } as RunEvent]);
+      return event!;
     },
-    broadcast,
+    store,
     live(conversationId, runId, type, data) {
-      broadcast({ conversationId, runId, type, data });
+      sendLive({ conversationId, runId, type, data });
     },
     async subscribe(conversationId, listener) {
       listening ??= handle.listen(CHANNEL, (p) => void onPayload(p));

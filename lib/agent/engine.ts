@@ -1,5 +1,4 @@
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendEvent } from '@/db/queries/events';
 import { appendMessage } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
 import type { StoredThinking } from '@/db/stored-json';
@@ -35,7 +34,6 @@ export async function startRun(
     thinking?: StoredThinking | null;
   },
 ): Promise<{ run: RunRow; afterSeq: number }> {
-  let started: BusEvent | undefined;
   let firstMessage = false;
   let plan: string | null = null;
   const run = await deps.db.transaction(async (tx) => {
@@ -59,16 +57,17 @@ export async function startRun(
       runId: inserted.id,
     });
     firstMessage = message.seq === 1;
-    const data = { model: inserted.model };
-    const row = await appendEvent(
+    const [row] = await deps.events.store(
       tx,
-      { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', data },
-      { runStart: true },
+      input.conversationId,
+      inserted.id,
+      [{ type: 'run.started', data: { model: inserted.model } }],
+      {
+        runStart: true,
+      },
     );
-    started = { conversationId: input.conversationId, runId: inserted.id, type: 'run.started', seq: row.seq, data };
-    return { ...inserted, startSeq: row.seq };
+    return { ...inserted, startSeq: row!.seq! };
   });
-  deps.events.broadcast(started!);
   observe(deps, (o) => o.turnStarted());
   // A first message names the conversation at once (its first line); the model may then offer a better title.
   const provisional = titleFrom(input.text);

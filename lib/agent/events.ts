@@ -1,3 +1,5 @@
+import type { Db } from '@/db/connection';
+
 import type { EventPayload } from './event-payloads';
 
 /** Event names of a run, as sent over SSE and stored in the conversation's event log. */
@@ -80,10 +82,20 @@ export type RunEvent = { [T in RunEventType]: { type: T; data: EventPayload<T> }
 
 /** Where a run's events go. The engine only ever talks to this. */
 export interface EventSink {
-  /** Stores the event in the conversation log (assigning its seq), then broadcasts it. */
+  /** Stores the event in the conversation log (assigning its seq) and announces it, in one statement. */
   persist<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): Promise<BusEvent>;
+  /**
+   * Stores events in the log through `db` (the caller's transaction) and announces them in the
+   * same statement: one notification for them all, delivered when that transaction commits.
+   * `runStart`: the first event opens its run (its seq becomes the run's `start_seq`).
+   */
+  store(
+    db: Db,
+    conversationId: string,
+    runId: string | null,
+    events: readonly RunEvent[],
+    opts?: { runStart?: boolean },
+  ): Promise<BusEvent[]>;
   /** Broadcasts without storing: the live copy of a text delta. */
   live<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): void;
-  /** Broadcasts events that the caller stored itself (inside its own transaction): one notification for them all. */
-  broadcast(...events: BusEvent[]): void;
 }

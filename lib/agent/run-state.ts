@@ -1,9 +1,8 @@
 import type { Db } from '@/db/connection';
-import { appendEvents } from '@/db/queries/events';
 import { updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
 import { ENDED_RUN_STATUSES, PAUSED_RUN_STATUSES, type RunStatus } from '@/db/vocabulary';
 
-import type { BusEvent, EventSink, RunEvent } from './events';
+import type { EventSink, RunEvent } from './events';
 
 export class LeaseLost extends Error {
   constructor(runId: string) {
@@ -44,7 +43,8 @@ export function checkTransition(run: Pick<RunRow, 'id' | 'status'>, to: RunStatu
 /**
  * Applies a run change and stores its events in one transaction, compare-and-swapping on the
  * run's version (and lease owner while running). If another instance moved the run, nothing is
- * written and LeaseLost is thrown. Events are broadcast only after the commit.
+ * written and LeaseLost is thrown. Events are announced by the statement that stores them, so
+ * they go out when the transaction commits and never without it.
  */
 export async function transitionRun(
   db: Db,
@@ -57,22 +57,16 @@ export async function transitionRun(
     also?: (tx: Db) => Promise<void>;
   } = {},
 ): Promise<RunRow> {
-  const stored: BusEvent[] = [];
-  const next = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const updated = await updateRunIfVersion(tx, run.id, run.version, patch, opts.owner);
     if (!updated) throw new LeaseLost(run.id);
     // The swap held, so `run` was the current row: its status is where the run really was (a stale
     // writer is told LeaseLost above, whatever it meant to do). An illegal move rolls back.
     if (patch.status) checkTransition(run, patch.status);
     await opts.also?.(tx);
-    const rows = await appendEvents(tx, run.conversationId, run.id, opts.events ?? []);
-    rows.forEach((row, i) =>
-      stored.push({ conversationId: run.conversationId, runId: run.id, type: row.type, seq: row.seq, data: opts.events![i]!.data }),
-    );
+    await events.store(tx, run.conversationId, run.id, opts.events ?? []);
     return updated;
   });
-  if (stored.length) events.broadcast(...stored);
-  return next;
 }
 
 export function usageOf(run: RunRow): { inputTokens: number; outputTokens: number } {

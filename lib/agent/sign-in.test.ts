@@ -253,7 +253,7 @@ for (const { kind, available } of TEST_DATABASES) {
           return stored;
         },
         live: (...args) => base.deps.events.live(...args),
-        broadcast: (...e) => base.deps.events.broadcast(...e),
+        store: (...args) => base.deps.events.store(...args),
       };
       const deps = { ...base.deps, events };
       const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });

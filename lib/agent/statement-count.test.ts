@@ -44,6 +44,9 @@ for (const { kind, available } of TEST_DATABASES) {
       await model.close();
       // node-postgres sends BEGIN / COMMIT as statements of their own, PGlite does not: not counted on either.
       const counted = statements.filter((s) => !/^\s*(begin|commit|rollback)\b/i.test(s));
+      // PRINT_STATEMENTS=1 lists them, one line each: where a turn's statements go.
+      if (process.env.PRINT_STATEMENTS)
+        console.log(counted.map((s, i) => `${String(i).padStart(2)}: ${s.replace(/\s+/g, ' ').trim().slice(0, 200)}`).join('\n'));
       return { total: counted.length, notifies: counted.filter((s) => /pg_notify/.test(s)).length, statements: counted };
     }
 
