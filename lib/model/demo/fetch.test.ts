@@ -39,7 +39,7 @@ describe('createDemoFetch: HTTP surface', () => {
 
   it('answers 404 in the API error shape for other paths and methods', async () => {
     for (const [url, method] of [
-      ['http://demo.model.invalid/v1/models', 'GET'],
+      ['http://demo.model.invalid/v1/models', 'POST'],
       ['http://demo.model.invalid/v1/complete', 'POST'],
       [URL_, 'GET'],
     ]) {

@@ -1,11 +1,12 @@
+import { demoModelsPage } from './models';
 import { decideReply, lastUserText, OVERLOADED_TRIGGER } from './reply';
 import { estimateInputTokens, parseRequestBody } from './request';
 import { abortErrorFrom, DemoStreamBrokenError, paceEvents } from './sse';
 import { toMessage, toStreamEvents } from './wire';
 
 // The HTTP surface of the demo model: a `fetch` that answers
-// `POST <anything>/v1/messages` in-process, exactly as the real API would on
-// the wire. It is handed to the real SDK (`new Anthropic({ fetch })`), so the
+// `POST <anything>/v1/messages` (and `GET /v1/models`) in-process, exactly as
+// the real API would on the wire. It is handed to the real SDK (`new Anthropic({ fetch })`), so the
 // host's code path is the same one that talks to Anthropic — only the network
 // is missing. Everything else gets the API's 404 error shape.
 
@@ -28,8 +29,18 @@ export function createDemoFetch(opts: DemoFetchOptions): typeof fetch {
 
     const url = new URL(request ? request.url : String(input));
     const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+    if (method === 'GET' && /\/v1\/models\/?$/.test(url.pathname)) {
+      return new Response(JSON.stringify(demoModelsPage()), {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'request-id': newId('req_demo_') },
+      });
+    }
     if (method !== 'POST' || !/\/v1\/messages\/?$/.test(url.pathname)) {
-      return errorResponse(404, 'not_found_error', `Demo model: there is no ${method} ${url.pathname}. It only answers POST /v1/messages.`);
+      return errorResponse(
+        404,
+        'not_found_error',
+        `Demo model: there is no ${method} ${url.pathname}. It only answers POST /v1/messages and GET /v1/models.`,
+      );
     }
 
     const raw = await readBody(init?.body ?? null, request);

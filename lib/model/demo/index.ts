@@ -29,11 +29,18 @@
 // - Test triggers in the last user text:
 //     `[demo:fail-midstream]` → a few words stream, then the body errors
 //       (non-streaming: the JSON body breaks half way);
-//     `[demo:overloaded]` → HTTP 529 `{type:'error', error:{type:'overloaded_error', message:'Overloaded'}}`.
+//     `[demo:overloaded]` → HTTP 529 `{type:'error', error:{type:'overloaded_error', message:'Overloaded'}}`;
+//     `[demo:cut-at=N]` → a new answer stops after N words with stop_reason "max_tokens".
+// - Continuing a cut answer: when the history ends with an assistant message
+//   (a prefill), or with the user message CONTINUE_PROMPT right after one, it
+//   answers with the rest of what it would have said to the question before
+//   (the words after those already written), stop_reason "end_turn".
+// - `GET /v1/models` lists one model, `demo`, with its limits (./models.ts).
 // - Streaming is the real SSE format (`event:` + `data:` lines), text word by
 //   word with `delayMs` between words; the request's AbortSignal stops it.
 
 export { createDemoFetch, type DemoFetchOptions } from './fetch';
-export { decideReply, FAIL_MIDSTREAM_TRIGGER, OVERLOADED_TRIGGER } from './reply';
+export { CUT_AT_TRIGGER, decideReply, FAIL_MIDSTREAM_TRIGGER, OVERLOADED_TRIGGER } from './reply';
+export { DEMO_DISPLAY_NAME, DEMO_MODEL_ID } from './models';
 export { argsFromSchema } from './schema-args';
 export type { DemoReply, DemoRequest, ReplyBlock } from './types';

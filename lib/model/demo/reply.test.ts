@@ -146,3 +146,42 @@ describe('code in the message', () => {
     expect(answer).not.toContain('You wrote: "');
   });
 });
+
+describe('decideReply: an answer cut at the length limit, and its continuation', () => {
+  const question = { role: 'user', content: '[demo:cut-at=6] tell me what you are' } as const;
+  const textOf = (reply: ReturnType<typeof decideReply>) => (reply.blocks[0] as { text: string }).text;
+  const cutText = () => textOf(decideReply(request([question])));
+
+  it('stops a new answer after N words with max_tokens when asked', () => {
+    const cut = decideReply(request([question]));
+    expect(cut.stopReason).toBe('max_tokens');
+    expect(cut.blocks).toEqual([{ type: 'text', text: 'This is the offline demo model:' }]);
+    // The request's own limit still wins when it is lower.
+    expect(decideReply(request([question], { max_tokens: 3 })).blocks).toEqual([{ type: 'text', text: 'This is the' }]);
+  });
+
+  it('goes on from a prefill (the history ends with the cut answer) with the rest, and says when nothing is left', () => {
+    const text = cutText();
+    const next = decideReply(request([question, { role: 'assistant', content: [{ type: 'text', text }] }]));
+    expect(next.stopReason).toBe('end_turn');
+    const rest = textOf(next);
+    expect(rest.startsWith(' no real AI is answering')).toBe(true);
+    expect(rest).toContain('You wrote: "[demo:cut-at=6] tell me what you are"');
+    // The whole answer written: nothing more to add.
+    const done = decideReply(request([question, { role: 'assistant', content: text + rest }]));
+    expect(done.blocks).toEqual([{ type: 'text', text: ' (That was the whole answer.)' }]);
+  });
+
+  it('goes on after the continue prompt too', () => {
+    const text = cutText();
+    const next = decideReply(
+      request([
+        question,
+        { role: 'assistant', content: [{ type: 'text', text }] },
+        { role: 'user', content: 'Continue from where you stopped.' },
+      ]),
+    );
+    expect(next.stopReason).toBe('end_turn');
+    expect(textOf(next).startsWith('no real AI is answering')).toBe(true);
+  });
+});

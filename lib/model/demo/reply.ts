@@ -1,10 +1,11 @@
+import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
 import { callFound, SEARCH_TOOLS_NAME, searchFirst } from './tool-search';
 import type { DemoReply, DemoRequest, ReplyBlock, ReplyThinkingBlock, ReplyToolUseBlock, RequestMessage } from './types';
-import { splitWords } from './words';
+import { countWords, splitWords } from './words';
 
 // Decides what the demo model says: a pure function from the request to
 // content blocks and a stop reason (ids come from an injectable generator).
@@ -29,6 +30,8 @@ export function titleFrom(text: string): string {
 /** Test hooks in the last user text. */
 export const FAIL_MIDSTREAM_TRIGGER = '[demo:fail-midstream]';
 export const OVERLOADED_TRIGGER = '[demo:overloaded]';
+/** `[demo:cut-at=N]`: a new answer stops after N words with `max_tokens`, as if that were the request's limit. */
+export const CUT_AT_TRIGGER = /\[demo:cut-at=(\d+)\]/;
 
 export type ReplyOptions = {
   /** Makes tool_use ids; `n` counts from 1 within one reply. */
@@ -41,20 +44,62 @@ export type ReplyOptions = {
  * must send back unchanged with the block). Title requests think nothing.
  */
 export function decideReply(request: DemoRequest, options: ReplyOptions = {}): DemoReply {
-  const reply = decideContent(request, options);
+  const continued = !request.system?.startsWith(TITLE_REQUEST) && continuationOf(request, options);
+  const reply = continued || decideContent(withCut(request), options);
   if (!request.thinking || request.system?.startsWith(TITLE_REQUEST)) return reply;
-  return { ...reply, blocks: [thinkingAbout(request, reply), ...reply.blocks] };
+  return { ...reply, blocks: [thinkingAbout(request, reply, Boolean(continued)), ...reply.blocks] };
 }
 
-function thinkingAbout(request: DemoRequest, reply: DemoReply): ReplyThinkingBlock {
+/** A new answer asked to stop early (`[demo:cut-at=N]`): the request's limit lowered to N. */
+function withCut(request: DemoRequest): DemoRequest {
+  const cut = CUT_AT_TRIGGER.exec(lastUserText(request.messages));
+  return cut ? { ...request, max_tokens: Math.min(request.max_tokens, Math.max(1, Number(cut[1]))) } : request;
+}
+
+/**
+ * Asked to go on with a cut answer — the history ends with it (prefill), or with CONTINUE_PROMPT
+ * right after it — the demo gives the rest of the answer it would have given to the question
+ * before it: the words after those already written (a space first after a prefill, which ends
+ * trimmed). Not cut again by the trigger; the request's own `max_tokens` still holds.
+ */
+function continuationOf(request: DemoRequest, options: ReplyOptions): DemoReply | null {
+  const { messages } = request;
+  const prefill = messages.at(-1)?.role === 'assistant';
+  const prompted = !prefill && lastUserText(messages).trim() === CONTINUE_PROMPT && messages.at(-2)?.role === 'assistant';
+  if (!prefill && !prompted) return null;
+  const cut = messages.at(prefill ? -1 : -2)!;
+  const written = textOf(cut);
+  if (!written.trim()) return null;
+  const question = messages.slice(0, prefill ? -1 : -2);
+  const whole = decideContent({ ...request, messages: question, max_tokens: Number.MAX_SAFE_INTEGER }, options).blocks;
+  const full = whole.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n\n');
+  const words = splitWords(full);
+  const count = countWords(written);
+  const same = words.slice(0, count).join('').replace(/\s+/g, ' ').trim() === written.replace(/\s+/g, ' ').trim();
+  const rest = same ? words.slice(count).join('').trim() : '';
+  const text = rest || '(That was the whole answer.)';
+  return limitToMaxTokens(
+    { blocks: [textBlock(prefill ? ` ${text}` : text)], stopReason: 'end_turn', failMidstream: false },
+    request.max_tokens,
+  );
+}
+
+function textOf(message: RequestMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n\n');
+}
+
+function thinkingAbout(request: DemoRequest, reply: DemoReply, continued: boolean): ReplyThinkingBlock {
   const asked = lastUserText(request.messages).replace(/\s+/g, ' ').trim();
   const quoted = asked.length > 80 ? `${asked.slice(0, 80).trimEnd()}…` : asked;
   const calls = reply.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.name] : []));
-  const plan = toolResultBlocks(request.messages.at(-1)).length
-    ? 'The tool results are in; I will quote each of them.'
-    : calls.length
-      ? `I will call ${joinNames(calls)}.`
-      : 'No tool was named, so I will answer briefly and list the tools I was offered.';
+  const plan = continued
+    ? 'My answer was cut at the length limit; I will go on from where it stopped.'
+    : toolResultBlocks(request.messages.at(-1)).length
+      ? 'The tool results are in; I will quote each of them.'
+      : calls.length
+        ? `I will call ${joinNames(calls)}.`
+        : 'No tool was named, so I will answer briefly and list the tools I was offered.';
   const thinking = `The person wrote: “${quoted}”. ${plan}`;
   return { type: 'thinking', thinking, signature: `demo-signature-${Buffer.from(thinking).toString('base64url').slice(0, 40)}` };
 }
