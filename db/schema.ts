@@ -58,6 +58,9 @@ export const users = pgTable('users', {
   // scrypt$N$r$p$salt$hash; null for accounts that only sign in through GitHub / Google.
   passwordHash: text('password_hash'),
   plan: text('plan').notNull().default('pro'),
+  // Bumped by triggers (migration 0016) on every change to the user's servers, grants, switches
+  // and session endings: the engine reads it each step and reuses what it read at the same value.
+  toolsRev: bigint('tools_rev', { mode: 'number' }).notNull().default(0),
   createdAt: createdAt(),
 });
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
-import { appendMessage, listMessages } from '@/db/queries/messages';
+import { appendMessage, type MessageRow } from '@/db/queries/messages';
 import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
-import { isConversationTainted } from '@/db/queries/taint';
+import { readStepState } from '@/db/queries/step-state';
 import { insertToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { getUserPlan } from '@/db/queries/users';
 import { errorSummary } from '@/lib/log-safe';
@@ -12,13 +12,15 @@ import { describeModelError } from '@/lib/model/errors';
 import { processSingleton } from '@/lib/process-singleton';
 
 import { auditEndedCalls } from './audit-calls';
+import { DriveHistory } from './context/drive-history';
+import { streamFittedStep } from './context/fitted-step';
 import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { finish } from './finish';
-import { toMessageParams } from './history';
-import { assistantContentToStore, streamModelStep, type StepOutcome } from './model-step';
+import { assistantContentToStore, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
-import { modelTokensReached } from './run-limits';
+import { depsForRun } from './run-model';
+import { tokensReached } from './run-limits';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
 import { offerForStep } from './step-offer';
 import { markOfferTaint } from './taint';
@@ -52,12 +54,16 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
   // A run just started here is passed along as written; any other drive reads it first.
   let run = known.run?.id === runId ? known.run : await getRun(deps.db, runId);
   if (!run || run.status !== 'running' || run.leaseOwner !== deps.instanceId || localRuns.has(runId)) return;
+  // Every step asks the run's own model (the conversation's when the turn started), within its limits.
+  deps = depsForRun(deps, run);
   // Read once per drive (until the run pauses or ends): every step's limits and grants use it.
   const plan = known.run ? known.plan : await getUserPlan(deps.db, run.userId);
   // What this drive knows it owes (undefined: read it): a run just started owes no tool results.
   let owed: ToolCallRow[] | null | undefined = known.run ? null : undefined;
   // Its admission just counted today's model tokens: the first step need not again.
   let tokensChecked = Boolean(known.run);
+  // The conversation as this drive sends it: read at its first step, then kept with what it writes.
+  const history = new DriveHistory();
 
   const ctl = new AbortController();
   localRuns.set(runId, ctl);
@@ -87,13 +93,13 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
           };
           return void (await finish(deps, run, 'failed', { ...owner, error }));
         }
-        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal, plan);
+        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal, plan, (m) => history.append(m));
         if (!next) return;
         run = next;
         continue;
       }
       if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', ...owner }));
-      const next = await advanceStep(deps, run, ctl.signal, plan, tokensChecked);
+      const next = await advanceStep(deps, run, ctl.signal, plan, tokensChecked, history);
       tokensChecked = false;
       if (!next) return;
       ({ run, owed } = next);
@@ -127,9 +133,13 @@ async function advanceStep(
   signal: AbortSignal,
   plan: string | null,
   tokensChecked: boolean,
+  history: DriveHistory,
 ): Promise<SteppedRun | null> {
+  // One read of what the step must know: the tool-state revision, today's tokens, stored results, taint.
+  const state = await readStepState(deps.db, run.userId, run.conversationId);
+  if (!state) return null; // the conversation was deleted (its runs with it)
   // The plan's model tokens for today: a turn that reached them stops before its next model call.
-  const reached = tokensChecked ? null : await modelTokensReached(deps.db, run.userId, { plan });
+  const reached = tokensChecked ? null : tokensReached(state.tokensToday, plan);
   if (reached) {
     const error = { code: `rate_limited:${reached.limit}`, message: reached.message };
     await finish(deps, run, 'failed', { owner: deps.instanceId, error });
@@ -139,34 +149,32 @@ async function advanceStep(
     ? await offerForStep(
         deps.db,
         deps.tools,
-        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, plan },
-        { runId: run.id, toolSearch: deps.toolSearch },
+        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, plan, toolsRev: state.toolsRev },
+        { runId: run.id, toolSearch: deps.toolSearch, hasStoredResults: state.hasStoredResults },
       )
     : NO_TOOLS;
-  // An untrusted server's tool descriptions are about to enter the model's context.
-  await markOfferTaint(deps.db, run.conversationId, offer);
+  // An untrusted server's tool descriptions are about to enter the model's context. Nothing else
+  // taints the conversation until the step's calls run: what is known now holds for its proposals.
+  const tainted = await markOfferTaint(deps.db, run.conversationId, offer, { tainted: state.tainted });
   // The step's number and its name map are written with what it produced (afterStep), not before
   // the model call: until then nothing of the step is stored, and a take-over simply redoes it.
-  const step = { number: run.step + 1, nameMap: offer.nameMap };
-  const history = toMessageParams(await listMessages(deps.db, run.conversationId));
+  const step = { number: run.step + 1, nameMap: offer.nameMap, tainted, toolsRev: state.toolsRev };
   const messageId = randomUUID();
-  const outcome = await streamModelStep(
-    deps,
-    { conversationId: run.conversationId, runId: run.id, messageId },
-    { messages: history, tools: offer.tools, thinking: run.thinking },
-    signal,
-  );
-  return afterStep(deps, run, step, offer, messageId, outcome, signal);
+  // Sent within the model's window: older results stubbed, the oldest turns summarized when needed (./context).
+  const target = { conversationId: run.conversationId, runId: run.id, messageId };
+  const sent = await streamFittedStep(deps, run, history, offer, target, signal);
+  return afterStep(deps, run, { ...step, nameMap: sent.offer.nameMap }, sent.offer, messageId, sent.outcome, signal, history);
 }
 
 async function afterStep(
   deps: EngineDeps,
   run: RunRow,
-  step: { number: number; nameMap: RunRow['nameMap'] },
+  step: { number: number; nameMap: RunRow['nameMap']; tainted: boolean; toolsRev: number },
   offer: ToolOffer,
   messageId: string,
   outcome: StepOutcome,
   signal: AbortSignal,
+  history: DriveHistory,
 ): Promise<SteppedRun | null> {
   const owner = deps.instanceId;
   if (outcome.kind === 'aborted') {
@@ -185,6 +193,8 @@ async function afterStep(
   const usage = {
     inputTokens: prior.inputTokens + (outcome.usage.input_tokens ?? 0),
     outputTokens: prior.outputTokens + (outcome.usage.output_tokens ?? 0),
+    cacheCreationInputTokens: prior.cacheCreationInputTokens + (outcome.usage.cache_creation_input_tokens ?? 0),
+    cacheReadInputTokens: prior.cacheReadInputTokens + (outcome.usage.cache_read_input_tokens ?? 0),
   };
   const usesTools = outcome.stopReason === 'tool_use';
   const proposed =
@@ -194,12 +204,13 @@ async function afterStep(
           conversationId: run.conversationId,
           userId: run.userId,
           step: step.number,
-          tainted: await isConversationTainted(deps.db, run.conversationId),
+          tainted: step.tainted,
         })
       : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };
   const events: RunEvent[] = [{ type: 'message.completed', data: { messageId, message } }];
   let inserted: ToolCallRow[] = [];
+  const written: MessageRow[] = [];
 
   // The message, its calls and their events commit together: a crash cannot leave calls the
   // log never announced.
@@ -213,21 +224,25 @@ async function afterStep(
       events,
       also: async (tx) => {
         await addModelTokens(tx, run.userId, stepTokens(outcome.usage));
-        await appendMessage(tx, {
-          id: messageId,
-          conversationId: run.conversationId,
-          role: 'assistant',
-          content,
-          runId: run.id,
-          stopReason: outcome.stopReason,
-        });
-        if (usesTools && !deps.tools) {
+        written.push(
           await appendMessage(tx, {
+            id: messageId,
             conversationId: run.conversationId,
-            role: 'user',
-            content: unavailableToolResults(content),
+            role: 'assistant',
+            content,
             runId: run.id,
-          });
+            stopReason: outcome.stopReason,
+          }),
+        );
+        if (usesTools && !deps.tools) {
+          written.push(
+            await appendMessage(tx, {
+              conversationId: run.conversationId,
+              role: 'user',
+              content: unavailableToolResults(content),
+              runId: run.id,
+            }),
+          );
         }
         inserted = await insertToolCalls(tx, proposed);
         for (const row of inserted) {
@@ -240,6 +255,8 @@ async function afterStep(
       },
     },
   );
+  // Committed: the next step sends these without reading them back.
+  for (const m of written) history.append(m);
   // The step's calls are owed their results (when it could make any); nothing else is.
   if (usesTools) return { run: next, owed: deps.tools ? inserted : null };
   if (outcome.stopReason === 'pause_turn') return { run: next, owed: null };

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
+import { readToolsRev } from '@/db/queries/step-state';
 import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
@@ -35,9 +36,11 @@ export async function executeCalls(
   signal: AbortSignal,
   plan?: string | null,
 ): Promise<void> {
-  const servers = await host.serversFor(run.userId);
+  // Only whether anything changed is read again: servers and grants read at the same revision still hold.
+  const toolsRev = (await readToolsRev(deps.db, run.userId)) ?? undefined;
+  const servers = await host.serversFor(run.userId, { toolsRev });
   const runnable = calls.filter((c) => RUNNABLE.has(c.status));
-  const refused = await callsNoLongerAllowed(host, run, runnable, servers, plan);
+  const refused = await callsNoLongerAllowed(host, run, runnable, servers, { plan, toolsRev });
   await Promise.all(
     runnable.map((c) => {
       const why = refused.get(c.id);

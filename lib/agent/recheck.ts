@@ -19,7 +19,7 @@ export async function callsNoLongerAllowed(
   run: RunRow,
   calls: ToolCallRow[],
   servers: McpServerConfig[],
-  plan?: string | null,
+  read: { plan?: string | null; toolsRev?: number } = {},
 ): Promise<Map<string, string>> {
   const refused = new Map<string, string>();
   const byServer = new Map<string, ToolCallRow[]>();
@@ -27,7 +27,7 @@ export async function callsNoLongerAllowed(
     if (!call.serverId || !call.tool) continue;
     byServer.set(call.serverId, [...(byServer.get(call.serverId) ?? []), call]);
   }
-  const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, plan };
+  const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, ...read };
   // Every server's list at once, then the grants of every tool in one read (not one per server).
   const listings = await Promise.all(
     [...byServer].map(async ([serverId, serverCalls]) => {

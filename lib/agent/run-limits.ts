@@ -65,7 +65,8 @@ export async function modelTokensReached(
   return tokensReached(await modelTokensToday(db, userId, opts.now ?? new Date()), plan);
 }
 
-function tokensReached(used: number, plan: string | null): LimitExceeded | null {
+/** Whether `used` model tokens today reach the plan's daily count (a LimitExceeded saying so), else null. */
+export function tokensReached(used: number, plan: string | null): LimitExceeded | null {
   const max = limitsFor(plan).modelTokensPerDay;
   if (used < max) return null;
   return limitExceeded(

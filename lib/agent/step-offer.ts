@@ -18,13 +18,13 @@ import { offerTools, withHostTool, type ToolHost, type ToolOffer } from './tool-
  * plus the tools the run found by searching and the tools most recently used in the conversation
  * (tool-budget.ts). Once a result was too large to send whole, the host's paging tool too.
  * `runId` is the run whose searches count (none: nothing was found yet); `toolSearch` the budget
- * (EngineDeps.toolSearch; default DEFAULT_TOOL_SEARCH).
+ * (EngineDeps.toolSearch; default DEFAULT_TOOL_SEARCH); `hasStoredResults` when the caller already read it.
  */
 export async function offerForStep(
   db: Db,
   host: ToolHost,
   ctx: RunGrantContext,
-  opts: { runId?: string | null; toolSearch?: ToolSearchSettings } = {},
+  opts: { runId?: string | null; toolSearch?: ToolSearchSettings; hasStoredResults?: boolean } = {},
 ): Promise<ToolOffer> {
   const enabled = await offerTools(host, ctx);
   const settings = opts.toolSearch ?? DEFAULT_TOOL_SEARCH;
@@ -38,7 +38,8 @@ export async function offerForStep(
     const keep = toolsToKeep(enabledKeys, found, recent, roomBesideSearch(settings));
     offer = withHostTool(onlyTools(enabled, keep), SEARCH_TOOLS_TOOL, HOST_SERVER);
   }
-  return (await hasStoredResults(db, ctx.conversationId)) ? withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER) : offer;
+  const stored = opts.hasStoredResults ?? (await hasStoredResults(db, ctx.conversationId));
+  return stored ? withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER) : offer;
 }
 
 /**

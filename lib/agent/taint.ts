@@ -27,12 +27,18 @@ export function taintOf(source: TaintSource, from: { serverId: string; serverNam
   };
 }
 
-/** Before a model step: an untrusted server's tool offered to the model brings its description and title in. */
-export async function markOfferTaint(db: Db, conversationId: string, offer: ToolOffer): Promise<void> {
+/**
+ * Before a model step: an untrusted server's tool offered to the model brings its description and
+ * title in. `tainted`: the conversation is known to be tainted already (nothing to write). Returns
+ * whether it is tainted now.
+ */
+export async function markOfferTaint(db: Db, conversationId: string, offer: ToolOffer, opts: { tainted?: boolean } = {}): Promise<boolean> {
   const first = [...offer.routes.values()].find((r) => r.tool.trust !== 'trusted' || r.server.trust !== 'trusted');
-  if (!first) return;
+  if (!first) return Boolean(opts.tainted);
+  if (opts.tainted) return true;
   const from = { serverId: first.tool.serverId, serverName: first.server.displayName, tool: first.tool.name };
   await markConversationTainted(db, conversationId, taintOf('tool_description', from));
+  return true;
 }
 
 /**

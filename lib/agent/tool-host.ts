@@ -7,7 +7,8 @@ import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
 /** Where tools come from: the user's servers, how to reach them, and what the person granted. */
 export interface ToolHost {
   gateway: McpGateway;
-  serversFor(userId: string): Promise<McpServerConfig[]>;
+  /** `toolsRev`: the user's `users.tools_rev` as read this step; the servers read at the same value may be reused. */
+  serversFor(userId: string, opts?: { toolsRev?: number }): Promise<McpServerConfig[]>;
   grants: GrantSource;
 }
 
@@ -38,7 +39,7 @@ export interface ToolOffer {
  */
 export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<ToolOffer> {
   // A namespace that could shadow the host's tools or split two ways is never offered.
-  const servers = [...(await host.serversFor(ctx.userId))]
+  const servers = [...(await host.serversFor(ctx.userId, { toolsRev: ctx.toolsRev }))]
     .filter((s) => namespaceProblem(s.namespace) === null)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(

@@ -24,6 +24,12 @@ export interface RunGrantContext {
    * the run pauses or ends), so each step does not read it again; absent: read it now.
    */
   plan?: string | null;
+  /**
+   * `users.tools_rev` as the engine read it for this step: a source may answer from what it read
+   * at the same value (every change to servers, grants, switches or sessions bumps it); absent:
+   * read everything now.
+   */
+  toolsRev?: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/connection';
-import { findLiveAuthSession } from '@/db/queries/auth-sessions';
+import { findLiveAuthSession, type AuthSessionRow } from '@/db/queries/auth-sessions';
 import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
 import { getUserPlan } from '@/db/queries/users';
 import type { ToolState } from '@/db/vocabulary';
@@ -54,14 +54,40 @@ export function isDefaultOn(tool: Pick<CatalogTool, 'serverId' | 'trust' | 'anno
   return BUILTIN_IDS.has(tool.serverId) && isTrustedReadOnly(tool);
 }
 
-export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
+/**
+ * What standings are made of, as stored: the session that started the run (if it was live when
+ * read), the conversation's switch-offs and that session's grants there. Kept apart from the plan
+ * and the time, so a source may reuse them while `users.tools_rev` is unchanged.
+ */
+export interface GrantInputs {
+  session: AuthSessionRow | null;
+  switchedOff: Set<string>;
+  grants: GrantRow[];
+}
+
+export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Date()): Promise<GrantInputs> {
   const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
-  const sessionLive = session !== null && session.userId === ctx.userId;
-  const [plan, switchedOff, grants] = await Promise.all([
-    (ctx.plan !== undefined ? Promise.resolve(ctx.plan) : getUserPlan(db, ctx.userId)).then(planOf),
+  const live = session !== null && session.userId === ctx.userId;
+  const [switchedOff, grants] = await Promise.all([
     listSwitchedOff(db, ctx.userId, ctx.conversationId),
-    sessionLive ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
+    live ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
   ]);
+  return { session: live ? session : null, switchedOff, grants };
+}
+
+export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
+  const [plan, inputs] = await Promise.all([
+    ctx.plan !== undefined ? Promise.resolve(ctx.plan) : getUserPlan(db, ctx.userId),
+    readGrantInputs(db, ctx, now),
+  ]);
+  return standingsFrom(inputs, planOf(plan), ctx, now);
+}
+
+/** The standings of every tool from their stored inputs, at `now` (a grant or session may have expired since they were read). */
+export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantContext, now: Date): Standings {
+  const { session, switchedOff } = inputs;
+  const sessionLive = session !== null && session.endedAt === null && session.expiresAt > now;
+  const grants = sessionLive ? inputs.grants : [];
   const byScope = new Map(grants.map((g) => [g.scope, g]));
 
   return {
@@ -120,12 +146,32 @@ export function toToolGrant(s: ToolStanding): ToolGrant {
   };
 }
 
-/** The app's grant source: what people granted, stored per (user, conversation, signed-in session). */
+/**
+ * The app's grant source: what people granted, stored per (user, conversation, signed-in session).
+ * When the engine says which `users.tools_rev` it read this step (`ctx.toolsRev`), what was read at
+ * that same value is reused: every change to grants, switches and sessions bumps it (triggers,
+ * migration 0016), so nothing stale can be answered.
+ */
 export function storedGrants(db: Db): GrantSource {
+  const cache = new Map<string, { rev: number; inputs: GrantInputs }>();
   return {
     async grantsFor(ctx, tools) {
-      const standings = await readStandings(db, ctx);
+      const now = new Date();
+      const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}`;
+      let inputs = ctx.toolsRev !== undefined && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
+      const plan = ctx.plan !== undefined ? ctx.plan : await getUserPlan(db, ctx.userId);
+      if (!inputs) {
+        inputs = await readGrantInputs(db, ctx, now);
+        if (ctx.toolsRev !== undefined) {
+          // A bound, not an LRU: conversations active on one instance at once are far fewer.
+          if (cache.size >= MAX_CACHED) cache.clear();
+          cache.set(key, { rev: ctx.toolsRev, inputs });
+        }
+      }
+      const standings = standingsFrom(inputs, planOf(plan), ctx, now);
       return new Map(tools.map((t) => [t, toToolGrant(standings.of(t))]));
     },
   };
 }
+
+const MAX_CACHED = 2000;

@@ -7,7 +7,7 @@ import { errorSummary } from '@/lib/log-safe';
 import { boundedFetch } from '@/lib/mcp/bounded-fetch';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from '@/lib/mcp/builtin';
 import { dropOnListChanged, withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
-import type { FetchLike } from '@/lib/mcp/connection';
+import type { ConnectDeps, FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
 import { gatewayOAuth } from '@/lib/mcp/oauth';
 import type { CallerIdentity, McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
@@ -32,6 +32,8 @@ export interface AppTools {
   builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
   /** Every tool a server lists, reviewed or not (the host offers only reviewed ones): the Tools panel says why the rest wait. */
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
+  /** How servers are reached (built-ins in-process, the rest through the URL guard and OAuth): prompts and resources go the same way as calls. */
+  connectDeps: ConnectDeps;
 }
 
 export interface AppToolsOptions {
@@ -50,6 +52,9 @@ export interface AppToolsOptions {
  * bounds its responses itself (lib/mcp/connection.ts) and reports the bound in its own words;
  * `remoteFetch` (bounded) is for other requests, e.g. OAuth metadata and tokens.
  */
+/** A bound on the servers cache, not an LRU: users with turns running on one instance at once are far fewer. */
+const MAX_CACHED_USERS = 2000;
+
 export function guardedRemoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
   return createGuardedFetch({ allowLoopback: env.MCP_ALLOW_LOOPBACK === 'true' });
 }
@@ -63,16 +68,16 @@ const builtinCatalogs = processSingleton('builtinCatalogs', () => new Map<string
 export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   const getDb = async () => db;
   const box = opts.box ?? (() => getSecretBox());
-  const gateway = createMcpGateway({
+  const connectDeps: ConnectDeps = {
     inProcess: (server, caller) =>
       server.builtin && isBuiltinNamespace(server.namespace)
         ? inProcessFetch(builtinHandler(server.namespace, getDb), builtinAuthInfo(caller))
         : undefined,
     fetch: opts.fetch ?? guardedRemoteFetch(),
-    onToolsListChanged: dropOnListChanged(db),
     // OAuth requests (metadata, token) go through the same guard, bounded.
     oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
-  });
+  };
+  const gateway = createMcpGateway({ ...connectDeps, onToolsListChanged: dropOnListChanged(db) });
   const remote = withCatalogCache(gateway, db);
 
   function builtinListing(server: McpServerConfig, refresh = false): Promise<ListedCatalog> {
@@ -87,6 +92,9 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     return listing;
   }
 
+  /** Each user's enabled servers as read at one `users.tools_rev`. */
+  const servers = new Map<string, { rev: number; list: McpServerConfig[] }>();
+
   const hostGateway: SwitchboardGateway = {
     async listTools(server, caller, listOpts) {
       if (server.builtin) return { ...(await builtinListing(server, listOpts?.refresh)), server };
@@ -100,7 +108,10 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   return {
     host: {
       gateway: hostGateway,
-      async serversFor(userId) {
+      async serversFor(userId, opts = {}) {
+        // Read at the same users.tools_rev (every change to a server bumps it): what was read then still holds.
+        const cached = servers.get(userId);
+        if (opts.toolsRev !== undefined && cached?.rev === opts.toolsRev) return cached.list;
         const rows = await listEnabledServers(db, userId);
         const own: McpServerConfig[] = [];
         for (const row of rows) {
@@ -111,13 +122,19 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
             console.error(`[tools] server ${row.id} left out:`, errorSummary(err));
           }
         }
-        return [...BUILTIN_SERVERS, ...own];
+        const list = [...BUILTIN_SERVERS, ...own];
+        if (opts.toolsRev !== undefined) {
+          if (servers.size >= MAX_CACHED_USERS) servers.clear();
+          servers.set(userId, { rev: opts.toolsRev, list });
+        }
+        return list;
       },
       grants: opts.grants ?? storedGrants(db),
     },
     remote,
     builtinListing,
     listAll: async (server, caller) => (server.builtin ? builtinListing(server) : remote.listTools(server, caller)),
+    connectDeps,
   };
 }
 

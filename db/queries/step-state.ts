@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+
+import type { Db } from '../connection';
+import { utcDay } from './model-usage';
+import { rowsOf } from './rate-limits';
+
+/** What a run's step must know of the database before it calls the model, read in one statement. */
+export interface StepState {
+  /** `users.tools_rev`: what was read at the same value (servers, grants, switches) may be reused. */
+  toolsRev: number;
+  /** The model tokens the user's turns used today (UTC). */
+  tokensToday: number;
+  /** Whether a tool result of the conversation was too large to send whole (the paging tool is offered then). */
+  hasStoredResults: boolean;
+  /**
+   * Whether text from an untrusted server entered the conversation's context: its mark, or a
+   * stored result of an untrusted server (the same rule as getConversationTaint).
+   */
+  tainted: boolean;
+}
+
+/** The step's state, or null when the conversation or its user is gone. */
+export async function readStepState(db: Db, userId: string, conversationId: string, now = new Date()): Promise<StepState | null> {
+  // Raw `conversations.…` in the subqueries: an interpolated column may be rendered unqualified.
+  const result = await db.execute(sql`
+    select u.tools_rev,
+      coalesce((select tokens from model_usage where user_id = u.id and day = ${utcDay(now)}), 0) as tokens_today,
+      exists (select 1 from tool_calls t where t.conversation_id = conversations.id and t.full_text is not null) as has_stored_results,
+      (conversations.tainted is not null or exists (
+        select 1 from tool_calls t
+        where t.conversation_id = conversations.id and t.trust = 'untrusted' and t.status in ('succeeded', 'errored')
+      )) as tainted
+    from users u, conversations
+    where u.id = ${userId} and conversations.id = ${conversationId}`);
+  const row = rowsOf<{ tools_rev: string | number; tokens_today: string | number; has_stored_results: boolean; tainted: boolean }>(
+    result,
+  )[0];
+  if (!row) return null;
+  return {
+    toolsRev: Number(row.tools_rev),
+    tokensToday: Number(row.tokens_today),
+    hasStoredResults: Boolean(row.has_stored_results),
+    tainted: Boolean(row.tainted),
+  };
+}
+
+/** `users.tools_rev` alone: a re-check right before calls run asks only whether anything changed. */
+export async function readToolsRev(db: Db, userId: string): Promise<number | null> {
+  const rows = rowsOf<{ tools_rev: string | number }>(await db.execute(sql`select tools_rev from users where id = ${userId}`));
+  return rows[0] ? Number(rows[0].tools_rev) : null;
+}
