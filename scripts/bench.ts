@@ -1,109 +1,99 @@
-// `npm run bench`: figures for the run engine, from plain Node (no Next.js): turn latency with
-// the demo model and with a built-in tool call, the first request with 300 tools with and without
-// tool search, event log append rate, SSE replay speed, and memory. PGlite in memory by default;
-// BENCH_DATABASE_URL points it at a Postgres server instead.
-import { randomUUID } from 'node:crypto';
+// `npm run bench`: the engine's figures side by side with its peers (issue 12), in one run, no
+// network: a scripted Anthropic-compatible model and fixture MCP servers on 127.0.0.1. Prints one
+// table and writes it as JSON to bench-results/bench.json. The sections live in bench/; the
+// through-the-app part (bench/app/index.ts, when present) adds its rows to the same report.
+//
+//   BENCH_ROUNDS=300       interleaved rounds of the turn comparison (default 300)
+//   BENCH_DATABASE_URL=…   also run the engine on Postgres (in a database of its own, dropped after)
+//   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, toolsearch)
+//   BENCH_APP=0            skip the through-the-app part
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 
-import { openPglite, openPostgres, type DbHandle } from '../db/connection';
-import { createConversation } from '../db/queries/conversations';
-import { appendEvent } from '../db/queries/events';
-import { getRun } from '../db/queries/runs';
-import { createUser } from '../db/queries/users';
-import { trackedSchedule, type EngineDeps } from '../lib/agent/deps';
-import { startRun } from '../lib/agent/engine';
-import { openEventStream } from '../lib/agent/sse';
-import { createModelClient } from '../lib/model/client';
-import { buildEngineDeps } from '../lib/server/engine-deps';
-import { createAppToolHost } from '../lib/server/tool-host';
-import { toolSearchFigures } from './bench-tool-search';
+import { catalogFigures } from '@/bench/catalog';
+import { openBenchDbs } from '@/bench/databases';
+import { engineTurnFigures } from '@/bench/engine-turn';
+import { eventLogFigures } from '@/bench/event-log';
+import { startBenchModel } from '@/bench/model-script';
+import { parallelFigures } from '@/bench/parallel';
+import { createReport, machineInfo, renderTable, writeReport, type BenchReport } from '@/bench/report';
+import { toolRoundTripFigures } from '@/bench/tool-roundtrip';
+import { toolSearchFigures } from '@/bench/tool-search';
 
-const TURNS = Number(process.env.BENCH_TURNS ?? 40);
-// One user sends 3 × TURNS turns back to back: far past a person's messages per minute, turns per
-// hour and model tokens per day (lib/limits.ts). An operator's own SWITCHBOARD_LIMITS still wins.
-process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1_000_000, runsPerHour: 1_000_000, modelTokensPerDay: 1e12 });
+// Thousands of turns by one user, back to back: far past a person's messages per minute, turns
+// per hour and model tokens per day (lib/limits.ts). An operator's own SWITCHBOARD_LIMITS still wins.
+process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1e9, runsPerHour: 1e9, modelTokensPerDay: 1e15 });
 
-function stats(ms: number[]) {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const pick = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  return (
-    `mean ${mean.toFixed(1)} ms · p50 ${pick(0.5).toFixed(1)} · p95 ${pick(0.95).toFixed(1)} · max ${sorted.at(-1)!.toFixed(1)} ` +
-    `(n=${ms.length})`
-  );
-}
-
-async function openDb(): Promise<DbHandle> {
-  const url = process.env.BENCH_DATABASE_URL;
-  const handle = url ? await openPostgres(url) : await openPglite();
-  await handle.migrate();
-  return handle;
-}
-
-async function timedTurns(deps: EngineDeps & { drain(): Promise<void> }, userId: string, text: string): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < TURNS; i++) {
-    const conversation = await createConversation(deps.db, { userId, model: 'demo' });
-    const t0 = performance.now();
-    const { run } = await startRun(deps, { conversationId: conversation.id, userId, sessionId: null, text });
-    await deps.drain();
-    const done = await getRun(deps.db, run.id);
-    if (done?.status !== 'completed') throw new Error(`turn ${i} ended ${done?.status}: ${JSON.stringify(done?.error)}`);
-    out.push(performance.now() - t0);
-  }
-  return out;
-}
-
-const handle = await openDb();
-const rssStart = process.memoryUsage().rss;
-const work = trackedSchedule();
-const deps = {
-  ...buildEngineDeps(handle, {
-    role: 'bench',
-    schedule: work.schedule,
-    tools: null,
-    model: { client: createModelClient({ DEMO_MODEL_DELAY_MS: '0' }), model: 'demo' },
-  }),
-  drain: work.idle,
+const settings = {
+  rounds: Number(process.env.BENCH_ROUNDS ?? 300),
+  warmup: Number(process.env.BENCH_WARMUP ?? 20),
+  only: process.env.BENCH_ONLY?.split(',').map((s) => s.trim()),
+  postgres: Boolean(process.env.BENCH_DATABASE_URL),
+  app: process.env.BENCH_APP !== '0',
 };
-const user = (await createUser(handle.db, { email: `bench-${randomUUID()}@example.test`, passwordHash: 'x' }))!;
+const wanted = (section: string) => !settings.only || settings.only.includes(section);
+const startedAt = new Date();
+const elapsed = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 
-console.log(`Switchboard engine benchmark — ${handle.kind}, ${TURNS} turns each\n`);
-console.log(`text turn (demo model, no tools):       ${stats(await timedTurns(deps, user.id, 'Hello there, how are you today?'))}`);
-const withTools = { ...deps, tools: createAppToolHost(handle.db) };
-console.log(`text turn, built-in tools on by default: ${stats(await timedTurns(withTools, user.id, 'Hello there, how are you today?'))}`);
+const report = createReport();
+const dbs = await openBenchDbs(process.env.BENCH_DATABASE_URL);
+const machine = machineInfo(dbs.map((d) => d.version));
+const model = await startBenchModel();
 console.log(
-  `turn with one auto-approved tool call:   ${stats(await timedTurns(withTools, user.id, 'call notes__search {"query": "plans"}'))}`,
+  `Switchboard bench — ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
+    `load ${machine.loadAtStart.toFixed(2)} at start; ${machine.databases.join(' and ')}\n`,
 );
 
-await toolSearchFigures(deps, handle, Math.min(TURNS, 10), stats);
-
-const conversation = await createConversation(handle.db, { userId: user.id, model: 'demo' });
-const EVENTS = 5000;
-let t0 = performance.now();
-for (let i = 0; i < EVENTS; i++) {
-  await appendEvent(handle.db, {
-    conversationId: conversation.id,
-    runId: null,
-    type: 'message.delta',
-    data: { messageId: 'm', blockIndex: 0, offset: i * 20, text: 'twenty characters..!' },
-  });
+async function section(name: string, run: () => Promise<void>) {
+  if (!wanted(name)) return;
+  const t0 = performance.now();
+  process.stdout.write(`${name}…`);
+  await run();
+  console.log(` ${elapsed(t0)}`);
 }
-let ms = performance.now() - t0;
-console.log(
-  `event log append:                       ${(EVENTS / (ms / 1000)).toFixed(0)} events/s (${EVENTS} sequential appends in ` +
-    `${ms.toFixed(0)} ms)`,
-);
 
-t0 = performance.now();
-const stream = await openEventStream({ db: handle.db, bus: deps.bus, conversationId: conversation.id, afterSeq: 0 });
-const bytes = (await new Response(stream!).arrayBuffer()).byteLength;
-ms = performance.now() - t0;
-console.log(`SSE replay of ${EVENTS} events:              ${ms.toFixed(0)} ms (${(bytes / 1024).toFixed(0)} KB)`);
+try {
+  await section('turn', () =>
+    engineTurnFigures(report, dbs, model, model.client, {
+      rounds: settings.rounds,
+      warmup: settings.warmup,
+      onRound: (n) => n % 50 === 0 && process.stdout.write(` ${n}`),
+    }),
+  );
+  await section('roundtrip', () => toolRoundTripFigures(report, dbs[0]!));
+  await section('parallel', () => parallelFigures(report, dbs));
+  await section('catalog', () => catalogFigures(report, dbs[0]!, model));
+  await section('eventlog', () => eventLogFigures(report, dbs));
+  await section('toolsearch', () => toolSearchFigures(report, dbs[0]!));
+  if (settings.app && wanted('app')) await runAppPart(report);
 
-const rssEnd = process.memoryUsage().rss;
-console.log(
-  `memory: rss ${(rssStart / 2 ** 20).toFixed(0)} MB at start → ${(rssEnd / 2 ** 20).toFixed(0)} MB at end; heap used ` +
-    `${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB`,
-);
-await handle.close();
+  const rss = process.memoryUsage();
+  report.add(
+    { section: 'memory', figure: 'bench process rss at the end', value: Math.round(rss.rss / 2 ** 20), unit: 'MB' },
+    { section: 'memory', figure: 'bench process heap used at the end', value: Math.round(rss.heapUsed / 2 ** 20), unit: 'MB' },
+  );
+  console.log(`\n${renderTable(report.rows)}\n`);
+  for (const n of report.notes) console.log(`- ${n.section}: ${n.text}`);
+  const file = writeReport(report, { machine, startedAt, settings });
+  console.log(`\nwritten to ${path.relative(process.cwd(), file)}`);
+} finally {
+  await model.close();
+  for (const db of dbs) await db.close();
+}
 process.exit(0);
+
+/**
+ * The through-the-app part (another module's: bench/app/index.ts exports `runAppBench(report)`),
+ * run when the file exists and BENCH_APP is not 0. Looked up by path so this entry compiles
+ * before that module exists.
+ */
+async function runAppPart(into: BenchReport): Promise<void> {
+  const file = path.join(import.meta.dirname, '..', 'bench', 'app', 'index.ts');
+  if (!existsSync(file)) return;
+  const t0 = performance.now();
+  process.stdout.write('app…');
+  const mod = (await import(file)) as { runAppBench?: (report: BenchReport) => Promise<void> };
+  if (typeof mod.runAppBench !== 'function') throw new Error('bench/app/index.ts does not export runAppBench(report)');
+  await mod.runAppBench(into);
+  console.log(` ${elapsed(t0)}`);
+}

@@ -1,0 +1,110 @@
+import type Anthropic from '@anthropic-ai/sdk';
+
+import { startFixtureServer } from '@/test/fixtures/mcp-fixture-server';
+
+import type { BenchDb } from './databases';
+import { builtinEngine, expectCompleted, newConversation, remoteEngine, turn, WARM_UP_TEXT, type BenchEngine } from './engine-setup';
+import type { BenchModel } from './model-script';
+import { aiSdkVariant, bareMcpClient, floorVariant, minimalLoopVariant } from './peers';
+import { atMost, summaryRow, type BenchReport } from './report';
+import { interleave, pairedDifferences, pairedRatios, summarize, type Variant } from './stats';
+
+/**
+ * Issue 12, figure 1: host overhead per turn. A tool turn (two model calls, one tool call, model
+ * and tool answering at once) through the real engine and database, beside the peers, on the
+ * same scripted model and the same loopback MCP server, interleaved round by round.
+ */
+
+const SECTION = 'turn';
+/** Targets of the issue: engine ÷ peer, per database. */
+const RATIO_TARGET: Record<BenchDb['kind'], number> = { postgres: 1.25, pglite: 1.5 };
+const STATEMENT_TARGET = 20;
+const TOOL_TURN_TEXT = 'Echo something, please.';
+
+interface EngineVariant extends Variant<number> {
+  db: BenchDb;
+  path: 'remote' | 'builtin';
+}
+
+/** One engine variant: each round a fresh conversation with one untimed warm-up turn, then the timed tool turn. */
+function engineVariant(db: BenchDb, path: EngineVariant['path'], engine: BenchEngine, userId: string): EngineVariant {
+  let conversationId = '';
+  return {
+    name: `engine ${path === 'remote' ? 'fx__echo' : 'notes__search'} (${db.kind})`,
+    db,
+    path,
+    async prepare() {
+      conversationId = await newConversation(db.handle, userId);
+      await expectCompleted(db.handle, await turn(engine, userId, conversationId, WARM_UP_TEXT));
+    },
+    async run() {
+      db.statements.start();
+      const runId = await turn(engine, userId, conversationId, TOOL_TURN_TEXT);
+      const statements = db.statements.stop().length;
+      await expectCompleted(db.handle, runId);
+      return statements;
+    },
+  };
+}
+
+export async function engineTurnFigures(
+  report: BenchReport,
+  dbs: BenchDb[],
+  model: BenchModel,
+  anthropic: Anthropic,
+  opts: { rounds: number; warmup: number; onRound?: (done: number) => void },
+): Promise<void> {
+  // The catalog says it may be kept a minute: a warm turn lists nothing (figure 5 measures that).
+  const fixture = await startFixtureServer({ listCache: { ttlMs: 60_000 } });
+  const mcp = await bareMcpClient(fixture.url);
+  const aiSdk = await aiSdkVariant(model.url, fixture.url);
+  try {
+    const engines: EngineVariant[] = [];
+    for (const db of dbs) {
+      const remote = await remoteEngine(db.handle, model, fixture.url);
+      engines.push(engineVariant(db, 'remote', remote.engine, remote.user.userId));
+      const builtin = await builtinEngine(db.handle, model);
+      engines.push(engineVariant(db, 'builtin', builtin.engine, builtin.userId));
+    }
+    const floor = floorVariant(anthropic);
+    const minimal = minimalLoopVariant(anthropic, mcp);
+    const peers: Variant<number>[] = [floor, minimal, aiSdk].map((v) => ({ ...v, run: async () => (await v.run(), 0) }));
+    const errorsBefore = model.errorResults();
+    const { ms, extra } = await interleave<number>([...peers, ...engines], opts);
+    if (model.errorResults() > errorsBefore) throw new Error(`${model.errorResults() - errorsBefore} tool calls of the turn bench failed`);
+
+    const of = (name: string) => ms.get(name)!;
+    for (const v of peers) report.add(summaryRow(SECTION, `${v.name}: ms per turn`, summarize(of(v.name)), 'ms'));
+    for (const v of engines) {
+      const t = of(v.name);
+      report.add(summaryRow(SECTION, `${v.name}: ms per turn`, summarize(t), 'ms'));
+      report.add(summaryRow(SECTION, `${v.name}: ms over the floor`, summarize(pairedDifferences(t, of(floor.name))), 'ms'));
+      report.add(summaryRow(SECTION, `${v.name}: ms over the minimal loop`, summarize(pairedDifferences(t, of(minimal.name))), 'ms'));
+      for (const peer of [minimal.name, aiSdk.name]) {
+        const ratio = summarize(pairedRatios(t, of(peer)));
+        const target = v.path === 'remote' ? atMost(ratio.median, RATIO_TARGET[v.db.kind], '×') : {};
+        report.add(summaryRow(SECTION, `${v.name} ÷ ${peer}`, ratio, '×', target));
+      }
+      const statements = summarize(extra.get(v.name)!);
+      report.add(
+        summaryRow(
+          SECTION,
+          `${v.name}: SQL statements per turn`,
+          statements,
+          'statements',
+          atMost(statements.median, STATEMENT_TARGET, 'statements'),
+        ),
+      );
+    }
+    report.note(
+      SECTION,
+      `${opts.rounds} interleaved rounds (after ${opts.warmup} untimed), every variant once per round in a shuffled order; ratios and ` +
+        'differences are per round (paired). Each engine turn is the second turn of a fresh conversation (the first is an untimed ' +
+        'warm-up), so the catalog is warm and the history holds one turn.',
+    );
+  } finally {
+    await aiSdk.close();
+    await mcp.close();
+    await fixture.close();
+  }
+}
