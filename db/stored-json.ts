@@ -181,6 +181,10 @@ const taintV1 = z.object({
   serverName: z.string(),
   /** The tool whose description, result, question or progress it was, when known. */
   tool: z.string().optional(),
+  /** The prompt the person ran (source `prompt`). */
+  prompt: z.string().optional(),
+  /** The resource the person attached (source `resource`). */
+  uri: z.string().optional(),
 });
 export type StoredTaint = z.infer<typeof taintV1>;
 export const storedTaint = taintV1;
@@ -254,7 +258,19 @@ const promptOriginV1 = z.object({
 const resourcesOriginV1 = z.object({
   v: z.literal(1),
   kind: z.literal('resources'),
-  resources: z.array(z.object({ serverId: z.string(), serverName: z.string(), uri: z.string() })),
+  resources: z.array(
+    z.object({
+      serverId: z.string(),
+      serverName: z.string(),
+      uri: z.string(),
+      /** The resource's name as listed (when the person picked it from a list). */
+      name: z.string().optional(),
+      mimeType: z.string().optional(),
+      /** Characters of its text before any cut, and whether the model got only the first part. */
+      chars: z.number().int().optional(),
+      truncated: z.boolean().optional(),
+    }),
+  ),
 });
 export const storedMessageOrigin = z.discriminatedUnion('kind', [promptOriginV1, resourcesOriginV1]);
 export type StoredMessageOrigin = z.infer<typeof storedMessageOrigin>;

@@ -116,9 +116,10 @@ export type Plan = (typeof PLANS)[number];
 /**
  * How text from an untrusted server first entered a conversation's model context (stored in
  * `conversations.tainted`): a tool result, a tool's description or title offered to the model,
- * a server's elicitation message, or its progress text.
+ * a server's elicitation message, its progress text, a prompt of the server the person ran, or a
+ * resource of it they attached (lib/chat/compose.ts).
  */
-export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress'] as const;
+export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress', 'prompt', 'resource'] as const;
 export type TaintSource = (typeof TAINT_SOURCES)[number];
 
 /** How long a grant lasts (`PUT …/grants` `expiresIn`); `session`: until its signed-in session ends. */

@@ -1,7 +1,8 @@
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendMessage } from '@/db/queries/messages';
+import { appendMessage, type MessageRow } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
-import type { StoredThinking } from '@/db/stored-json';
+import { markConversationTainted } from '@/db/queries/taint';
+import type { StoredMessageContent, StoredMessageOrigin, StoredTaint, StoredThinking } from '@/db/stored-json';
 import { isOneOf, PAUSED_RUN_STATUSES } from '@/db/vocabulary';
 
 import { leaseUntil, type EngineDeps } from './deps';
@@ -32,10 +33,20 @@ export async function startRun(
     text: string;
     /** The conversation's extended-thinking setting: fixed for the whole turn. */
     thinking?: StoredThinking | null;
+    /**
+     * What to store as the turn's opening messages instead of `text` alone, each with its origin
+     * (lib/chat/compose.ts: a server's rendered prompt, a message with attached resources); the
+     * last is a user message. `text` still names the conversation.
+     */
+    messages?: OpeningMessage[];
+    /** The mark those messages bring (an untrusted server's prompt or resource), written with them. */
+    taint?: StoredTaint | null;
   },
-): Promise<{ run: RunRow; afterSeq: number }> {
+): Promise<{ run: RunRow; afterSeq: number; messages: MessageRow[] }> {
   let firstMessage = false;
   let plan: string | null = null;
+  const stored: MessageRow[] = [];
+  const opening = input.messages ?? [{ role: 'user', content: [{ type: 'text', text: input.text }], origin: null }];
   const run = await deps.db.transaction(async (tx) => {
     await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
@@ -50,13 +61,19 @@ export async function startRun(
     });
     if (!inserted) throw new RunConflict();
     ({ plan } = await admitRun(tx, input.userId));
-    const message = await appendMessage(tx, {
-      conversationId: input.conversationId,
-      role: 'user',
-      content: [{ type: 'text', text: input.text }],
-      runId: inserted.id,
-    });
-    firstMessage = message.seq === 1;
+    for (const m of opening) {
+      stored.push(
+        await appendMessage(tx, {
+          conversationId: input.conversationId,
+          role: m.role,
+          content: m.content,
+          runId: inserted.id,
+          origin: m.origin,
+        }),
+      );
+    }
+    firstMessage = stored[0]!.seq === 1;
+    if (input.taint) await markConversationTainted(tx, input.conversationId, input.taint);
     const [row] = await deps.events.store(
       tx,
       input.conversationId,
@@ -76,7 +93,14 @@ export async function startRun(
   }
   // The run as just written and the plan it was admitted under: the drive need not read them again.
   deps.schedule(() => driveRun(deps, run.id, { run, plan }));
-  return { run, afterSeq: run.startSeq! - 1 };
+  return { run, afterSeq: run.startSeq! - 1, messages: stored };
+}
+
+/** A message a turn opens with (see `startRun`'s `messages`). */
+export interface OpeningMessage {
+  role: 'user' | 'assistant';
+  content: StoredMessageContent;
+  origin: StoredMessageOrigin | null;
 }
 
 export function titleFrom(text: string): string {

@@ -15,6 +15,7 @@ import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
 
+import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
 import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -87,9 +88,28 @@ export async function remove(rt: Runtime, userId: string, id: string) {
   await deleteConversation(rt.handle.db, userId, id);
 }
 
-export async function sendMessage(rt: Runtime, session: { userId: string; sessionId: string }, id: string, text: string) {
+/**
+ * Starts a turn with the person's text, or with a server's prompt (`prompt`, the text then added
+ * after it), or with resources attached to the text (`attachments`): lib/chat/compose.ts.
+ */
+export async function sendMessage(
+  rt: Runtime,
+  session: { userId: string; sessionId: string },
+  id: string,
+  text: string,
+  extras: { prompt?: PromptRef; attachments?: AttachmentRef[] } = {},
+) {
   const conversation = await owned(rt, session.userId, id);
-  if (!text.trim()) throw new AppError('bad_request', 'body', 'text: must not be empty', 'text');
+  const attachments = extras.attachments ?? [];
+  if (extras.prompt && attachments.length) {
+    throw new AppError(
+      'bad_request',
+      'body',
+      'attachments: a prompt carries none; attach resources to a message of your own',
+      'attachments',
+    );
+  }
+  if (!text.trim() && !extras.prompt && !attachments.length) throw new AppError('bad_request', 'body', 'text: must not be empty', 'text');
   if (text.length > MAX_MESSAGE_CHARS) {
     throw new AppError(
       'payload_too_large',
@@ -98,15 +118,23 @@ export async function sendMessage(rt: Runtime, session: { userId: string; sessio
       'text',
     );
   }
+  const caller = { userId: session.userId, conversationId: id };
+  const composed = extras.prompt
+    ? await composePrompt(composeDeps(rt), caller, extras.prompt, text)
+    : attachments.length
+      ? await composeAttachments(composeDeps(rt), caller, attachments, text)
+      : null;
   try {
-    const { run, afterSeq } = await startRun(rt.engine, {
+    const { run, afterSeq, messages } = await startRun(rt.engine, {
       conversationId: id,
       userId: session.userId,
       sessionId: session.sessionId,
-      text,
+      text: composed?.titleText ?? text,
       thinking: conversation.thinking,
+      ...(composed && { messages: composed.messages, taint: composed.taint }),
     });
-    return { runId: run.id, status: run.status, afterSeq };
+    // What a prompt or attachments put in the conversation, as stored: the page shows them at once.
+    return { runId: run.id, status: run.status, afterSeq, ...(composed && { messages: messages.map(toMessageView) }) };
   } catch (err) {
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;
@@ -118,6 +146,10 @@ export async function stop(rt: Runtime, userId: string, id: string) {
   const run = await cancelRun(rt.engine, id);
   if (!run) throw new AppError('conflict', 'run', 'Nothing to stop: no turn is in progress.');
   return { runId: run.id, status: run.status };
+}
+
+export function composeDeps(rt: Runtime): ComposeDeps {
+  return { db: rt.handle.db, connectDeps: rt.tools.connectDeps, serversFor: (userId) => rt.tools.host.serversFor(userId) };
 }
 
 export async function assertOwned(rt: Runtime, userId: string, id: string) {

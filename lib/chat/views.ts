@@ -1,7 +1,7 @@
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
-import type { StoredMessageContent, StoredRunError } from '@/db/stored-json';
+import type { StoredMessageContent, StoredMessageOrigin, StoredRunError } from '@/db/stored-json';
 import type { RunStatus } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
@@ -34,6 +34,8 @@ export interface MessageView {
   runId: string | null;
   stopReason: string | null;
   createdAt: string;
+  /** What an MCP server put into it: a prompt the person ran, resources they attached (absent for their own words). */
+  origin?: StoredMessageOrigin;
 }
 
 export interface ConversationView extends ConversationSummary {
@@ -70,5 +72,6 @@ export function toMessageView(m: MessageRow): MessageView {
     runId: m.runId,
     stopReason: m.stopReason,
     createdAt: m.createdAt.toISOString(),
+    ...(m.origin && { origin: m.origin }),
   };
 }

@@ -22,6 +22,8 @@ export function describeTaint(taint: StoredTaint): string {
     result: `A result${tool ? ` of ${tool}` : ''} from ${server} entered the conversation`,
     elicitation: `${capitalized(server)} asked a question${tool ? ` while running ${tool}` : ''}`,
     progress: `${capitalized(server)} sent progress messages${tool ? ` while running ${tool}` : ''}`,
+    prompt: `The prompt${taint.prompt ? ` "${taint.prompt}"` : ''} of ${server} was put into the conversation`,
+    resource: `The resource${taint.uri ? ` ${taint.uri}` : ''} of ${server} was attached to a message`,
   }[taint.source];
   return `${what} (${when(taint.at)}). ${TAINT_CONSEQUENCE}`;
 }

@@ -14,7 +14,8 @@ export type ErrorType =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
-  | 'internal';
+  | 'internal'
+  | 'bad_gateway';
 
 const STATUS: Record<ErrorType, number> = {
   bad_request: 400,
@@ -26,6 +27,8 @@ const STATUS: Record<ErrorType, number> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  /** A server the request needed (an MCP server's prompt or resource) failed to answer. */
+  bad_gateway: 502,
 };
 
 export class AppError extends Error {

@@ -32,7 +32,7 @@ export interface AppTools {
   builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
   /** Every tool a server lists, reviewed or not (the host offers only reviewed ones): the Tools panel says why the rest wait. */
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
-  /** How servers are reached (built-ins in-process, the rest through the URL guard and OAuth): prompts and resources go the same way as calls. */
+  /** How servers are reached (built-ins in-process, the rest through the URL guard and OAuth): prompts and resources go as calls do. */
   connectDeps: ConnectDeps;
 }
 

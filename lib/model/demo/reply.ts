@@ -1,5 +1,6 @@
 import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
+import { describeDocuments } from './documents';
 import { argsFromSchema } from './schema-args';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
@@ -147,10 +148,12 @@ function decideContent(request: DemoRequest, options: ReplyOptions): DemoReply {
     return limitToMaxTokens({ blocks: [intro, ...calls], stopReason: 'tool_use', failMidstream }, request.max_tokens);
   }
 
-  const text = plainAnswer(
-    userText,
-    tools.map((t) => t.name),
-  );
+  const text =
+    describeDocuments(messages, userText) ??
+    plainAnswer(
+      userText,
+      tools.map((t) => t.name),
+    );
   return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
 }
 
