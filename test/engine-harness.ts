@@ -117,6 +117,8 @@ export function samplePayload(type: RunEventType): EventPayload<RunEventType> {
         messageId: 'm-sample',
         message: { id: 'm-sample', role: 'assistant', content: [{ type: 'text', text: 'x' }], stopReason: 'end_turn' },
       };
+    case 'message.discarded':
+      return { messageId: 'm-sample', reason: 'taken_over' };
     case 'tool_call.progress':
       return { toolCallId: SAMPLE_CALL.id, progress: 1 };
     case 'run.awaiting_approval':

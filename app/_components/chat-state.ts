@@ -68,6 +68,9 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
         partials: state.partials.filter((p) => p.messageId !== message.id),
       };
     }
+    case 'message.discarded':
+      // Another instance took the run over and redoes the step: this text will never be stored.
+      return { ...state, partials: state.partials.filter((p) => p.messageId !== event.data.messageId) };
     case 'tool_call.progress': {
       const { toolCallId, progress, total, message } = event.data;
       return { ...state, progress: { ...state.progress, [toolCallId]: { progress, total, message } } };

@@ -11,6 +11,7 @@ import type { BusEvent } from './events';
 import { finish } from './finish';
 import { observe } from './observe';
 import { admitRun, lockRunAdmission } from './run-limits';
+import { discardAbandonedText } from './take-over';
 import { suggestTitle } from './title';
 
 export class RunConflict extends Error {
@@ -165,9 +166,12 @@ function leaseLapsed(run: RunRow, now: Date): boolean {
   return run.status === 'running' && (!run.leaseExpiresAt || run.leaseExpiresAt < now);
 }
 
-/** Claims the lease (only one instance wins) and drives the run after the response. */
+/**
+ * Claims the lease (only one instance wins) and drives the run after the response, once the text
+ * the previous instance streamed for a step it never stored is discarded (./take-over.ts).
+ */
 async function takeOver(deps: EngineDeps, run: RunRow, now = new Date()): Promise<RunRow | null> {
   const claimed = await claimLapsedRun(deps.db, run.id, deps.instanceId, leaseUntil(deps), now);
-  if (claimed) deps.schedule(() => driveRun(deps, claimed.id));
+  if (claimed) deps.schedule(() => discardAbandonedText(deps, claimed).then(() => driveRun(deps, claimed.id)));
   return claimed;
 }

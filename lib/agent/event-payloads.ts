@@ -132,6 +132,12 @@ export const EVENT_PAYLOADS = {
       stopReason: z.string().nullable(),
     }),
   }),
+  /**
+   * The streamed text of a message that will never be stored: the instance that streamed it
+   * stopped (crashed, stalled) and the one that took the run over redoes the step under a new
+   * message id (./take-over.ts). A reader drops that message's text; SSE replay leaves it out.
+   */
+  'message.discarded': z.object({ messageId: z.string(), reason: z.enum(['taken_over']) }),
   'tool_call.proposed': toolCallPayload,
   'tool_call.approval_requested': toolCallPayload,
   'tool_call.decided': toolCallPayload,

@@ -7,6 +7,7 @@ export const RUN_EVENT_TYPES = [
   'run.started',
   'message.delta',
   'message.completed',
+  'message.discarded',
   'tool_call.proposed',
   'tool_call.approval_requested',
   'tool_call.decided',
@@ -39,6 +40,7 @@ export const RUN_PAUSE_EVENTS: ReadonlySet<string> = new Set<RunEventType>([
 export const RUN_RUNNING_EVENTS: ReadonlySet<string> = new Set<RunEventType>([
   'run.started',
   'message.delta',
+  'message.discarded',
   'tool_call.started',
   'run.retrying',
 ]);

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/connection';
 import { hasRunEventAfter, listEventsAfter, type EventRow } from '@/db/queries/events';
 import { getActiveRun, getRun, type RunRow } from '@/db/queries/runs';
+import { listDiscardedMessageIds } from '@/db/queries/streamed-text';
 import { errorSummary } from '@/lib/log-safe';
 
 import type { EventBus } from './bus';
@@ -171,13 +172,19 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
   const onAbort = () => finish();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
 
+  // Messages whose streamed text was discarded (a take-over, ./take-over.ts): their deltas are left out.
+  const discarded = new Set<string>();
+  let discardsRead = false;
+  const isDiscardedDelta = (e: BusEvent) => e.type === 'message.delta' && discarded.has(e.data.messageId as string);
+
   /** Frames of the given events; marks the stream done at an end, or at a pause that is current. */
   async function deliver(batch: BusEvent[]): Promise<string> {
     let text = '';
     let pauseSeq: number | undefined;
     for (const e of batch) {
       if (e.seq !== undefined) lastSeq = e.seq;
-      text += encodeSseEvent(e);
+      if (e.type === 'message.discarded') discarded.add(e.data.messageId as string);
+      if (!isDiscardedDelta(e)) text += encodeSseEvent(e);
       if (!followed || e.runId !== followed.id || e.seq === undefined) continue;
       if (RUN_END_EVENTS.has(e.type)) {
         done = true;
@@ -203,7 +210,16 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
       const rows = firstPage ?? (await listEventsAfter(db, conversationId, lastSeq, pageSize));
       firstPage = undefined;
       const fresh = rows.filter((r) => r.seq > lastSeq);
-      if (fresh.length) return deliver(fresh.map(toBusEvent));
+      // Replayed text may have been discarded later in the log: looked up once, when text first comes.
+      if (!discardsRead && fresh.some((r) => r.type === 'message.delta')) {
+        discardsRead = true;
+        for (const id of await listDiscardedMessageIds(db, conversationId, lastSeq)) discarded.add(id);
+      }
+      if (fresh.length) {
+        const text = await deliver(fresh.map(toBusEvent));
+        if (text || done) return text;
+        continue; // a page of nothing but discarded text: read on
+      }
       // Caught up. An event announced while that query ran is read on another pass (its row is
       // committed before its notification is sent); then the bus takes over.
       if (announced > lastSeq && reads < 2) continue;
@@ -240,7 +256,8 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
         if (text !== null) return text;
       }
       const { batch, gap } = fromBus();
-      if (batch.length) return deliver(batch);
+      const text = batch.length ? await deliver(batch) : '';
+      if (text || done) return text;
       if (!gap) return null;
     }
   }
