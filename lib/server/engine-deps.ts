@@ -8,6 +8,7 @@ import type { ToolHost } from '@/lib/agent/tool-host';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
 
+import { instanceIdFrom, leaseTimingFrom } from './lease-timing';
 import { createAppToolHost } from './tool-host';
 
 export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' | 'tools' | 'instanceId'>> {
@@ -25,12 +26,15 @@ export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' |
  * The run engine's dependencies, assembled in one place for every entry point — the app, the
  * sweep, the benchmark and the tests — so they cannot drift apart: the model from the
  * environment (the demo model without a key), the app's tools, the tool-search budget from the
- * environment, events over Postgres LISTEN/NOTIFY, and a lease owner id unique to this process.
+ * environment, events over Postgres LISTEN/NOTIFY, the lease timing from the environment
+ * (./lease-timing.ts), and a lease owner id unique to this process.
  */
 export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus } {
   const { role = 'app', instanceId, bus = createEventBus(handle), tools, ...rest } = wiring;
   return {
     model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
+    // RUN_LEASE_MS and RUN_HEARTBEAT_MS, unless the caller gives its own.
+    ...leaseTimingFrom(process.env),
     ...rest,
     toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
@@ -39,6 +43,6 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
     events: bus,
     bus,
     tools: tools === null ? undefined : (tools ?? createAppToolHost(handle.db)),
-    instanceId: instanceId ?? `${role}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    instanceId: instanceId ?? instanceIdFrom(role, process.pid, randomUUID().slice(0, 8)),
   };
 }
