@@ -189,6 +189,14 @@ export function describeFailure(serverName: string, url: string, action: string,
   if (error instanceof SyntaxError) {
     return `${who} sent a reply that is not valid MCP (JSON-RPC) when asked to ${action}: ${quote(error.message)}.`;
   }
+  // The SDK checks each message it reads against its schema and throws the schema's error as is:
+  // its message is a JSON dump of issues, which says nothing to a person.
+  if (isSchemaError(error)) return `${who} sent a reply that is not valid MCP (JSON-RPC) when asked to ${action}.`;
   const message = error instanceof Error ? error.message : String(error);
   return `${who} could not ${action}: ${quote(message)}.`;
+}
+
+/** A schema check's error (zod, as the SDK throws it when a message is not JSON-RPC); by name, since the SDK may carry its own copy. */
+function isSchemaError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
 }
