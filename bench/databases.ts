@@ -4,15 +4,77 @@ import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
 import { adminQuery, withDatabase } from '@/test/pg-admin';
 
 /**
- * The databases the bench runs the engine on, each with a statement counter: PGlite in memory
- * always, and Postgres when BENCH_DATABASE_URL names a server — in a database of its own,
- * created and migrated for the run and dropped after it, so nothing is left in the one named.
+ * The databases the bench runs the engine on, each with a statement counter and a clock of the
+ * time spent in SQL: PGlite in memory always, and Postgres when BENCH_DATABASE_URL names a server
+ * — in a database of its own, created and migrated for the run and dropped after it, so nothing
+ * is left in the one named.
  */
 
 export interface StatementCounter {
-  /** Statements seen since `start()` (BEGIN / COMMIT / ROLLBACK not counted, as in lib/agent/statement-count.test.ts). */
   start(): void;
-  stop(): string[];
+  /**
+   * The statements seen since `start()` (BEGIN / COMMIT / ROLLBACK not counted, as in
+   * lib/agent/statement-count.test.ts), and the wall time during which at least one was in the
+   * database's hands (PGlite: inside its WASM; Postgres: a query sent and not yet answered).
+   */
+  stop(): { statements: TimedStatement[]; sqlMs: number };
+}
+
+/** Busy time: overlapping or nested calls count once. */
+class BusyClock {
+  private active = 0;
+  private since = 0;
+  total = 0;
+  enter() {
+    if (this.active++ === 0) this.since = performance.now();
+  }
+  leave() {
+    if (--this.active === 0) this.total += performance.now() - this.since;
+  }
+}
+
+const pgliteClock = new BusyClock();
+const postgresClock = new BusyClock();
+
+type AnyMethod = (...args: unknown[]) => unknown;
+
+/** Wraps a prototype's method so the clock runs while its promise (or callback) is pending. */
+function timeMethod(proto: Record<string, unknown>, name: string, clock: BusyClock) {
+  const original = proto[name] as AnyMethod;
+  proto[name] = function (this: unknown, ...args: unknown[]) {
+    clock.enter();
+    const last = args.at(-1);
+    if (typeof last === 'function') {
+      args[args.length - 1] = (...cbArgs: unknown[]) => (clock.leave(), (last as AnyMethod)(...cbArgs));
+      return original.apply(this, args);
+    }
+    try {
+      const out = original.apply(this, args);
+      if (out instanceof Promise) return out.finally(() => clock.leave());
+      clock.leave();
+      return out;
+    } catch (error) {
+      clock.leave();
+      throw error;
+    }
+  };
+}
+
+let clocksInstalled = false;
+
+/**
+ * The bench's only intrusion: the database clients' own methods are wrapped (PGlite's protocol
+ * calls, node-postgres' `Client.query`) to time SQL apart from everything else in a turn.
+ */
+async function installClocks() {
+  if (clocksInstalled) return;
+  clocksInstalled = true;
+  const { PGlite } = await import('@electric-sql/pglite');
+  for (const name of ['execProtocol', 'execProtocolStream', 'execProtocolRaw', 'execProtocolRawStream']) {
+    timeMethod(PGlite.prototype as unknown as Record<string, unknown>, name, pgliteClock);
+  }
+  const pg = (await import('pg')).default;
+  timeMethod(pg.Client.prototype as unknown as Record<string, unknown>, 'query', postgresClock);
 }
 
 export interface BenchDb {
@@ -24,17 +86,28 @@ export interface BenchDb {
   close(): Promise<void>;
 }
 
-function counter(): StatementCounter & { observe(statement: string): void } {
-  let seen: string[] | null = null;
+/** One statement of a turn and the SQL time until the next one began (statements of a turn run one after another). */
+export interface TimedStatement {
+  sql: string;
+  ms: number;
+}
+
+function counter(clock: BusyClock): StatementCounter & { observe(statement: string): void } {
+  let seen: { sql: string; at: number }[] | null = null;
+  let clockAtStart = 0;
   return {
     observe(statement) {
-      if (seen && !/^\s*(begin|commit|rollback)\b/i.test(statement)) seen.push(statement);
+      if (seen && !/^\s*(begin|commit|rollback)\b/i.test(statement)) seen.push({ sql: statement, at: clock.total });
     },
-    start: () => void (seen = []),
+    start() {
+      seen = [];
+      clockAtStart = clock.total;
+    },
     stop() {
-      const out = seen ?? [];
+      const entries = seen ?? [];
       seen = null;
-      return out;
+      const statements = entries.map((e, i) => ({ sql: e.sql, ms: (entries[i + 1]?.at ?? clock.total) - e.at }));
+      return { statements, sqlMs: clock.total - clockAtStart };
     },
   };
 }
@@ -46,8 +119,9 @@ async function serverVersion(handle: DbHandle): Promise<string> {
 }
 
 export async function openBenchDbs(postgresUrl: string | undefined): Promise<BenchDb[]> {
+  await installClocks();
   const out: BenchDb[] = [];
-  const lite = counter();
+  const lite = counter(pgliteClock);
   const pglite = await openPglite({ onStatement: lite.observe });
   await pglite.migrate();
   out.push({ kind: 'pglite', handle: pglite, statements: lite, version: `PGlite (${await serverVersion(pglite)})`, close: pglite.close });
@@ -55,7 +129,7 @@ export async function openBenchDbs(postgresUrl: string | undefined): Promise<Ben
   if (postgresUrl) {
     const name = `sb_bench_${randomBytes(5).toString('hex')}`;
     await adminQuery(postgresUrl, `create database "${name}"`);
-    const pgCounter = counter();
+    const pgCounter = counter(postgresClock);
     const pg = await openPostgres(withDatabase(postgresUrl, name), { onStatement: pgCounter.observe });
     await pg.migrate();
     out.push({

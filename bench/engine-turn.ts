@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import { startFixtureServer } from '@/test/fixtures/mcp-fixture-server';
 
-import type { BenchDb } from './databases';
+import type { BenchDb, TimedStatement } from './databases';
 import { builtinEngine, expectCompleted, newConversation, remoteEngine, turn, WARM_UP_TEXT, type BenchEngine } from './engine-setup';
 import type { BenchModel } from './model-script';
 import { aiSdkVariant, bareMcpClient, floorVariant, minimalLoopVariant } from './peers';
@@ -21,7 +21,31 @@ const RATIO_TARGET: Record<BenchDb['kind'], number> = { postgres: 1.25, pglite: 
 const STATEMENT_TARGET = 20;
 const TOOL_TURN_TEXT = 'Echo something, please.';
 
-interface EngineVariant extends Variant<number> {
+interface TurnCost {
+  statements: TimedStatement[];
+  sqlMs: number;
+}
+
+/** Where a turn's SQL time goes: statements grouped by their text, per turn, costliest first. */
+function sqlProfile(costs: TurnCost[], top: number): string {
+  const groups = new Map<string, { count: number; ms: number }>();
+  for (const cost of costs) {
+    for (const { sql, ms } of cost.statements) {
+      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 70);
+      const g = groups.get(key) ?? { count: 0, ms: 0 };
+      g.count++;
+      g.ms += ms;
+      groups.set(key, g);
+    }
+  }
+  return [...groups]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, top)
+    .map(([sql, g]) => `\`${sql}…\` ×${(g.count / costs.length).toFixed(1)} ${(g.ms / costs.length).toFixed(1)} ms`)
+    .join('; ');
+}
+
+interface EngineVariant extends Variant<TurnCost> {
   db: BenchDb;
   path: 'remote' | 'builtin';
 }
@@ -40,9 +64,9 @@ function engineVariant(db: BenchDb, path: EngineVariant['path'], engine: BenchEn
     async run() {
       db.statements.start();
       const runId = await turn(engine, userId, conversationId, TOOL_TURN_TEXT);
-      const statements = db.statements.stop().length;
+      const { statements, sqlMs } = db.statements.stop();
       await expectCompleted(db.handle, runId);
-      return statements;
+      return { statements, sqlMs };
     },
   };
 }
@@ -68,9 +92,10 @@ export async function engineTurnFigures(
     }
     const floor = floorVariant(anthropic);
     const minimal = minimalLoopVariant(anthropic, mcp);
-    const peers: Variant<number>[] = [floor, minimal, aiSdk].map((v) => ({ ...v, run: async () => (await v.run(), 0) }));
+    const none: TurnCost = { statements: [], sqlMs: 0 };
+    const peers: Variant<TurnCost>[] = [floor, minimal, aiSdk].map((v) => ({ ...v, run: async () => (await v.run(), none) }));
     const errorsBefore = model.errorResults();
-    const { ms, extra } = await interleave<number>([...peers, ...engines], opts);
+    const { ms, extra } = await interleave<TurnCost>([...peers, ...engines], opts);
     if (model.errorResults() > errorsBefore) throw new Error(`${model.errorResults() - errorsBefore} tool calls of the turn bench failed`);
 
     const of = (name: string) => ms.get(name)!;
@@ -85,16 +110,22 @@ export async function engineTurnFigures(
         const target = v.path === 'remote' ? atMost(ratio.median, RATIO_TARGET[v.db.kind], '×') : {};
         report.add(summaryRow(SECTION, `${v.name} ÷ ${peer}`, ratio, '×', target));
       }
-      const statements = summarize(extra.get(v.name)!);
-      report.add(
-        summaryRow(
-          SECTION,
-          `${v.name}: SQL statements per turn`,
-          statements,
-          'statements',
-          atMost(statements.median, STATEMENT_TARGET, 'statements'),
-        ),
-      );
+      const costs = extra.get(v.name)!;
+      const statements = summarize(costs.map((c) => c.statements.length));
+      const statementTarget = atMost(statements.median, STATEMENT_TARGET, 'statements');
+      report.add(summaryRow(SECTION, `${v.name}: SQL statements per turn`, statements, 'statements', statementTarget));
+      report.add(summaryRow(SECTION, `${v.name}: ms in SQL per turn`, summarize(costs.map((c) => c.sqlMs)), 'ms'));
+      report.add(summaryRow(SECTION, `${v.name}: ms outside SQL per turn`, summarize(t.map((ms, i) => ms - costs[i]!.sqlMs)), 'ms'));
+      report.note(SECTION, `${v.name}, costliest statements per turn (SQL time until the next statement): ${sqlProfile(costs, 8)}`);
+      // BENCH_PRINT_STATEMENTS=1 lists the statements of the last round, one line each: where a turn's statements go.
+      if (process.env.BENCH_PRINT_STATEMENTS) {
+        const list = costs
+          .at(-1)!
+          .statements.map(
+            (st, i) => `${String(i).padStart(2)} ${st.ms.toFixed(1).padStart(5)} ms  ${st.sql.replace(/\s+/g, ' ').trim().slice(0, 150)}`,
+          );
+        console.log(`\n${v.name}, one turn:\n${list.join('\n')}`);
+      }
     }
     report.note(
       SECTION,

@@ -3,7 +3,7 @@
 // table and writes it as JSON to bench-results/bench.json. The sections live in bench/; the
 // through-the-app part (bench/app/index.ts, when present) adds its rows to the same report.
 //
-//   BENCH_ROUNDS=300       interleaved rounds of the turn comparison (default 300)
+//   BENCH_ROUNDS=100       interleaved rounds of the turn comparison (default 100; the issue measured 300)
 //   BENCH_DATABASE_URL=…   also run the engine on Postgres (in a database of its own, dropped after)
 //   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, toolsearch)
 //   BENCH_APP=0            skip the through-the-app part
@@ -25,7 +25,7 @@ import { toolSearchFigures } from '@/bench/tool-search';
 process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1e9, runsPerHour: 1e9, modelTokensPerDay: 1e15 });
 
 const settings = {
-  rounds: Number(process.env.BENCH_ROUNDS ?? 300),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 100),
   warmup: Number(process.env.BENCH_WARMUP ?? 20),
   only: process.env.BENCH_ONLY?.split(',').map((s) => s.trim()),
   postgres: Boolean(process.env.BENCH_DATABASE_URL),
