@@ -1,7 +1,10 @@
-import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { events } from '../schema';
+import type { StoredMessageContent, StoredMessageOrigin } from '../stored-json';
+import type { MessageRow } from './messages';
+import { utcDay } from './model-usage';
 import { rowsOf } from './rate-limits';
 
 export type EventRow = typeof events.$inferSelect;
@@ -18,27 +21,73 @@ export interface EventNotice {
   tails: readonly string[];
 }
 
+/** A message written by the same statement as the events (appendToLog). */
+export interface LoggedMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  content: StoredMessageContent;
+  runId: string | null;
+  stopReason?: string | null;
+  origin?: StoredMessageOrigin | null;
+}
+
+export interface AppendOptions {
+  /** The NOTIFYs that announce the events, sent by the same statement. */
+  notice?: EventNotice;
+  /** The first event opens its run: the run's `start_seq` is set to it. */
+  runStart?: boolean;
+  /**
+   * A compare-and-swap (an `UPDATE … RETURNING`, e.g. of the run or a tool call) that must change a
+   * row, or nothing of the statement is written: the caller learns it lost the swap (null).
+   */
+  guard?: SQL;
+  /** A message appended before the events, numbered from the same conversation row. */
+  message?: LoggedMessage;
+  /** Model tokens to add to the user's count for today (UTC). */
+  modelTokens?: { userId: string; tokens: number; now?: Date };
+}
+
+export interface Appended {
+  events: EventRow[];
+  message: MessageRow | null;
+  /** The guard's first returned row, as JSON (its column names as stored); null without a guard. */
+  guarded: Record<string, unknown> | null;
+}
+
 /**
  * Appends events with the next seqs of their conversation, numbered in the order given, in one
  * statement: allocation and insert together keep the conversation row locked until commit, so
  * seqs become visible in order and a reader that saw seq N never later finds a smaller one
- * appear. `notice`: the NOTIFYs that announce them, in the same statement. `runStart`: the first
- * event opens its run, and the run's `start_seq` (where a client replays the turn from) is set
- * to it in the same statement too.
+ * appear. The same statement can carry what belongs with the events (a step's writes are one
+ * statement): the NOTIFYs that announce them (delivered when the transaction commits, never
+ * without it), the swap that makes them true (`guard`), a message, the run's `start_seq`, and the
+ * model tokens. Returns null when the guard changed nothing (and so nothing was written).
  */
-export async function appendEvents(
+export async function appendToLog(
   db: Db,
   conversationId: string,
   runId: string | null,
   list: readonly { type: string; data: Record<string, unknown> }[],
-  opts: { notice?: EventNotice; runStart?: boolean } = {},
-): Promise<EventRow[]> {
-  if (list.length === 0) return [];
+  opts: AppendOptions = {},
+): Promise<Appended | null> {
   const items = JSON.stringify(list.map((x) => ({ type: x.type, data: x.data })));
   const tails = JSON.stringify(opts.notice?.tails ?? []);
+  const m = opts.message;
+  const tokens = opts.modelTokens && opts.modelTokens.tokens > 0 ? opts.modelTokens : null;
   const result = await db.execute(sql`
-    with s as (
-      update conversations set event_seq = event_seq + ${list.length} where id = ${conversationId} returning event_seq
+    with g as (${opts.guard ?? sql`select 1 as ok`}),
+    s as (
+      update conversations set event_seq = event_seq + ${list.length}
+        ${m ? sql`, message_seq = message_seq + 1, updated_at = now()` : sql``}
+      where id = ${conversationId} and exists (select 1 from g)
+      returning event_seq, message_seq
+    ),
+    m as (
+      insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason, origin)
+      select ${m?.id ?? null}::uuid, ${conversationId}, s.message_seq, ${m?.role ?? null}, ${m ? JSON.stringify(m.content) : null}::jsonb,
+        ${m?.runId ?? null}::uuid, ${m?.stopReason ?? null}, ${m?.origin ? JSON.stringify(m.origin) : null}::jsonb
+      from s where ${m ? sql`true` : sql`false`}
+      returning seq, created_at
     ),
     e as (
       insert into events (conversation_id, seq, run_id, type, data)
@@ -53,13 +102,59 @@ export async function appendEvents(
     ),
     r as (
       update runs set start_seq = (select min(seq) from e) where ${opts.runStart ? sql`id = ${runId}` : sql`false`}
+    ),
+    u as (
+      insert into model_usage (user_id, day, tokens)
+      select ${tokens?.userId ?? null}::uuid, ${utcDay(tokens?.now ?? new Date())}, ${tokens?.tokens ?? 0} from s where ${tokens ? sql`true` : sql`false`}
+      on conflict (user_id, day) do update set tokens = model_usage.tokens + excluded.tokens
     )
-    select seq, created_at, (select count(*) from n) as notified from e`);
-  const rows = rowsOf<{ seq: string | number; created_at: string | Date }>(result)
-    .map((r) => ({ seq: Number(r.seq), createdAt: new Date(r.created_at) }))
-    .sort((a, b) => a.seq - b.seq);
-  if (rows.length !== list.length) throw new Error(`conversation ${conversationId} does not exist`);
-  return rows.map((r, i) => ({ conversationId, seq: r.seq, runId, type: list[i]!.type, data: list[i]!.data, createdAt: r.createdAt }));
+    select (select json_agg(json_build_object('seq', seq, 'created_at', created_at)) from e) as events,
+      (select json_build_object('seq', seq, 'created_at', created_at) from m) as message,
+      (select row_to_json(g) from g limit 1) as guarded,
+      (select count(*) from n) as notified
+    from s`);
+  type Stamp = { seq: string | number; created_at: string };
+  const row = rowsOf<{ events: Stamp[] | null; message: Stamp | null; guarded: Record<string, unknown> | null }>(result)[0];
+  if (!row) {
+    if (opts.guard) return null;
+    throw new Error(`conversation ${conversationId} does not exist`);
+  }
+  const stamps = (row.events ?? []).map((r) => ({ seq: Number(r.seq), createdAt: new Date(r.created_at) })).sort((a, b) => a.seq - b.seq);
+  const events = stamps.map((r, i) => ({
+    conversationId,
+    seq: r.seq,
+    runId,
+    type: list[i]!.type,
+    data: list[i]!.data,
+    createdAt: r.createdAt,
+  }));
+  const message: MessageRow | null =
+    m && row.message
+      ? {
+          id: m.id,
+          conversationId,
+          seq: Number(row.message.seq),
+          role: m.role,
+          content: m.content,
+          runId: m.runId,
+          stopReason: m.stopReason ?? null,
+          origin: m.origin ?? null,
+          createdAt: new Date(row.message.created_at),
+        }
+      : null;
+  return { events, message, guarded: opts.guard ? row.guarded : null };
+}
+
+/** Events alone (see appendToLog), in one statement; returns them in the order given. */
+export async function appendEvents(
+  db: Db,
+  conversationId: string,
+  runId: string | null,
+  list: readonly { type: string; data: Record<string, unknown> }[],
+  opts: { notice?: EventNotice; runStart?: boolean } = {},
+): Promise<EventRow[]> {
+  if (list.length === 0) return [];
+  return (await appendToLog(db, conversationId, runId, list, opts))!.events;
 }
 
 /** One event, stored without announcing it (tests and benchmarks seed logs with it). */

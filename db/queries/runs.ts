@@ -1,8 +1,16 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { runs } from '../schema';
-import { parseStored, storedNameMap, storedRunError, storedThinking, storedUsage, type StoredThinking } from '../stored-json';
+import {
+  parseStored,
+  storedNameMap,
+  storedRunError,
+  storedThinking,
+  storedUsage,
+  type StoredThinking,
+  type StoredUsage,
+} from '../stored-json';
 import { ACTIVE_RUN_STATUSES } from '../vocabulary';
 import { utcDay } from './model-usage';
 import { rateLimitHit, rowsOf } from './rate-limits';
@@ -70,6 +78,16 @@ export async function getLatestRun(db: Db, conversationId: string): Promise<RunR
   return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
+/** Each ended run's tokens (the page shows them under the turn's answer), oldest first. */
+export async function listEndedRunUsage(db: Db, conversationId: string): Promise<{ id: string; usage: StoredUsage | null }[]> {
+  const rows = await db
+    .select({ id: runs.id, usage: runs.usage })
+    .from(runs)
+    .where(and(eq(runs.conversationId, conversationId), isNotNull(runs.endedAt)))
+    .orderBy(asc(runs.createdAt));
+  return rows.map((r) => ({ id: r.id, usage: parseStored(storedUsage, r.usage, 'runs.usage', r.id) }));
+}
+
 /**
  * Compare-and-swap: applies `patch` only if the run is still at `version` and, when an
  * owner is given, still leased to it. Returns the new row, or null if someone else moved it.
@@ -81,6 +99,20 @@ export async function updateRunIfVersion(db: Db, id: string, version: number, pa
     .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
     .returning();
   return rows[0] ? parseRunRow(rows[0]) : null;
+}
+
+/**
+ * The same compare-and-swap as updateRunIfVersion, as SQL for a statement that writes more with it
+ * (db/queries/events.ts `appendToLog`): it returns what the swap does not decide, the Stop request
+ * and the lease (renewals change neither the version nor anything else).
+ */
+export function runSwapSql(db: Db, id: string, version: number, patch: RunPatch, owner: string | undefined, now: Date): SQL {
+  return db
+    .update(runs)
+    .set({ ...patch, version: version + 1, updatedAt: now })
+    .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
+    .returning({ cancelRequestedAt: runs.cancelRequestedAt, leaseExpiresAt: runs.leaseExpiresAt })
+    .getSQL();
 }
 
 /**

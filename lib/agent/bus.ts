@@ -1,9 +1,9 @@
 import type { Db, DbHandle } from '@/db/connection';
-import { appendEvents, listEventsAfter } from '@/db/queries/events';
+import { appendToLog, listEventsAfter, type AppendOptions } from '@/db/queries/events';
 import { errorSummary } from '@/lib/log-safe';
 
 import { toBusEvent } from './event-payloads';
-import type { BusEvent, EventSink, RunEvent } from './events';
+import type { BusEvent, EventSink, RunEvent, StoredWith } from './events';
 
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
@@ -95,6 +95,28 @@ export function createEventBus(handle: DbHandle): EventBus {
     sending = sending.then(() => handle.notify(CHANNEL, payload)).catch((err) => console.error('[bus] notify failed:', errorSummary(err)));
   }
 
+  async function storeWith(
+    db: Db,
+    conversationId: string,
+    runId: string | null,
+    events: readonly RunEvent[],
+    opts: Omit<AppendOptions, 'notice'>,
+  ): Promise<StoredWith | null> {
+    // Live deltas sent before these events reach receivers before them.
+    await sending;
+    const notice = { channel: CHANNEL, tails: noticeTails(conversationId, runId, events) };
+    const written = await appendToLog(db, conversationId, runId, events, { ...opts, notice: events.length ? notice : undefined });
+    if (!written) return null;
+    const stored = written.events.map((row, i): BusEvent => ({
+      conversationId,
+      runId,
+      type: row.type,
+      seq: row.seq,
+      data: events[i]!.data,
+    }));
+    return { events: stored, message: written.message, guarded: written.guarded };
+  }
+
   async function store(
     db: Db,
     conversationId: string,
@@ -102,11 +124,8 @@ export function createEventBus(handle: DbHandle): EventBus {
     events: readonly RunEvent[],
     opts: { runStart?: boolean } = {},
   ) {
-    // Live deltas sent before these events reach receivers before them.
-    await sending;
-    const notice = { channel: CHANNEL, tails: noticeTails(conversationId, runId, events) };
-    const rows = await appendEvents(db, conversationId, runId, events, { notice, runStart: opts.runStart });
-    return rows.map((row, i): BusEvent => ({ conversationId, runId, type: row.type, seq: row.seq, data: events[i]!.data }));
+    if (events.length === 0) return [];
+    return (await storeWith(db, conversationId, runId, events, opts))!.events;
   }
 
   return {
@@ -115,6 +134,7 @@ export function createEventBus(handle: DbHandle): EventBus {
       return event!;
     },
     store,
+    storeWith,
     live(conversationId, runId, type, data) {
       sendLive({ conversationId, runId, type, data });
     },

@@ -7,9 +7,11 @@ export interface DeltaTarget {
 }
 
 /**
- * Text deltas go out live one by one, and are stored coalesced (one event per ~100 ms or
- * ~1 KB per block). Each carries `messageId`, `blockIndex` and the `offset` of its first
- * character, so a client that sees the same text live and then in a replay keeps it once.
+ * Text deltas go out live, gathered per block over a few milliseconds (one notification for what
+ * arrived together, not one per token), and are stored coalesced (one event per ~100 ms or ~1 KB
+ * per block). Each carries `messageId`, `blockIndex` and the `offset` of its first character, so
+ * a client that sees the same text live and then in a replay keeps it once. Text about to be
+ * stored is not sent live as well: the stored event reaches every follower too.
  */
 export class DeltaCoalescer {
   private pending = new Map<number, { offset: number; text: string; since: number }>();
@@ -17,12 +19,15 @@ export class DeltaCoalescer {
   private thinkingBlocks = new Set<number>();
   private lengths = new Map<number, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Text not yet sent live, per block (a suffix of what is pending storage). */
+  private unsent = new Map<number, { offset: number; text: string }>();
+  private liveTimer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly sink: EventSink,
     private readonly target: DeltaTarget,
-    private readonly opts: { maxDelayMs?: number; maxBytes?: number } = {},
+    private readonly opts: { maxDelayMs?: number; maxBytes?: number; liveDelayMs?: number } = {},
   ) {}
 
   push(blockIndex: number, text: string, kind: 'text' | 'thinking' = 'text'): void {
@@ -30,8 +35,10 @@ export class DeltaCoalescer {
     if (kind === 'thinking') this.thinkingBlocks.add(blockIndex);
     const offset = this.lengths.get(blockIndex) ?? 0;
     this.lengths.set(blockIndex, offset + text.length);
-    const { conversationId, runId, messageId } = this.target;
-    this.sink.live(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text, ...this.kindOf(blockIndex) });
+    const live = this.unsent.get(blockIndex);
+    if (live) live.text += text;
+    else this.unsent.set(blockIndex, { offset, text });
+    this.liveTimer ??= setTimeout(() => this.sendLive(), this.opts.liveDelayMs ?? 5);
 
     const buf = this.pending.get(blockIndex);
     if (buf) buf.text += text;
@@ -41,10 +48,26 @@ export class DeltaCoalescer {
     else this.timer ??= setTimeout(() => void this.flush(), this.opts.maxDelayMs ?? 100);
   }
 
+  private sendLive(): void {
+    this.liveTimer = undefined;
+    const { conversationId, runId, messageId } = this.target;
+    for (const [blockIndex, { offset, text }] of this.unsent)
+      this.sink.live(conversationId, runId, 'message.delta', { messageId, blockIndex, offset, text, ...this.kindOf(blockIndex) });
+    this.unsent.clear();
+  }
+
+  private dropUnsent(): void {
+    if (this.liveTimer) clearTimeout(this.liveTimer);
+    this.liveTimer = undefined;
+    this.unsent.clear();
+  }
+
   /** Stores whatever is buffered; resolves when it is stored (errors are the caller's). */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    // What is stored now is announced by its own event: no live copy of it is owed.
+    this.dropUnsent();
     const batch = [...this.pending.entries()];
     this.pending.clear();
     const { conversationId, runId, messageId } = this.target;
@@ -67,6 +90,7 @@ export class DeltaCoalescer {
   }
 
   dispose(): void {
+    this.dropUnsent();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.pending.clear();

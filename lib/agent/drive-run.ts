@@ -19,8 +19,8 @@ import type { RunEvent } from './events';
 import { finish } from './finish';
 import { assistantContentToStore, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
-import { depsForRun } from './run-model';
 import { tokensReached } from './run-limits';
+import { depsForRun } from './run-model';
 import { LeaseLost, transitionRun, usageOf } from './run-state';
 import { offerForStep } from './step-offer';
 import { markOfferTaint } from './taint';
@@ -93,9 +93,15 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
           };
           return void (await finish(deps, run, 'failed', { ...owner, error }));
         }
-        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal, plan, (m) => history.append(m));
+        let closed = false;
+        const next = await runToolPhase(deps, deps.tools, run, calls, ctl.signal, plan, (m) => {
+          history.append(m);
+          closed = true;
+        });
         if (!next) return;
         run = next;
+        // The step's results were just written: nothing is owed until the next step proposes calls.
+        if (closed) owed = null;
         continue;
       }
       if (run.step >= run.maxSteps) return void (await finish(deps, run, 'completed', { stopReason: 'max_steps', ...owner }));

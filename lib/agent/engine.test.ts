@@ -44,7 +44,8 @@ for (const { kind, available } of TEST_DATABASES) {
     });
 
     it('streams an answer, stores it, and logs the events in order', async () => {
-      const deps = engineDeps(h);
+      // Words 15 ms apart, as a real model streams them: each goes out live before it is stored.
+      const deps = engineDeps(h, { client: createModelClient({ DEMO_MODEL_DELAY_MS: '15' }) });
       const { user, conversation } = await userAndConversation(h);
       const { seen, off } = await recordEvents(deps.bus, conversation.id);
       const { run, afterSeq } = await startRun(deps, {
@@ -81,9 +82,21 @@ for (const { kind, available } of TEST_DATABASES) {
         text += d.text;
       }
       expect(text).toBe(answer);
-      // Live deltas (no seq) were broadcast one per word, more than the stored ones.
+      // Live deltas (no seq) went out as the words came, more of them than the stored ones; live and
+      // stored together, joined by offset, give the answer once.
       const live = seen.filter((e) => e.type === 'message.delta' && e.seq === undefined);
       expect(live.length).toBeGreaterThan(deltas.length);
+      const followed = new Map<number, string>();
+      for (const e of seen.filter((x) => x.type === 'message.delta')) {
+        const d = e.data as { offset: number; text: string };
+        for (let i = 0; i < d.text.length; i++) followed.set(d.offset + i, d.text[i]!);
+      }
+      expect(
+        [...followed.keys()]
+          .sort((a, b) => a - b)
+          .map((k) => followed.get(k))
+          .join(''),
+      ).toBe(answer);
       expect((await getConversation(h.db, user.id, conversation.id))!.title).toBe('Hello there, demo');
     });
 

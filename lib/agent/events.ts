@@ -1,4 +1,6 @@
 import type { Db } from '@/db/connection';
+import type { AppendOptions } from '@/db/queries/events';
+import type { MessageRow } from '@/db/queries/messages';
 
 import type { EventPayload } from './event-payloads';
 
@@ -20,6 +22,7 @@ export const RUN_EVENT_TYPES = [
   'run.awaiting_input',
   'run.awaiting_sign_in',
   'run.retrying',
+  'history.summarized',
   'run.completed',
   'run.failed',
   'run.cancelled',
@@ -82,6 +85,13 @@ export interface BusEvent {
 /** One stored event as a writer gives it: its name and the data that name carries (./event-payloads.ts). */
 export type RunEvent = { [T in RunEventType]: { type: T; data: EventPayload<T> } }[RunEventType];
 
+/** What `EventSink.storeWith` wrote: the events as announced, the message, the guard's returned row. */
+export interface StoredWith {
+  events: BusEvent[];
+  message: MessageRow | null;
+  guarded: Record<string, unknown> | null;
+}
+
 /** Where a run's events go. The engine only ever talks to this. */
 export interface EventSink {
   /** Stores the event in the conversation log (assigning its seq) and announces it, in one statement. */
@@ -98,6 +108,18 @@ export interface EventSink {
     events: readonly RunEvent[],
     opts?: { runStart?: boolean },
   ): Promise<BusEvent[]>;
+  /**
+   * `store` with what belongs in the same statement (db/queries/events.ts `appendToLog`): the swap
+   * that makes the events true, a message, the model tokens. Null when the guard changed nothing
+   * (then nothing was written and nothing announced).
+   */
+  storeWith(
+    db: Db,
+    conversationId: string,
+    runId: string | null,
+    events: readonly RunEvent[],
+    opts: Omit<AppendOptions, 'notice'>,
+  ): Promise<StoredWith | null>;
   /** Broadcasts without storing: the live copy of a text delta. */
   live<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): void;
 }

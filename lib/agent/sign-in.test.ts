@@ -254,6 +254,7 @@ for (const { kind, available } of TEST_DATABASES) {
         },
         live: (...args) => base.deps.events.live(...args),
         store: (...args) => base.deps.events.store(...args),
+        storeWith: (...args) => base.deps.events.storeWith(...args),
       };
       const deps = { ...base.deps, events };
       const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });
