@@ -70,6 +70,16 @@ export async function setConversationThinking(
   return rows[0] ? parseConversationRow(rows[0]) : null;
 }
 
+/** The conversation's model (a listed model id, checked by the caller); applies from its next turn. */
+export async function setConversationModel(db: Db, userId: string, id: string, model: string): Promise<ConversationRow | null> {
+  const rows = await db
+    .update(conversations)
+    .set({ model })
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .returning();
+  return rows[0] ? parseConversationRow(rows[0]) : null;
+}
+
 export async function deleteConversation(db: Db, userId: string, id: string): Promise<boolean> {
   const rows = await db
     .delete(conversations)

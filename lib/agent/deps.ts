@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
+import type { ListedLimits } from '@/lib/model/limits';
 
 import type { EventSink } from './events';
 import type { ModelRetrySettings } from './model-retry';
@@ -16,7 +17,18 @@ import type { ToolHost } from './tool-host';
 export interface EngineDeps {
   db: Db;
   events: EventSink;
-  model: { client: Anthropic; model: string; maxTokens?: number };
+  model: {
+    client: Anthropic;
+    model: string;
+    maxTokens?: number;
+    /** What the models endpoint listed for this model (its window, its largest max_tokens); else the known table (lib/model/limits.ts). */
+    limits?: ListedLimits | null;
+    /**
+     * What the models endpoint listed for any model (a synchronous look-up into the listing's
+     * cache, lib/model/models.ts): a run's own model gets its `limits` from here (./run-model.ts).
+     */
+    listedLimits?: (model: string) => ListedLimits | null;
+  };
   /** Runs work after the response is sent, never tied to the request's abort signal. */
   schedule: (work: () => Promise<void>) => void;
   /** This process: the lease owner it writes as. */

@@ -34,6 +34,8 @@ export async function startRun(
     text: string;
     /** The conversation's extended-thinking setting: fixed for the whole turn. */
     thinking?: StoredThinking | null;
+    /** The conversation's model (`runs.model`): every step of the turn asks it. The configured model when unset. */
+    model?: string;
     /**
      * What to store as the turn's opening messages instead of `text` alone, each with its origin
      * (lib/chat/compose.ts: a server's rendered prompt, a message with attached resources); the
@@ -54,7 +56,7 @@ export async function startRun(
       conversationId: input.conversationId,
       userId: input.userId,
       sessionId: input.sessionId,
-      model: deps.model.model,
+      model: input.model ?? deps.model.model,
       maxSteps: deps.maxSteps ?? 20,
       leaseOwner: deps.instanceId,
       leaseExpiresAt: leaseUntil(deps),
@@ -73,7 +75,8 @@ export async function startRun(
         }),
       );
     }
-    firstMessage = stored[0]!.seq === 1;
+    // None when the turn continues a cut answer as it stands (lib/chat/continue.ts).
+    firstMessage = stored[0]?.seq === 1;
     if (input.taint) await markConversationTainted(tx, input.conversationId, input.taint);
     const [row] = await deps.events.store(
       tx,

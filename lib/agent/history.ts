@@ -12,7 +12,9 @@ export interface StoredMessage {
 /**
  * The stored conversation as a Messages API history. Adjacent messages of the same role are
  * merged (a failed run leaves a user message with no answer; the next one follows it), and
- * empty text blocks and empty messages are dropped.
+ * empty text blocks and empty messages are dropped. A history that ends with the assistant (an
+ * answer cut at max_tokens, sent back for the model to continue) ends without trailing
+ * whitespace, which the API refuses in a final assistant message.
  */
 export function toMessageParams(stored: StoredMessage[]): Anthropic.MessageParam[] {
   const out: { role: 'user' | 'assistant'; content: Block[] }[] = [];
@@ -23,5 +25,16 @@ export function toMessageParams(stored: StoredMessage[]): Anthropic.MessageParam
     if (last && last.role === m.role) last.content = [...last.content, ...blocks];
     else out.push({ role: m.role, content: blocks });
   }
+  return withPrefillTrimmed(out);
+}
+
+/** The final assistant message's last text block without trailing whitespace (dropped when nothing is left). */
+function withPrefillTrimmed(out: { role: 'user' | 'assistant'; content: Block[] }[]): Anthropic.MessageParam[] {
+  const last = out.at(-1);
+  const block = last?.role === 'assistant' ? last.content.at(-1) : undefined;
+  if (!last || block?.type !== 'text' || block.text === block.text.trimEnd()) return out;
+  const text = block.text.trimEnd();
+  last.content = [...last.content.slice(0, -1), ...(text ? [{ ...block, text }] : [])];
+  if (last.content.length === 0) out.pop();
   return out;
 }

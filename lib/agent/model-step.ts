@@ -3,10 +3,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { StoredThinking } from '@/db/stored-json';
 
 import { DeltaCoalescer } from './delta-coalescer';
-import { DEFAULT_MAX_TOKENS, DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
+import { DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
 import { retryDelayMs, retryingMessage } from './model-retry';
 import { observe, type ModelStepOutcome } from './observe';
-import { thinkingRequest } from './thinking';
+import { outputRequest } from './run-model';
 
 /** What one step asks the model: the history, the tools offered, and the run's thinking setting. */
 export interface StepRequest {
@@ -87,7 +87,8 @@ async function streamOnce(
     const stream = deps.model.client.messages.stream(
       {
         model: deps.model.model,
-        ...thinkingRequest(request.thinking, deps.model.maxTokens ?? DEFAULT_MAX_TOKENS),
+        // The configured length within the model's own limit (./run-model.ts).
+        ...outputRequest(deps.model, request.thinking),
         system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         messages: request.messages,
         ...(request.tools.length ? { tools: request.tools } : {}),

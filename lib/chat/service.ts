@@ -4,6 +4,7 @@ import {
   getConversation,
   listConversations,
   renameConversation,
+  setConversationModel,
   setConversationThinking,
 } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
@@ -16,6 +17,7 @@ import { AppError } from '@/lib/http/errors';
 import type { Runtime } from '@/lib/server/runtime';
 
 import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
+import { checkedModel, modelForTurn } from './model-choice';
 import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -24,16 +26,10 @@ export async function listForUser(rt: Runtime, userId: string): Promise<Conversa
   return (await listConversations(rt.handle.db, userId)).map(toSummary);
 }
 
+/** A new conversation, with any model the listing offers (the configured one by default). */
 export async function create(rt: Runtime, userId: string, input: { title?: string; model?: string }) {
-  if (input.model && input.model !== rt.modelConfig.model) {
-    throw new AppError(
-      'bad_request',
-      'body',
-      `model: "${input.model}" is not available; this server runs "${rt.modelConfig.model}".`,
-      'model',
-    );
-  }
-  return toSummary(await createConversation(rt.handle.db, { userId, model: rt.modelConfig.model, title: input.title }));
+  const model = input.model ? await checkedModel(rt, input.model) : rt.modelConfig.model;
+  return toSummary(await createConversation(rt.handle.db, { userId, model, title: input.title }));
 }
 
 async function owned(rt: Runtime, userId: string, id: string) {
@@ -78,6 +74,14 @@ export async function setThinking(rt: Runtime, userId: string, id: string, think
   const problem = thinkingBudgetProblem(budgetTokens);
   if (problem) throw new AppError('bad_request', 'body', `thinking.budgetTokens: ${problem}`, 'thinking.budgetTokens');
   const c = await setConversationThinking(rt.handle.db, userId, id, { v: 1, enabled: thinking.enabled, budgetTokens });
+  if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
+  return toSummary(c);
+}
+
+/** The conversation's model for its next turns, one the listing offers (a turn in progress keeps its own). */
+export async function setModel(rt: Runtime, userId: string, id: string, model: string) {
+  await checkedModel(rt, model);
+  const c = await setConversationModel(rt.handle.db, userId, id, model);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   return toSummary(c);
 }
@@ -131,6 +135,7 @@ export async function sendMessage(
       sessionId: session.sessionId,
       text: composed?.titleText ?? text,
       thinking: conversation.thinking,
+      model: await modelForTurn(rt, conversation.model),
       ...(composed && { messages: composed.messages, taint: composed.taint }),
     });
     // What a prompt or attachments put in the conversation, as stored: the page shows them at once.

@@ -7,6 +7,7 @@ import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
+import { createModelCatalog, type ModelCatalog } from '@/lib/model/models';
 
 import { instanceIdFrom, leaseTimingFrom } from './lease-timing';
 import { createAppToolHost } from './tool-host';
@@ -20,6 +21,8 @@ export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' |
   bus?: EventBus;
   /** The app's tools by default; `null` for an engine without tools. */
   tools?: ToolHost | null;
+  /** The models listing (lib/model/models.ts); by default one over the engine's model client. */
+  models?: ModelCatalog;
 }
 
 /**
@@ -27,15 +30,25 @@ export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' |
  * sweep, the benchmark and the tests — so they cannot drift apart: the model from the
  * environment (the demo model without a key), the app's tools, the tool-search budget from the
  * environment, events over Postgres LISTEN/NOTIFY, the lease timing from the environment
- * (./lease-timing.ts), and a lease owner id unique to this process.
+ * (./lease-timing.ts), a lease owner id unique to this process, and the models the model client
+ * may use, listed and cached (the picker's list; each run's model gets its limits from it).
  */
-export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus } {
-  const { role = 'app', instanceId, bus = createEventBus(handle), tools, ...rest } = wiring;
+export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus; models: ModelCatalog } {
+  const { role = 'app', instanceId, bus = createEventBus(handle), tools, models: givenModels, ...rest } = wiring;
+  const config = getModelConfig();
+  const model = rest.model ?? { client: createModelClient(), model: config.model };
+  const models =
+    givenModels ??
+    createModelCatalog({
+      client: model.client,
+      defaultModel: { id: model.model, label: model.model === config.model ? config.label : model.model },
+    });
   return {
-    model: rest.model ?? { client: createModelClient(), model: getModelConfig().model },
     // RUN_LEASE_MS and RUN_HEARTBEAT_MS, unless the caller gives its own.
     ...leaseTimingFrom(process.env),
     ...rest,
+    model: { listedLimits: models.listedLimits, ...model },
+    models,
     toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
     auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),

@@ -8,6 +8,7 @@ import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-strea
 import { getAuthSecret } from '@/lib/auth/secret';
 import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
+import type { ModelCatalog } from '@/lib/model/models';
 import { createAppMetrics, type AppMetrics } from '@/lib/ops/metrics';
 import { processSingleton } from '@/lib/process-singleton';
 
@@ -20,6 +21,8 @@ export interface Runtime {
   bus: EventBus;
   secret: string;
   modelConfig: ModelConfig;
+  /** The models a conversation may choose (the endpoint's listing, cached); the engine reads their limits from it. */
+  models: ModelCatalog;
   engine: EngineDeps;
   /** The tool host and what the servers page needs of it (remote catalogs, built-in listings). */
   tools: AppTools;
@@ -49,7 +52,18 @@ async function build(): Promise<Runtime> {
   const streams = createStreamRegistry();
   const metrics = createAppMetrics({ streams, handle });
   const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer });
-  return { handle, bus: engine.bus, secret, modelConfig, engine, tools, streams, streamTiming: streamTimingFrom(), metrics };
+  return {
+    handle,
+    bus: engine.bus,
+    secret,
+    modelConfig,
+    models: engine.models,
+    engine,
+    tools,
+    streams,
+    streamTiming: streamTimingFrom(),
+    metrics,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { remove, rename, setThinking, view } from '@/lib/chat/service';
+import { remove, rename, setModel, setThinking, view } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
 
@@ -18,9 +18,12 @@ const patchSchema = z
       })
       .strict()
       .optional(),
+    model: z.string({ error: 'must be the id of a listed model (GET /api/models)' }).min(1, 'must not be empty').max(200).optional(),
   })
   .strict()
-  .refine((b) => b.title !== undefined || b.thinking !== undefined, { error: 'send a title or a thinking setting' });
+  .refine((b) => b.title !== undefined || b.thinking !== undefined || b.model !== undefined, {
+    error: 'send a title, a thinking setting or a model',
+  });
 
 export const GET = authed<P>(async ({ rt, session, params }) =>
   Response.json(await view(rt, session.user.id, requireUuid(params.id, 'conversation'))),
@@ -29,9 +32,10 @@ export const GET = authed<P>(async ({ rt, session, params }) =>
 export const PATCH = authed<P>(
   async ({ req, rt, session, params }) => {
     const id = requireUuid(params.id, 'conversation');
-    const { title, thinking } = await readJson(req, patchSchema, { maxBytes: 8 * 1024 });
-    // At least one of the two (the schema says so); the answer is the conversation after both.
-    let changed = thinking ? await setThinking(rt, session.user.id, id, thinking) : null;
+    const { title, thinking, model } = await readJson(req, patchSchema, { maxBytes: 8 * 1024 });
+    // At least one (the schema says so); the answer is the conversation after all of them.
+    let changed = model !== undefined ? await setModel(rt, session.user.id, id, model) : null;
+    if (thinking) changed = await setThinking(rt, session.user.id, id, thinking);
     if (title !== undefined) changed = await rename(rt, session.user.id, id, title);
     return Response.json(changed);
   },

@@ -58,6 +58,6 @@ describe('/api/conversations/:id settings', () => {
       message: 'thinking.budgetTokens: must be a whole number of tokens from 1024 to 32000 (got 500)',
     });
     const empty = await routes.conversation.PATCH(req('PATCH', cookie, {}), at(id));
-    expect((await empty.json()).error.message).toBe('send a title or a thinking setting');
+    expect((await empty.json()).error.message).toBe('send a title, a thinking setting or a model');
   });
 });
