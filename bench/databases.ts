@@ -14,10 +14,12 @@ export interface StatementCounter {
   start(): void;
   /**
    * The statements seen since `start()` (BEGIN / COMMIT / ROLLBACK not counted, as in
-   * lib/agent/statement-count.test.ts), and the wall time during which at least one was in the
+   * lib/agent/statement-count.test.ts); the timeline with those too (node-postgres sends them as
+   * statements of their own, so a COMMIT's WAL flush shows as such; PGlite's are not seen and
+   * fall to the statement before); and the wall time during which at least one was in the
    * database's hands (PGlite: inside its WASM; Postgres: a query sent and not yet answered).
    */
-  stop(): { statements: TimedStatement[]; sqlMs: number };
+  stop(): { statements: TimedStatement[]; timeline: TimedStatement[]; sqlMs: number };
 }
 
 /** Busy time: overlapping or nested calls count once. */
@@ -92,12 +94,14 @@ export interface TimedStatement {
   ms: number;
 }
 
+const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback)\b/i;
+
 function counter(clock: BusyClock): StatementCounter & { observe(statement: string): void } {
   let seen: { sql: string; at: number }[] | null = null;
   let clockAtStart = 0;
   return {
     observe(statement) {
-      if (seen && !/^\s*(begin|commit|rollback)\b/i.test(statement)) seen.push({ sql: statement, at: clock.total });
+      seen?.push({ sql: statement, at: clock.total });
     },
     start() {
       seen = [];
@@ -106,8 +110,8 @@ function counter(clock: BusyClock): StatementCounter & { observe(statement: stri
     stop() {
       const entries = seen ?? [];
       seen = null;
-      const statements = entries.map((e, i) => ({ sql: e.sql, ms: (entries[i + 1]?.at ?? clock.total) - e.at }));
-      return { statements, sqlMs: clock.total - clockAtStart };
+      const timeline = entries.map((e, i) => ({ sql: e.sql, ms: (entries[i + 1]?.at ?? clock.total) - e.at }));
+      return { statements: timeline.filter((t) => !TRANSACTION_CONTROL.test(t.sql)), timeline, sqlMs: clock.total - clockAtStart };
     },
   };
 }

@@ -22,7 +22,8 @@ const STATEMENT_TARGET = 20;
 const TOOL_TURN_TEXT = 'Echo something, please.';
 
 interface TurnCost {
-  statements: TimedStatement[];
+  statements: number;
+  timeline: TimedStatement[];
   sqlMs: number;
 }
 
@@ -30,7 +31,7 @@ interface TurnCost {
 function sqlProfile(costs: TurnCost[], top: number): string {
   const groups = new Map<string, { count: number; ms: number }>();
   for (const cost of costs) {
-    for (const { sql, ms } of cost.statements) {
+    for (const { sql, ms } of cost.timeline) {
       const key = sql.replace(/\s+/g, ' ').trim().slice(0, 70);
       const g = groups.get(key) ?? { count: 0, ms: 0 };
       g.count++;
@@ -64,9 +65,9 @@ function engineVariant(db: BenchDb, path: EngineVariant['path'], engine: BenchEn
     async run() {
       db.statements.start();
       const runId = await turn(engine, userId, conversationId, TOOL_TURN_TEXT);
-      const { statements, sqlMs } = db.statements.stop();
+      const { statements, timeline, sqlMs } = db.statements.stop();
       await expectCompleted(db.handle, runId);
-      return { statements, sqlMs };
+      return { statements: statements.length, timeline, sqlMs };
     },
   };
 }
@@ -92,7 +93,7 @@ export async function engineTurnFigures(
     }
     const floor = floorVariant(anthropic);
     const minimal = minimalLoopVariant(anthropic, mcp);
-    const none: TurnCost = { statements: [], sqlMs: 0 };
+    const none: TurnCost = { statements: 0, timeline: [], sqlMs: 0 };
     const peers: Variant<TurnCost>[] = [floor, minimal, aiSdk].map((v) => ({ ...v, run: async () => (await v.run(), none) }));
     const errorsBefore = model.errorResults();
     const { ms, extra } = await interleave<TurnCost>([...peers, ...engines], opts);
@@ -111,7 +112,7 @@ export async function engineTurnFigures(
         report.add(summaryRow(SECTION, `${v.name} ÷ ${peer}`, ratio, '×', target));
       }
       const costs = extra.get(v.name)!;
-      const statements = summarize(costs.map((c) => c.statements.length));
+      const statements = summarize(costs.map((c) => c.statements));
       const statementTarget = atMost(statements.median, STATEMENT_TARGET, 'statements');
       report.add(summaryRow(SECTION, `${v.name}: SQL statements per turn`, statements, 'statements', statementTarget));
       report.add(summaryRow(SECTION, `${v.name}: ms in SQL per turn`, summarize(costs.map((c) => c.sqlMs)), 'ms'));
@@ -121,7 +122,7 @@ export async function engineTurnFigures(
       if (process.env.BENCH_PRINT_STATEMENTS) {
         const list = costs
           .at(-1)!
-          .statements.map(
+          .timeline.map(
             (st, i) => `${String(i).padStart(2)} ${st.ms.toFixed(1).padStart(5)} ms  ${st.sql.replace(/\s+/g, ' ').trim().slice(0, 150)}`,
           );
         console.log(`\n${v.name}, one turn:\n${list.join('\n')}`);

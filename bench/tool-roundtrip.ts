@@ -20,6 +20,11 @@ const ROUNDS = 300;
 const TARGET_MS = 2;
 const ARGS = { message: 'bench' };
 
+interface CallSql {
+  statements: number;
+  sqlMs: number;
+}
+
 export async function toolRoundTripFigures(report: BenchReport, db: BenchDb): Promise<void> {
   const fixture = await startFixtureServer({ listCache: { ttlMs: 60_000 } });
   const bare = await bareMcpClient(fixture.url);
@@ -35,14 +40,22 @@ export async function toolRoundTripFigures(report: BenchReport, db: BenchDb): Pr
     const expectResult = (kind: string) => {
       if (kind !== 'result') throw new Error(`a bench tool call ended ${kind}`);
     };
-    const viaGateway = (name: string, g: { callTool: typeof gateway.callTool }, s: McpServerConfig): Variant<void> => ({
+    const noSql: CallSql = { statements: 0, sqlMs: 0 };
+    const viaGateway = (name: string, g: { callTool: typeof gateway.callTool }, s: McpServerConfig): Variant<CallSql> => ({
       name,
-      run: async () => expectResult((await g.callTool(s, 'echo', ARGS, callOpts())).kind),
+      async run() {
+        db.statements.start();
+        const outcome = await g.callTool(s, 'echo', ARGS, callOpts());
+        const { statements, sqlMs } = db.statements.stop();
+        expectResult(outcome.kind);
+        return { statements: statements.length, sqlMs };
+      },
     });
-    const variants: Variant<void>[] = [
+    const app = `app tool host callTool (${db.kind})`;
+    const variants: Variant<CallSql>[] = [
       {
         name: 'bare SDK callTool',
-        run: async () => void (await bare.callTool({ name: 'echo', arguments: ARGS })),
+        run: async () => (await bare.callTool({ name: 'echo', arguments: ARGS }), noSql),
       },
       {
         name: 'bare SDK, new client per call',
@@ -50,12 +63,13 @@ export async function toolRoundTripFigures(report: BenchReport, db: BenchDb): Pr
           const client = await bareMcpClient(fixture.url);
           await client.callTool({ name: 'echo', arguments: ARGS });
           await client.close();
+          return noSql;
         },
       },
       viaGateway('gateway callTool', gateway, server),
-      viaGateway(`app tool host callTool (${db.kind})`, user.tools.gateway, server),
+      viaGateway(app, user.tools.gateway, server),
     ];
-    const { ms } = await interleave(variants, { rounds: ROUNDS, warmup: 20 });
+    const { ms, extra } = await interleave(variants, { rounds: ROUNDS, warmup: 20 });
     const base = ms.get('bare SDK callTool')!;
     for (const v of variants) report.add(summaryRow(SECTION, `${v.name}: ms per call`, summarize(ms.get(v.name)!), 'ms'));
     for (const v of variants.slice(1)) {
@@ -63,6 +77,11 @@ export async function toolRoundTripFigures(report: BenchReport, db: BenchDb): Pr
       const target = v.name.startsWith('app tool host') ? below(added.median, TARGET_MS, 'ms') : {};
       report.add(summaryRow(SECTION, `${v.name}: ms added over the bare callTool`, added, 'ms', target));
     }
+    const appSql = extra.get(app)!;
+    report.add(
+      summaryRow(SECTION, `${app}: SQL statements per call`, summarize(appSql.map((c) => c.statements)), 'statements'),
+      summaryRow(SECTION, `${app}: ms in SQL per call`, summarize(appSql.map((c) => c.sqlMs)), 'ms'),
+    );
     const perCall = fixture.requests.length / (ROUNDS + 20);
     report.note(
       SECTION,
