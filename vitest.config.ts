@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
   test: {
     include: ['lib/**/*.test.ts', 'db/**/*.test.ts', 'scripts/**/*.test.ts', 'test/**/*.test.ts', 'app/**/*.test.ts'],
+    // The fault suite runs production servers after a build: `npm run test:faults` (vitest.faults.config.ts).
+    exclude: ['**/node_modules/**', 'test/faults/**'],
     environment: 'node',
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 30_000,

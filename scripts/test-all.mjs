@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every suite, one summary line. The formatter and lint checks, unit and integration
 // (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
-// (Playwright against `next start` on the embedded default), then the first-run e2e against
-// `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
+// (Playwright against `next start` on the embedded default) and the fault suite (test/faults) on the same build,
+// then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
 // skips them). Ends with `N passed, N failed`; each part prints its time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -95,6 +95,37 @@ function playwright(part, args, resultsFile, env) {
   });
 }
 
+// 2b. the load and fault suite (test/faults, vitest.faults.config.ts) against `next start` processes
+// from the same build: two instances on the Postgres at DATABASE_URL (skipped without it), kills,
+// bad MCP and model peers. SKIP_FAULTS=1 skips it.
+function faults() {
+  if (process.env.SKIP_FAULTS === '1') return console.log('\n=== faults skipped (SKIP_FAULTS=1)');
+  const file = 'test-results/faults.json';
+  rmSync(file, { force: true });
+  const res = run('faults', 'npx', [
+    'vitest',
+    'run',
+    '--config',
+    'vitest.faults.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile=${file}`,
+  ]);
+  const f = readJson(file);
+  for (const t of (f?.testResults ?? []).flatMap((r) => (r.assertionResults ?? []).map((a) => ({ ...a, file: r.name }))))
+    if (t.status === 'failed') failures.push(`faults  ${t.file.replace(process.cwd() + '/', '')} > ${t.fullName}`);
+  for (const r of f?.testResults ?? [])
+    if (r.status === 'failed' && !(r.assertionResults ?? []).some((t) => t.status === 'failed'))
+      failures.push(`faults  ${r.name.replace(process.cwd() + '/', '')}: ${(r.message ?? 'failed to run').split('\n')[0]}`);
+  results.push({
+    part: 'faults',
+    seconds: res.seconds,
+    passed: f?.numPassedTests ?? 0,
+    failed: f ? f.numFailedTests + (res.status !== 0 && f.numFailedTests === 0 ? 1 : 0) : 1,
+    skipped: (f?.numPendingTests ?? 0) + (f?.numTodoTests ?? 0),
+  });
+}
+
 // 2. build, then e2e against `next start` (the embedded default: no DATABASE_URL, demo model);
 // 3. the first-run path against `next dev` from a cold build folder of its own (no build needed).
 if (process.env.SKIP_E2E === '1') {
@@ -117,6 +148,7 @@ if (process.env.SKIP_E2E === '1') {
     results.push({ part: 'build', seconds: build.seconds, passed: 0, failed: 1, skipped: 0 });
   } else {
     playwright('e2e', [], 'test-results/e2e-results.json', e2eEnv);
+    faults();
   }
   playwright('e2e first-run (dev)', ['-c', 'playwright.first-run.config.ts'], 'test-results/e2e-first-run-results.json', e2eEnv);
 }
