@@ -5,6 +5,8 @@ import { poolUse } from '@/db/pool-use';
 import type { EngineObserver } from '@/lib/agent/observe';
 import type { StreamRegistry } from '@/lib/agent/sse-streams';
 
+import { statementsSent } from './statement-count';
+
 export interface AppMetrics {
   /** Handed to the engine (EngineDeps.observe): counts turns, tool calls and model steps. */
   observer: EngineObserver;
@@ -70,6 +72,15 @@ export function createAppMetrics(sources: { streams: StreamRegistry; handle: Pic
       const use = poolUse(sources.handle);
       this.set({ state: 'in_use', database: sources.handle.kind }, use.inUse);
       this.set({ state: 'idle', database: sources.handle.kind }, use.idle);
+    },
+  });
+  new Counter({
+    name: 'switchboard_db_statements_total',
+    help: 'Statements this instance sent to its database (queries and NOTIFY; BEGIN and COMMIT not counted).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(statementsSent());
     },
   });
   new Gauge({

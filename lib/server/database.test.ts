@@ -1,9 +1,11 @@
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { liveHolders } from '@/db/data-dir-holders';
+import { statementsSent } from '@/lib/ops/statement-count';
 
 import { getDbHandle } from './database';
 
@@ -44,6 +46,14 @@ describe('the embedded database on disk', () => {
     expect(entries.filter((e) => !e.dir && e.mode !== 0o600)).toEqual([]);
     // This process says it holds the folder (what `npm run backup` / `restore` refuse), until it closes it.
     expect(await liveHolders(dataDir)).toMatchObject([{ pid: process.pid }]);
+
     // A new PGlite on disk plus every migration: seconds alone, far more on a loaded 2-core machine.
   }, 120_000);
+
+  it('counts every statement it sends, for GET /api/metrics (switchboard_db_statements_total)', async () => {
+    const counted = statementsSent();
+    await (await getDbHandle()).db.execute(sql`select 1`);
+    await (await getDbHandle()).db.execute(sql`select 2`);
+    expect(statementsSent()).toBe(counted + 2);
+  });
 });

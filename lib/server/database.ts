@@ -4,6 +4,7 @@ import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
 import { holdDataDir } from '@/db/data-dir-holders';
 import { ensurePrivateDir, restrictTree } from '@/db/private-files';
 import { dataDir } from '@/lib/data-dir';
+import { countStatement } from '@/lib/ops/statement-count';
 import { processSingleton } from '@/lib/process-singleton';
 
 // Next.js may load this module once per route bundle, and one process must open its PGlite
@@ -19,7 +20,7 @@ export function getDbHandle(): Promise<DbHandle> {
   state.opening ??= (async () => {
     const url = process.env.DATABASE_URL;
     if (url) {
-      const handle = await openPostgres(url);
+      const handle = await openPostgres(url, { onStatement: countStatement });
       await handle.migrate();
       return handle;
     }
@@ -27,7 +28,7 @@ export function getDbHandle(): Promise<DbHandle> {
     await ensurePrivateDir(dataDir());
     // Says this process has the folder open, so `npm run backup` / `restore` refuse it meanwhile.
     const release = await holdDataDir(dataDir(), processName());
-    const handle = await openPglite({ dataDir: dir }).catch((err) => {
+    const handle = await openPglite({ dataDir: dir, onStatement: countStatement }).catch((err) => {
       release();
       throw err;
     });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { startRun } from '@/lib/agent/engine';
+import { countStatement, statementsSent } from '@/lib/ops/statement-count';
 import { getRuntime } from '@/lib/server/runtime';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
 import { openRouteRuntime } from '@/test/route-runtime';
@@ -76,6 +77,15 @@ describe('/api/metrics', () => {
     expect(sample(text, 'switchboard_db_pool_waiting', { database: 'pglite' })).toBe(0);
     expect(text).toContain('# TYPE switchboard_turns_ended_total counter');
     expect(text).toContain('# TYPE switchboard_model_step_seconds histogram');
+  });
+
+  it('counts the statements the process sent to its database (what lib/server/database.ts reports)', async () => {
+    vi.stubEnv('METRICS_TOKEN', TOKEN);
+    const statements = async () => sample(await (await scrape(`Bearer ${TOKEN}`)).text(), 'switchboard_db_statements_total');
+    const before = await statements();
+    expect(before).toBe(statementsSent());
+    for (let i = 0; i < 3; i++) countStatement();
+    expect(await statements()).toBe(before! + 3);
   });
 
   it('after real turns the counters moved: turns started and ended, a tool call by outcome, model steps timed, a stream', async () => {
