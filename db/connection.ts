@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -40,12 +40,41 @@ export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
 /** Called with every statement the app sends (drizzle's queries and NOTIFY): what a test counts per turn. */
 export type StatementObserver = (statement: string) => void;
 
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Postgres settings of the embedded database. initdb picks shared_buffers = 128 MB, as for a
+ * server; in PGlite those buffers live in this process's WASM heap once touched. One person's
+ * database needs far less: 16 MB holds ~115 MB less resident (docs/PERFORMANCE.md, Memory).
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=16MB'];
+
 export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; onStatement?: StatementObserver } = {}): Promise<DbHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (opts.dataDir) await mkdir(path.dirname(opts.dataDir), { recursive: true });
-  const client = new PGlite({ dataDir: opts.dataDir, loadDataDir: opts.loadDataDir });
-  await client.waitReady;
+  const start = async () => {
+    const pglite = new PGlite({
+      dataDir: opts.dataDir,
+      loadDataDir: opts.loadDataDir,
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    });
+    await pglite.waitReady;
+    return pglite;
+  };
+  const created = opts.dataDir !== undefined && !(await exists(path.join(opts.dataDir, 'PG_VERSION')));
+  let client = await start();
+  if (created) {
+    // initdb just ran in this process and left its heap behind (~400 MB more resident than a
+    // start on an existing folder, until the process ends): a close and a reopen (~0.5 s, once
+    // per data folder) hands it back.
+    await client.close();
+    client = await start();
+  }
   const db = drizzle({ client, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
   return {
     kind: 'pglite',
