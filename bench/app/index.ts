@@ -1,0 +1,61 @@
+import type { BenchReport } from '@/bench/report';
+
+import { load, LOAD_LIMITS } from './load';
+import { memory } from './memory';
+import { pageBench } from './page';
+import { BENCH_DIST_DIR, type BenchDatabase } from './server';
+import { throughApp } from './through-app';
+
+/**
+ * The through-the-app part of `npm run bench` (scripts/bench.ts calls it): `next start` on a
+ * production build in BENCH_NEXT_DIST_DIR (default .next-appbench), the bench model and the
+ * bench's own users. Postgres runs when BENCH_DATABASE_URL is set (each app gets a database of
+ * its own on that server, dropped after). Ports BENCH_APP_PORT (default 3231) and the next one.
+ *
+ *   BENCH_APP_ONLY=through,load,page,memory   only these parts
+ *   BENCH_APP_TURNS=40                        turns of each kind through the app
+ *   BENCH_LOAD_LEVELS=50,100,200              conversations at once
+ *   BENCH_LOAD_TURNS=3                        turns each conversation makes at every level
+ *   BENCH_LOAD_WORD_DELAY_MS=5                pause between the model's streamed words under load
+ *   BENCH_MEMORY_TURNS=1000                   turns before the memory figure
+ *   BENCH_PAGE_LOADS=5                        cold loads of the long conversation
+ */
+
+const env = process.env;
+const num = (name: string, fallback: number) => Number(env[name] ?? fallback);
+
+export async function runAppBench(report: BenchReport): Promise<void> {
+  const only = env.BENCH_APP_ONLY?.split(',').map((s) => s.trim());
+  const wanted = (part: string) => !only || only.includes(part);
+  const port = num('BENCH_APP_PORT', 3231);
+  const databases: BenchDatabase[] = env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+  if (env.BENCH_DATABASE_URL) env.BENCH_POSTGRES_URL ??= env.BENCH_DATABASE_URL;
+  const step = (what: string) => process.stderr.write(`\n  app: ${what}…`);
+  const note = (section: string, text: string) => report.note(section, text);
+
+  if (wanted('through')) {
+    for (const database of databases) {
+      step(`through the app on ${database}`);
+      report.add(...(await throughApp({ database, port, turns: num('BENCH_APP_TURNS', 40) })));
+    }
+    note('Through the app', `next start (${BENCH_DIST_DIR}) over HTTP and SSE, one turn at a time; the bench model answers at once.`);
+  }
+  if (wanted('load')) {
+    const levels = (env.BENCH_LOAD_LEVELS ?? '50,100,200').split(',').map(Number);
+    for (const database of databases) {
+      step(`load on ${database}`);
+      report.add(
+        ...(await load({ database, port, levels, turnsEach: num('BENCH_LOAD_TURNS', 3), wordDelayMs: num('BENCH_LOAD_WORD_DELAY_MS', 5) })),
+      );
+    }
+    note('Load', `users written by the bench; SWITCHBOARD_LIMITS raised for the run: ${Object.keys(LOAD_LIMITS).join(', ')}.`);
+  }
+  if (wanted('page')) {
+    step('page');
+    report.add(...(await pageBench({ port, loads: num('BENCH_PAGE_LOADS', 5) })));
+  }
+  if (wanted('memory')) {
+    step('memory');
+    report.add(...(await memory({ port, turns: num('BENCH_MEMORY_TURNS', 1000), conversations: 10 })));
+  }
+}
