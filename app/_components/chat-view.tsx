@@ -16,6 +16,8 @@ import type { InputResponses } from './input-card';
 import { Markdown } from './markdown';
 import { Note } from './message-item';
 import { MessageList, type CardActions } from './message-list';
+import { ModelPicker } from './model-picker';
+import { usePendingSettings } from './pending-settings';
 import { ShareButton } from './share/share-button';
 import { ShareDialog } from './share/share-dialog';
 import { forkNote, shareUnavailableReason } from './share/share-view';
@@ -80,6 +82,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   }, []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
+  // The model and thinking settings being saved: a message waits for them, so it goes out under them.
+  const settings = usePendingSettings();
   // The Tools panel's view is read again when a run ends or a decision lands (a grant may have
   // been given, the conversation tainted): changes apply from the next step.
   const [toolsKey, setToolsKey] = useState(0);
@@ -130,6 +134,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     setSending(true);
     setNotice('');
     try {
+      await settings.settled();
       const started = await api<{ runId: string; afterSeq: number }>(`/api/conversations/${initial.id}/messages`, {
         method: 'POST',
         body: { text },
@@ -157,6 +162,27 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       return false;
     } finally {
       setSending(false);
+    }
+  }
+
+  /** Continue on an answer cut at the length limit: a turn with no typed message that goes on with it. */
+  async function continueAnswer() {
+    setNotice('');
+    try {
+      await settings.settled();
+      const started = await api<{ runId: string; afterSeq: number; messages: MessageView[] }>(`/api/conversations/${initial.id}/messages`, {
+        method: 'POST',
+        body: { continue: true },
+      });
+      // Nothing new with a prefill; with thinking on, the short "continue" message as stored.
+      for (const message of started.messages) dispatch({ kind: 'sent', message });
+      dispatch({
+        kind: 'event',
+        event: { type: 'run.started', data: { model: initial.model, runId: started.runId, seq: started.afterSeq + 1 } },
+      });
+      followFrom(started.afterSeq);
+    } catch (err) {
+      setNotice(err instanceof ApiError ? err.message : 'Could not continue the answer.');
     }
   }
 
@@ -198,15 +224,16 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
   // The cards get one actions object for the page's life (the list is memoized); it calls the
   // newest functions, which see the newest state.
-  const latest = useRef({ decide, answer, stop });
+  const latest = useRef({ decide, answer, stop, continueAnswer });
   useLayoutEffect(() => {
-    latest.current = { decide, answer, stop };
+    latest.current = { decide, answer, stop, continueAnswer };
   });
   const cardActions = useMemo<CardActions>(
     () => ({
       decide: (...args) => latest.current.decide(...args),
       answer: (...args) => latest.current.answer(...args),
       stop: () => latest.current.stop(),
+      continue: () => latest.current.continueAnswer(),
     }),
     [],
   );
@@ -362,8 +389,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           </Notice>
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />
-        <div className="mx-auto mt-1.5 max-w-3xl">
-          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} />
+        <div className="mx-auto mt-1.5 flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-1.5">
+          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} track={settings.track} />
+          <div className="px-3">
+            <ModelPicker conversationId={initial.id} initial={initial.model} track={settings.track} />
+          </div>
         </div>
       </div>
     </div>

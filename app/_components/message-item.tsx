@@ -3,6 +3,7 @@
 import { CircleStop, GitBranch, Info } from 'lucide-react';
 import { memo } from 'react';
 
+import { ContinueNotice } from './continue-notice';
 import { Markdown } from './markdown';
 import { ThinkingSection } from './thinking-section';
 import type { ContentBlock } from './types';
@@ -17,11 +18,14 @@ export const MessageItem = memo(function MessageItem({
   content,
   stopReason,
   renderToolCall,
+  onContinue,
 }: {
   role: 'user' | 'assistant';
   content: unknown;
   stopReason?: string | null;
   renderToolCall?: (toolUseId: string) => React.ReactNode;
+  /** Given to the last answer when it was cut at the length limit: Continue asks the model to go on. */
+  onContinue?: () => Promise<void>;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
@@ -48,7 +52,8 @@ export const MessageItem = memo(function MessageItem({
           <ThinkingSection key={i} redacted />
         ) : null,
       )}
-      {stopReason === 'max_tokens' && <Note>The answer reached the length limit and was cut short.</Note>}
+      {stopReason === 'max_tokens' &&
+        (onContinue ? <ContinueNotice onContinue={onContinue} /> : <Note>The answer reached the length limit and was cut short.</Note>)}
       {stopReason === 'cancelled' && <Note icon="stopped">Stopped.</Note>}
       {stopReason === 'refusal' && <Note>The model declined to continue this answer.</Note>}
       {stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}

@@ -17,6 +17,8 @@ export interface CardActions {
   decide(call: ToolCallView, decision: DecisionKind, extras?: DecisionExtras): Promise<void>;
   answer(call: ToolCallView, responses: InputResponses): Promise<void>;
   stop(): Promise<void>;
+  /** Goes on with the last answer, cut at the length limit. */
+  continue(): Promise<void>;
 }
 
 /** The conversation page: live cards that ask the person (approve, answer, sign in). */
@@ -67,9 +69,20 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
     },
     [toolCalls, progress, actions],
   );
-  return messages.map((m) => (
+  // The last answer, cut at the length limit with no turn running, offers to go on; one that was
+  // continued (the rest of it follows as the next message) says nothing more.
+  const continuable = (i: number) => !activeRunId && i === messages.length - 1 && messages[i]!.stopReason === 'max_tokens';
+  const stopReasonOf = (i: number) =>
+    messages[i]!.stopReason === 'max_tokens' && messages[i + 1]?.role === 'assistant' ? null : messages[i]!.stopReason;
+  return messages.map((m, i) => (
     <Fragment key={m.id}>
-      <MessageItem role={m.role} content={m.content} stopReason={m.stopReason} renderToolCall={renderToolCall} />
+      <MessageItem
+        role={m.role}
+        content={m.content}
+        stopReason={stopReasonOf(i)}
+        renderToolCall={renderToolCall}
+        onContinue={actions && continuable(i) ? actions.continue : undefined}
+      />
       {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
     </Fragment>
   ));

@@ -10,7 +10,16 @@ import { Switch } from './ui';
  * Extended thinking for this conversation: from the next turn the model thinks before it answers
  * (the thinking is shown folded above the answer). A turn already running keeps its setting.
  */
-export function ThinkingToggle({ conversationId, initial }: { conversationId: string; initial: ConversationSummary['thinking'] }) {
+export function ThinkingToggle({
+  conversationId,
+  initial,
+  track,
+}: {
+  conversationId: string;
+  initial: ConversationSummary['thinking'];
+  /** Registers the save, so a message sent meanwhile waits for it (./pending-settings.ts). */
+  track?: <T>(save: Promise<T>) => Promise<T>;
+}) {
   const [enabled, setEnabled] = useState(initial.enabled);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
@@ -19,10 +28,11 @@ export function ThinkingToggle({ conversationId, initial }: { conversationId: st
     setBusy(true);
     setError('');
     try {
-      const saved = await api<ConversationSummary>(`/api/conversations/${conversationId}`, {
+      const save = api<ConversationSummary>(`/api/conversations/${conversationId}`, {
         method: 'PATCH',
         body: { thinking: { enabled: next, budgetTokens: initial.budgetTokens } },
       });
+      const saved = await (track ? track(save) : save);
       setEnabled(saved.thinking.enabled);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Could not change the setting.');
