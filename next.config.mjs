@@ -7,8 +7,11 @@ const nextConfig = {
   // from a cold folder while other runs keep `.next`. The pattern `.next-*/` is git- and lint-ignored.
   distDir: process.env.NEXT_DIST_DIR || '.next',
   poweredByHeader: false,
-  // The embedded database and its WASM stay outside the bundle.
-  serverExternalPackages: ['@electric-sql/pglite', 'pg'],
+  // The embedded database and its WASM stay outside the bundle. The Anthropic SDK too: bundled, each
+  // route got its own copy of its classes, so an error thrown by the runtime's client (built by
+  // whichever route came first) failed `instanceof Anthropic.APIError` in another route's engine —
+  // no retry of a 429 / 529, and the provider's JSON shown as the failure (test/faults/bad-peers.test.ts).
+  serverExternalPackages: ['@electric-sql/pglite', 'pg', '@anthropic-ai/sdk'],
   async headers() {
     return [
       {
