@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { openPglite, type DbHandle } from './connection';
+import { openPglite, openPostgres, type DbHandle } from './connection';
 
 /** The rows of a raw query, as PGlite returns them. */
 async function rows<T>(h: DbHandle, query: ReturnType<typeof sql>): Promise<T[]> {
@@ -36,4 +36,24 @@ describe('openPglite', () => {
     expect(await rows(again, sql`show shared_buffers`)).toEqual([{ shared_buffers: '16MB' }]);
     await again.close();
   }, 120_000);
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('openPostgres', () => {
+  it('sends a notification while every pooled connection is in a transaction waiting for it (no pool deadlock)', async () => {
+    // A pool of one, held by a transaction that waits for a notification to be sent: what the
+    // bus does when it stores an event after live deltas (lib/agent/bus.ts).
+    const h = await openPostgres(process.env.DATABASE_URL!, { max: 1 });
+    try {
+      const heard: string[] = [];
+      await h.listen('sb_connection_test', (p) => heard.push(p));
+      await h.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`);
+        await h.notify('sb_connection_test', 'sent from outside the pool');
+      });
+      for (let i = 0; i < 50 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual(['sent from outside the pool']);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
 });

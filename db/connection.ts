@@ -1,6 +1,5 @@
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
 import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 
 import * as schema from './schema';
@@ -106,6 +105,13 @@ export async function openPostgres(
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
   const db = drizzle({ client: pool, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
+  // Notifications sent on their own (live deltas) go through one connection of their own. The
+  // bus holds every stored event until the live deltas before it are sent, and it does so inside
+  // the transaction that stores the event: were these notifications to wait for a pool
+  // connection while every pooled connection is such a transaction, nothing could move again
+  // (seen with 50 turns at once on the pool of 10). One connection also keeps them in order.
+  const notifier = new pg.Pool({ connectionString, max: 1 });
+  notifier.on('error', (err) => console.error('[db] notify client error:', err.message));
 
   // One dedicated connection carries every LISTEN of this process. If it drops, it is opened
   // again (with backoff) and every channel is listened to again; the SSE streams meanwhile
@@ -168,7 +174,8 @@ export async function openPostgres(
       };
     },
     async notify(channel, payload) {
-      await db.execute(sql`select pg_notify(${channel}, ${payload})`);
+      opts.onStatement?.('select pg_notify($1, $2)');
+      await notifier.query('select pg_notify($1, $2)', [channel, payload]);
     },
     async migrate(migrationsFolder = MIGRATIONS_FOLDER) {
       const { migrate } = await import('drizzle-orm/node-postgres/migrator');
@@ -184,6 +191,7 @@ export async function openPostgres(
     async close() {
       closed = true;
       await listener?.end().catch(() => {});
+      await notifier.end();
       await pool.end();
     },
   };

@@ -87,7 +87,15 @@ export async function startBenchModel(shape: ModelShape): Promise<BenchModel> {
     const receivedAt = performance.now();
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => void answer(raw, receivedAt, res));
+    req.on('end', () => {
+      // Only the Messages API is scripted (the app may also ask for e.g. the list of models).
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `the bench model has no ${req.url}` } }));
+        return;
+      }
+      void answer(raw, receivedAt, res);
+    });
   });
 
   async function answer(raw: string, receivedAt: number, res: http.ServerResponse) {

@@ -171,13 +171,29 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
       `no production build in ${BENCH_DIST_DIR}: run NEXT_DIST_DIR=${BENCH_DIST_DIR} npx next build first (docs/PERFORMANCE.md)`,
     );
   }
+  const origin = `http://127.0.0.1:${opts.port}`;
+  // Something already answering there (an app left by a crashed run) would be measured instead.
+  if (
+    await fetch(`${origin}/api/health`).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new Error(`port ${opts.port} is in use`);
   const metricsToken = randomBytes(16).toString('hex');
   const db = await prepareDatabase(opts);
   const model = opts.model === 'demo' ? null : await startBenchModel(opts.model);
-  const origin = `http://127.0.0.1:${opts.port}`;
   const app = spawn(
     process.execPath,
-    [path.join('node_modules', 'next', 'dist', 'bin', 'next'), 'start', '-H', '127.0.0.1', '-p', String(opts.port), ...(opts.nextArgs ?? [])],
+    [
+      path.join('node_modules', 'next', 'dist', 'bin', 'next'),
+      'start',
+      '-H',
+      '127.0.0.1',
+      '-p',
+      String(opts.port),
+      ...(opts.nextArgs ?? []),
+    ],
     {
       env: {
         ...process.env,
@@ -194,7 +210,7 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
         ANTHROPIC_BASE_URL: model?.url ?? '',
         ANTHROPIC_API_KEY: model ? 'bench-key' : '',
         // Not a model the SDK warns about on every call.
-      ANTHROPIC_MODEL: model ? 'claude-bench' : '',
+        ANTHROPIC_MODEL: model ? 'claude-bench' : '',
         DEMO_MODEL_DELAY_MS: '0',
         SWITCHBOARD_LIMITS: JSON.stringify(opts.limits ?? {}),
         ...opts.env,
@@ -204,6 +220,9 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
     },
   );
   const exited = new Promise<void>((resolve) => app.once('exit', () => resolve()));
+  // The app runs in its own process group: if the bench dies, it must not live on.
+  const orphaned = () => app.pid && app.exitCode === null && process.kill(-app.pid, 'SIGKILL');
+  process.once('exit', orphaned);
   const stop = async () => {
     if (app.exitCode === null && app.pid) {
       process.kill(-app.pid, 'SIGTERM');
@@ -211,6 +230,7 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
       await exited;
       clearTimeout(killer);
     }
+    process.off('exit', orphaned);
     await model?.close();
     await db.drop();
   };
