@@ -36,7 +36,8 @@ describe('the lease owner id', () => {
 
   it('refuses a name that is not a short plain word', () => {
     expect(() => instanceIdFrom('app', 1, 'x', { SWITCHBOARD_INSTANCE_NAME: 'two words' })).toThrow(
-      'SWITCHBOARD_INSTANCE_NAME must be 1–40 letters, digits, dots, dashes or underscores, starting with a letter or digit (got "two words").',
+      'SWITCHBOARD_INSTANCE_NAME must be 1–40 letters, digits, dots, dashes or underscores, starting with a letter or digit ' +
+        '(got "two words").',
     );
     expect(() => instanceIdFrom('app', 1, 'x', { SWITCHBOARD_INSTANCE_NAME: '-a' })).toThrow('SWITCHBOARD_INSTANCE_NAME');
   });

@@ -15,7 +15,8 @@ export function leaseTimingFrom(env: Env = process.env): { leaseMs: number; hear
   const heartbeatMs = positiveIntFromEnv(env, 'RUN_HEARTBEAT_MS', DEFAULT_HEARTBEAT_MS);
   if (heartbeatMs * 2 > leaseMs) {
     throw new Error(
-      `RUN_HEARTBEAT_MS (${heartbeatMs}) must be at most half of RUN_LEASE_MS (${leaseMs}): a lease renewed less often would lapse under a live instance.`,
+      `RUN_HEARTBEAT_MS (${heartbeatMs}) must be at most half of RUN_LEASE_MS (${leaseMs}): ` +
+        'a lease renewed less often would lapse under a live instance.',
     );
   }
   return { leaseMs, heartbeatMs };
@@ -33,7 +34,8 @@ export function instanceIdFrom(role: string, pid: number, random: string, env: E
   const name = env.SWITCHBOARD_INSTANCE_NAME?.trim();
   if (name && !NAME.test(name)) {
     throw new Error(
-      `SWITCHBOARD_INSTANCE_NAME must be 1–40 letters, digits, dots, dashes or underscores, starting with a letter or digit (got "${name}").`,
+      'SWITCHBOARD_INSTANCE_NAME must be 1–40 letters, digits, dots, dashes or underscores, starting with a letter or digit ' +
+        `(got "${name}").`,
     );
   }
   return `${name ? `${name}-` : ''}${role}-${pid}-${random}`;
