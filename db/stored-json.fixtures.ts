@@ -113,7 +113,12 @@ export const STORED_SAMPLES = {
   runError: {
     v0: [{ code: 'model_overloaded', message: 'The model is overloaded. Try again in a minute.' }],
   },
-  usage: { v0: [{ inputTokens: 120, outputTokens: 40 }] },
+  usage: {
+    v0: [
+      { inputTokens: 120, outputTokens: 40 },
+      { inputTokens: 120, outputTokens: 40, cacheCreationInputTokens: 900, cacheReadInputTokens: 4000 },
+    ],
+  },
   nameMap: { v0: [{ notes__search: { serverId: 'builtin-notes', tool: 'search' } }] },
   foundTools: {
     v1: [

@@ -210,7 +210,16 @@ export const storedThinking = thinkingV1;
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });
 export type StoredRunError = z.infer<typeof storedRunError>;
 
-export const storedUsage = z.looseObject({ inputTokens: z.number(), outputTokens: z.number() });
+/**
+ * A turn's tokens, summed over its model calls: input (not cached), output, and the prompt cache's
+ * writes and reads (absent on rows from before prompt caching: zero).
+ */
+export const storedUsage = z.looseObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheCreationInputTokens: z.number().optional(),
+  cacheReadInputTokens: z.number().optional(),
+});
 export type StoredUsage = z.infer<typeof storedUsage>;
 
 export const storedNameMap = z.record(z.string(), z.object({ serverId: z.string(), tool: z.string() }));

@@ -1,5 +1,6 @@
 import type { EventPayload } from '@/lib/agent/event-payloads';
 import type { RunEventType } from '@/lib/agent/events';
+import { toTurnUsage } from '@/lib/chat/views';
 
 import type { MessageView, RunView, ToolCallView } from './types';
 
@@ -87,6 +88,11 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       const call = event.data.toolCall;
       return { ...base, retrying: null, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
     }
+    case 'history.summarized': {
+      // The marker sits under the last message the summary covers; the messages stay.
+      const { throughMessageId, text } = event.data;
+      return { ...state, messages: state.messages.map((m) => (m.id === throughMessageId ? { ...m, summary: { text } } : m)) };
+    }
     case 'run.awaiting_approval':
     case 'run.awaiting_input':
     case 'run.awaiting_sign_in':
@@ -102,9 +108,25 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
         error: d.error ?? null,
         afterSeq: state.activeRun?.afterSeq ?? 0,
       };
-      return { ...state, activeRun: null, lastRun: ended, partials: [], retrying: null };
+      return {
+        ...state,
+        activeRun: null,
+        lastRun: ended,
+        partials: [],
+        retrying: null,
+        messages: withTurnUsage(state.messages, ended.id, d.usage),
+      };
     }
   }
+}
+
+/** The ended turn's tokens, on its last message (as the conversation's JSON has them). */
+function withTurnUsage(messages: MessageView[], runId: string, usage: EventPayload<'run.completed'>['usage']): MessageView[] {
+  const i = messages.findLastIndex((m) => m.runId === runId);
+  if (i < 0) return messages;
+  const marked = [...messages];
+  marked[i] = { ...marked[i]!, usage: toTurnUsage(usage) };
+  return marked;
 }
 
 function applyDelta(state: ChatState, d: EventPayload<'message.delta'> & Envelope): ChatState {

@@ -8,8 +8,10 @@ import { InputCard, type InputResponses } from './input-card';
 import { MessageItem } from './message-item';
 import type { SharedMessageView, SharedToolCallView } from './share/share-view';
 import { SignInCard } from './sign-in-card';
+import { SummaryMark } from './summary-mark';
 import { ToolCallCard } from './tool-call-card';
 import { TurnTimeline } from './turn-timeline';
+import { TurnUsage } from './turn-usage';
 import type { CardToolCall, MessageView, ToolCallView } from './types';
 
 /** What the cards can do; the same object for the page's whole life, so the list stays memoized. */
@@ -83,7 +85,9 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
         renderToolCall={renderToolCall}
         onContinue={actions && continuable(i) ? actions.continue : undefined}
       />
+      {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
       {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
+      {'summary' in m && m.summary && <SummaryMark text={m.summary.text} />}
     </Fragment>
   ));
 });

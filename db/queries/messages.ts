@@ -14,7 +14,7 @@ import { rowsOf } from './rate-limits';
 export type MessageRow = typeof messages.$inferSelect;
 
 /** The content through its schema: an array of content blocks, as the next request sends it. */
-function parseMessageRow(raw: MessageRow): MessageRow {
+export function parseMessageRow(raw: MessageRow): MessageRow {
   return {
     ...raw,
     content: parseStored(storedMessageContent, raw.content, 'messages.content', raw.id) ?? [],

@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { toolCalls } from '../schema';
@@ -166,6 +166,29 @@ export async function getStoredResult(
     .limit(1);
   const row = rows[0];
   return row?.fullText != null ? { fullText: row.fullText, serverName: row.serverName, tool: row.tool } : null;
+}
+
+/**
+ * The result a call's `tool_result` carried, by its tool_use id within one conversation: the full
+ * text when it was cut, else the text of the result block as sent. For a result the history
+ * sends as a stub to make room (lib/agent/context/stubs.ts), which the paging tool reads again.
+ */
+export async function getResultOfToolUse(
+  db: Db,
+  conversationId: string,
+  toolUseId: string,
+): Promise<{ fullText: string; serverName: string | null; tool: string | null } | null> {
+  const rows = await db
+    .select({ fullText: toolCalls.fullText, result: toolCalls.result, serverName: toolCalls.serverName, tool: toolCalls.tool })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.conversationId, conversationId), eq(toolCalls.toolUseId, toolUseId)))
+    .orderBy(desc(toolCalls.createdAt))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return null;
+  const content = row.result?.content;
+  const sent = typeof content === 'string' ? content : (content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+  return { fullText: row.fullText ?? sent, serverName: row.serverName, tool: row.tool };
 }
 
 /**

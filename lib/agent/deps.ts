@@ -4,6 +4,7 @@ import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
 import type { ListedLimits } from '@/lib/model/limits';
 
+import type { ContextSettings } from './context/settings';
 import type { EventSink } from './events';
 import type { ModelRetrySettings } from './model-retry';
 import type { EngineObserver } from './observe';
@@ -49,6 +50,8 @@ export interface EngineDeps {
   auditKeys: () => Promise<AuditKeyring>;
   /** Told of turns, tool calls and model steps as they end (the app's metrics); nothing when unset. */
   observe?: EngineObserver;
+  /** How close to the model's window the history may come before room is made (default DEFAULT_CONTEXT_SETTINGS, ./context/settings.ts). */
+  context?: ContextSettings;
   /** Retries of a model call that failed before its first byte (default DEFAULT_MODEL_RETRY, ./model-retry.ts). */
   modelRetry?: ModelRetrySettings;
 }

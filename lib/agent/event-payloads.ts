@@ -161,6 +161,11 @@ export const EVENT_PAYLOADS = {
   }),
   /** A model call failed before its first byte and is tried again after `delayMs` (lib/agent/model-retry.ts). */
   'run.retrying': z.object({ attempt: z.number(), delayMs: z.number(), status: z.number().nullable(), message: z.string() }),
+  /**
+   * The history neared the model's window and its oldest messages (seq ≤ throughSeq) were
+   * summarized: the summary is sent in their place from now on; the page marks where it ends.
+   */
+  'history.summarized': z.object({ summaryId: z.string(), throughSeq: z.number(), throughMessageId: z.string(), text: z.string() }),
   'run.completed': runEnd,
   'run.failed': runEnd,
   'run.cancelled': runEnd,

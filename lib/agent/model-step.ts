@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 
 import type { StoredThinking } from '@/db/stored-json';
 
+import { withCacheBreakpoints } from './context/cache-breakpoints';
 import { DeltaCoalescer } from './delta-coalescer';
 import { DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
 import { retryDelayMs, retryingMessage } from './model-retry';
@@ -52,6 +53,22 @@ export async function streamModelStep(
   }
 }
 
+/**
+ * The request of a step as it is sent (and counted, ./context/fit.ts): the model, `max_tokens`
+ * with room for thinking, the system prompt, the history and the tools, with the prompt cache's
+ * breakpoints on the tool list and the history (./context/cache-breakpoints.ts).
+ */
+export function modelRequest(deps: EngineDeps, request: StepRequest) {
+  return withCacheBreakpoints({
+    model: deps.model.model,
+    // The configured length within the model's own limit (./run-model.ts).
+    ...outputRequest(deps.model, request.thinking),
+    system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    messages: request.messages,
+    ...(request.tools.length ? { tools: request.tools } : {}),
+  });
+}
+
 /** Waits, or stops waiting at once when the step is aborted (Stop, lost lease): false then. */
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
@@ -84,17 +101,7 @@ async function streamOnce(
   // Timed to the end of the stream, not of the writes after it.
   const observed = (outcome: ModelStepOutcome, ms: number) => observe(deps, (o) => o.modelStep(ms, firstDeltaMs, outcome));
   try {
-    const stream = deps.model.client.messages.stream(
-      {
-        model: deps.model.model,
-        // The configured length within the model's own limit (./run-model.ts).
-        ...outputRequest(deps.model, request.thinking),
-        system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-        messages: request.messages,
-        ...(request.tools.length ? { tools: request.tools } : {}),
-      },
-      { signal },
-    );
+    const stream = deps.model.client.messages.stream(modelRequest(deps, request), { signal });
     for await (const ev of stream) {
       received = true;
       if (ev.type === 'content_block_delta') firstDeltaMs ??= performance.now() - started;

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
-import { getStoredResult } from '@/db/queries/tool-calls';
+import { getResultOfToolUse, getStoredResult } from '@/db/queries/tool-calls';
 import { joinToolName, RESERVED_NAMESPACE } from '@/lib/mcp/naming';
 import { errorToolResult, escapeToolOutput, FENCE_CLOSE, fenceOpen, readMoreNote, RESULT_BUDGET_CHARS } from '@/lib/mcp/to-tool-result';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
@@ -29,13 +29,14 @@ export const READ_RESULT_TOOL: CatalogTool = {
   trust: 'trusted',
   name: 'read_result',
   description:
-    'Reads more of a tool result that was cut because it was too large. Use it only when a result ends with a "result truncated" marker ' +
-    'and you need the rest; pass the callId and offset from that marker. Returns the next part of the stored text and, if more ' +
-    'remains, a marker with the next offset. No side effects.',
+    'Reads more of a tool result that was cut because it was too large, or again a result that was left out to make room in the ' +
+    'context window. Use it only when a result ends with a "result truncated" marker or says it was left out, and you need it; ' +
+    'pass the callId and offset from that marker or note. Returns the next part of the stored text and, if more remains, a marker ' +
+    'with the next offset. No side effects.',
   inputSchema: {
     type: 'object',
     properties: {
-      callId: { type: 'string', format: 'uuid', description: 'The callId from the truncation marker.' },
+      callId: { type: 'string', minLength: 1, description: 'The callId from the truncation marker or the left-out note.' },
       offset: { type: 'integer', minimum: 0, description: 'Character offset to read from (from the marker).' },
     },
     required: ['callId', 'offset'],
@@ -48,7 +49,7 @@ export const READ_RESULT_TOOL: CatalogTool = {
     idempotentHint: true,
     openWorldHint: false,
   },
-  fingerprint: 'host/read_result/v1',
+  fingerprint: 'host/read_result/v2',
 };
 
 /** The name the model calls it by. */
@@ -56,6 +57,7 @@ export const READ_RESULT_TOOL_NAME = joinToolName(HOST_SERVER.namespace, READ_RE
 
 // The input was validated against READ_RESULT_TOOL.inputSchema when the call was proposed.
 const readResultInput = z.object({ callId: z.string(), offset: z.number().int().min(0) });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function readStoredResult(
   db: Db,
@@ -66,7 +68,10 @@ export async function readStoredResult(
   const parsed = readResultInput.safeParse(rawInput);
   if (!parsed.success) return errorToolResult(toolUseId, 'Pass the callId and offset from a truncation marker.');
   const input = parsed.data;
-  const stored = await getStoredResult(db, conversationId, input.callId);
+  // A truncation marker names the call's id; a result left out to make room names its tool_use id.
+  const stored = UUID.test(input.callId)
+    ? await getStoredResult(db, conversationId, input.callId)
+    : await getResultOfToolUse(db, conversationId, input.callId);
   if (!stored)
     return errorToolResult(
       toolUseId,

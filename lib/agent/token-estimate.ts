@@ -20,3 +20,37 @@ export function estimateToolTokens(tools: readonly Pick<Anthropic.Tool, 'name' |
   for (const t of tools) total += estimateTokens({ name: t.name, description: t.description, input_schema: t.input_schema });
   return total;
 }
+
+// Stored blocks are sent again on every step of a long conversation: their estimate is kept by
+// identity, so a step costs the new blocks only (a block is never changed once stored).
+const blockTokens = new WeakMap<object, number>();
+
+/** What one content block costs (JSON length / 4), remembered for the block object. */
+export function estimateBlockTokens(block: object): number {
+  let n = blockTokens.get(block);
+  if (n === undefined) {
+    n = estimateTokens(block);
+    blockTokens.set(block, n);
+  }
+  return n;
+}
+
+/** What a message costs: its blocks and a few tokens for its role and framing. */
+export function estimateMessageTokens(message: Anthropic.MessageParam): number {
+  if (typeof message.content === 'string') return estimateTokens(message.content) + 4;
+  let total = 4;
+  for (const b of message.content) total += estimateBlockTokens(b);
+  return total;
+}
+
+/** The estimate of a whole request's input: system prompt, tool definitions and messages. */
+export function estimateRequestTokens(request: {
+  system?: string | Anthropic.TextBlockParam[];
+  tools?: readonly object[];
+  messages: readonly Anthropic.MessageParam[];
+}): number {
+  let total = estimateTokens(request.system ?? '');
+  for (const t of request.tools ?? []) total += estimateBlockTokens(t);
+  for (const m of request.messages) total += estimateMessageTokens(m);
+  return total;
+}

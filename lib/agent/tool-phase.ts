@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
-import { appendMessage, getLastMessage } from '@/db/queries/messages';
+import { appendMessage, getLastMessage, type MessageRow } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
 import { closeUnfinishedCall, countStepCallsWithStatus, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type PausedRunStatus, type WaitingCallStatus } from '@/db/vocabulary';
@@ -26,7 +26,8 @@ export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] 
  * Decide all, then execute: pauses for a person while any call of the step is pending, runs the
  * decided ones in parallel, pauses for the person while a server needs them to sign in or its
  * elicitation is open, and finally appends ONE user message with every result in tool_use order.
- * Returns the run to continue with, or null when it paused.
+ * Returns the run to continue with, or null when it paused. `onResults` is given that message once
+ * it is committed (the drive sends it with the next step without reading it back).
  */
 export async function runToolPhase(
   deps: EngineDeps,
@@ -35,6 +36,7 @@ export async function runToolPhase(
   calls: ToolCallRow[],
   signal: AbortSignal,
   plan?: string | null,
+  onResults?: (message: MessageRow) => void,
 ): Promise<RunRow | null> {
   const pending = calls.filter((c) => c.status === 'pending_approval');
   if (pending.length) return pause(deps, run, 'awaiting_approval', pending);
@@ -55,16 +57,21 @@ export async function runToolPhase(
     return pause(deps, run, signIn.length ? 'awaiting_sign_in' : 'awaiting_input', [...signIn, ...input]);
   }
 
-  return transitionRun(
+  let results: MessageRow | undefined;
+  const next = await transitionRun(
     deps.db,
     deps.events,
     run,
     {},
     {
       owner: deps.instanceId,
-      also: (tx) => appendResults(tx, deps, run, settled, 'The run was stopped before this call finished.'),
+      also: async (tx) => {
+        results = await appendResults(tx, deps, run, settled, 'The run was stopped before this call finished.');
+      },
     },
   );
+  if (results) onResults?.(results);
+  return next;
 }
 
 const AGAIN: ReadonlySet<string> = new Set(['auto_approved', 'approved', 'pending_approval']);
@@ -114,7 +121,7 @@ export async function appendResults(
   run: RunRow,
   calls: ToolCallRow[],
   unfinishedReason: string,
-): Promise<void> {
+): Promise<MessageRow> {
   const blocks: Anthropic.ToolResultBlockParam[] = [];
   const closed: ToolCallRow[] = [];
   for (const call of calls) {
@@ -126,9 +133,10 @@ export async function appendResults(
     }
     blocks.push(result);
   }
-  await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
+  const message = await appendMessage(tx, { conversationId: run.conversationId, role: 'user', content: blocks, runId: run.id });
   // The calls closed here end as cancelled: logged in this transaction, after its row writes.
   await auditEndedCalls(tx, deps, closed);
+  return message;
 }
 
 function pauseEvent(status: PausedRunStatus, calls: ToolCallRow[]): RunEvent {

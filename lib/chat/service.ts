@@ -7,8 +7,9 @@ import {
   setConversationModel,
   setConversationThinking,
 } from '@/db/queries/conversations';
+import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { listMessages } from '@/db/queries/messages';
-import { getLatestRun } from '@/db/queries/runs';
+import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
@@ -18,7 +19,7 @@ import type { Runtime } from '@/lib/server/runtime';
 
 import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
 import { checkedModel, modelForTurn } from './model-choice';
-import { toMessageView, toRunView, toSummary, type ConversationSummary, type ConversationView } from './views';
+import { toMessageView, toRunView, toSummary, withTurnMarks, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
 
@@ -42,10 +43,12 @@ async function owned(rt: Runtime, userId: string, id: string) {
 export async function view(rt: Runtime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
-  const [messages, calls, latest] = await Promise.all([
+  const [messages, calls, latest, summaries, runUsage] = await Promise.all([
     listMessages(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
+    listHistorySummaries(rt.handle.db, id),
+    listEndedRunUsage(rt.handle.db, id),
   ]);
   return {
     ...toSummary(c),
@@ -54,7 +57,7 @@ export async function view(rt: Runtime, userId: string, id: string): Promise<Con
       snapshotAt: c.forkedFrom.snapshotAt,
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
-    messages: messages.map(toMessageView),
+    messages: withTurnMarks(messages.map(toMessageView), summaries, runUsage),
     toolCalls: calls.map(toToolCallView),
     activeRun: active ? toRunView(active) : null,
     lastRun: latest ? toRunView(latest) : null,

@@ -1,7 +1,7 @@
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
-import type { StoredMessageContent, StoredMessageOrigin, StoredRunError } from '@/db/stored-json';
+import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredUsage } from '@/db/stored-json';
 import type { RunStatus } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
@@ -36,6 +36,22 @@ export interface MessageView {
   createdAt: string;
   /** What an MCP server put into it: a prompt the person ran, resources they attached (absent for their own words). */
   origin?: StoredMessageOrigin;
+  /** On the last message of an ended turn: its tokens. */
+  usage?: TurnUsageView;
+  /** On the last message a summary covers: the messages up to here are sent to the model as this summary. */
+  summary?: SummaryMarkView;
+}
+
+/** A turn's tokens, summed over its model calls: input (uncached), output, and the prompt cache's writes and reads. */
+export interface TurnUsageView {
+  inputTokens: number;
+  outputTokens: number;
+  cacheCreationInputTokens: number;
+  cacheReadInputTokens: number;
+}
+
+export interface SummaryMarkView {
+  text: string;
 }
 
 export interface ConversationView extends ConversationSummary {
@@ -73,5 +89,37 @@ export function toMessageView(m: MessageRow): MessageView {
     stopReason: m.stopReason,
     createdAt: m.createdAt.toISOString(),
     ...(m.origin && { origin: m.origin }),
+  };
+}
+
+/**
+ * Marks on the messages: each ended turn's tokens on its last message, and each summary of the
+ * oldest messages on the last message it covers (the messages themselves are all still there).
+ */
+export function withTurnMarks(
+  messages: MessageView[],
+  summaries: { throughSeq: number; text: string }[],
+  runUsage: { id: string; usage: StoredUsage | null }[],
+): MessageView[] {
+  const lastOfRun = new Map<string, number>();
+  messages.forEach((m, i) => m.runId && lastOfRun.set(m.runId, i));
+  const marked = [...messages];
+  for (const { id, usage } of runUsage) {
+    const i = lastOfRun.get(id);
+    if (i !== undefined && usage) marked[i] = { ...marked[i]!, usage: toTurnUsage(usage) };
+  }
+  for (const s of summaries) {
+    const i = marked.findLastIndex((m) => m.seq <= s.throughSeq);
+    if (i >= 0) marked[i] = { ...marked[i]!, summary: { text: s.text } };
+  }
+  return marked;
+}
+
+export function toTurnUsage(u: StoredUsage): TurnUsageView {
+  return {
+    inputTokens: u.inputTokens,
+    outputTokens: u.outputTokens,
+    cacheCreationInputTokens: u.cacheCreationInputTokens ?? 0,
+    cacheReadInputTokens: u.cacheReadInputTokens ?? 0,
   };
 }

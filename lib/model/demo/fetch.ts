@@ -1,4 +1,6 @@
+import { countTokensBody, overWindow } from './context-window';
 import { demoModelsPage } from './models';
+import { promptCacheUsage } from './prompt-cache';
 import { decideReply, lastUserText, OVERLOADED_TRIGGER } from './reply';
 import { estimateInputTokens, parseRequestBody } from './request';
 import { abortErrorFrom, DemoStreamBrokenError, paceEvents } from './sse';
@@ -35,6 +37,15 @@ export function createDemoFetch(opts: DemoFetchOptions): typeof fetch {
         headers: { 'content-type': 'application/json', 'request-id': newId('req_demo_') },
       });
     }
+    if (method === 'POST' && /\/v1\/messages\/count_tokens\/?$/.test(url.pathname)) {
+      const raw = await readBody(init?.body ?? null, request);
+      const parsed = parseRequestBody(raw);
+      if (!parsed.ok) return errorResponse(400, 'invalid_request_error', parsed.message);
+      return new Response(JSON.stringify(countTokensBody(raw)), {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'request-id': newId('req_demo_') },
+      });
+    }
     if (method !== 'POST' || !/\/v1\/messages\/?$/.test(url.pathname)) {
       return errorResponse(
         404,
@@ -47,13 +58,22 @@ export function createDemoFetch(opts: DemoFetchOptions): typeof fetch {
     const parsed = parseRequestBody(raw);
     if (!parsed.ok) return errorResponse(400, 'invalid_request_error', parsed.message);
     const body = parsed.request;
+    // Over the model's window: refused before anything streams, as the API does.
+    const tooLong = overWindow(body.model, raw);
+    if (tooLong) return errorResponse(400, 'invalid_request_error', tooLong);
 
     if (lastUserText(body.messages).includes(OVERLOADED_TRIGGER)) {
       return errorResponse(529, 'overloaded_error', 'Overloaded');
     }
 
     const reply = decideReply(body);
-    const meta = { id: newId('msg_demo_'), model: body.model, inputTokens: estimateInputTokens(raw) };
+    const cached = promptCacheUsage(JSON.parse(raw), estimateInputTokens(raw));
+    const meta = {
+      id: newId('msg_demo_'),
+      model: body.model,
+      inputTokens: cached.inputTokens,
+      cache: { creationTokens: cached.creationTokens, readTokens: cached.readTokens },
+    };
 
     if (body.stream) {
       const events = toStreamEvents(reply, meta);

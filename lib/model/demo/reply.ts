@@ -2,6 +2,7 @@ import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
 import { describeDocuments } from './documents';
 import { argsFromSchema } from './schema-args';
+import { isSummaryRequest, summaryReply } from './summary';
 import { findToolMentions } from './tool-mentions';
 import { describeToolResults, toolResultBlocks } from './tool-results';
 import { callFound, SEARCH_TOOLS_NAME, searchFirst } from './tool-search';
@@ -45,6 +46,7 @@ export type ReplyOptions = {
  * must send back unchanged with the block). Title requests think nothing.
  */
 export function decideReply(request: DemoRequest, options: ReplyOptions = {}): DemoReply {
+  if (isSummaryRequest(request)) return summaryReply(request);
   const continued = !request.system?.startsWith(TITLE_REQUEST) && continuationOf(request, options);
   const reply = continued || decideContent(withCut(request), options);
   if (!request.thinking || request.system?.startsWith(TITLE_REQUEST)) return reply;

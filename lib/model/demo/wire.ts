@@ -8,7 +8,10 @@ import { countWords, splitWords } from './words';
 export type MessageMeta = {
   id: string;
   model: string;
+  /** Input tokens not read from nor written to the prompt cache. */
   inputTokens: number;
+  /** What the prompt cache wrote and read for this request (prompt-cache.ts); none when absent. */
+  cache?: { creationTokens: number; readTokens: number };
 };
 
 /** One SSE event. `pause` marks where the pacer waits `delayMs` first. */
@@ -24,11 +27,11 @@ export function outputTokens(reply: DemoReply): number {
   );
 }
 
-function usage(inputTokens: number, outputTokens: number) {
+function usage(meta: MessageMeta, outputTokens: number) {
   return {
-    input_tokens: inputTokens,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    input_tokens: meta.inputTokens,
+    cache_creation_input_tokens: meta.cache?.creationTokens ?? 0,
+    cache_read_input_tokens: meta.cache?.readTokens ?? 0,
     output_tokens: outputTokens,
     service_tier: 'standard',
   };
@@ -80,7 +83,7 @@ export function toMessage(reply: DemoReply, meta: MessageMeta) {
     content: reply.blocks.map(wireBlock),
     stop_reason: reply.stopReason,
     stop_sequence: null,
-    usage: usage(meta.inputTokens, outputTokens(reply)),
+    usage: usage(meta, outputTokens(reply)),
   };
 }
 
@@ -106,7 +109,7 @@ export function toStreamEvents(reply: DemoReply, meta: MessageMeta): Array<WireE
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(meta.inputTokens, 0),
+      usage: usage(meta, 0),
     },
   });
   push('ping', { type: 'ping' });
