@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@/db/connection';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import type { EngineDeps } from '@/lib/agent/deps';
+import { contextSettingsFrom } from '@/lib/agent/context/settings';
 import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { getAuditKeyring } from '@/lib/audit/key';
@@ -50,6 +51,8 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
     model: { listedLimits: models.listedLimits, ...model },
     models,
     toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
+    // CONTEXT_WINDOW_MARGIN: how close to the model's window a history may come (lib/agent/context).
+    context: rest.context ?? contextSettingsFrom(process.env),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
     auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
     db: handle.db,
