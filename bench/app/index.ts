@@ -31,12 +31,21 @@ export async function runAppBench(report: BenchReport): Promise<void> {
   const databases: BenchDatabase[] = env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
   if (env.BENCH_DATABASE_URL) env.BENCH_POSTGRES_URL ??= env.BENCH_DATABASE_URL;
   const step = (what: string) => process.stderr.write(`\n  app: ${what}…`);
+  // A part that fails is said in the report's notes; the other parts still run.
+  const part = async (section: string, run: () => Promise<void>) => {
+    try {
+      await run();
+    } catch (err) {
+      report.note(section, `FAILED: ${(err as Error).message}`);
+      console.error(err);
+    }
+  };
   const note = (section: string, text: string) => report.note(section, text);
 
   if (wanted('through')) {
     for (const database of databases) {
       step(`through the app on ${database}`);
-      report.add(...(await throughApp({ database, port, turns: num('BENCH_APP_TURNS', 40) })));
+      await part('Through the app', async () => report.add(...(await throughApp({ database, port, turns: num('BENCH_APP_TURNS', 40) }))));
     }
     note('Through the app', `next start (${BENCH_DIST_DIR}) over HTTP and SSE, one turn at a time; the bench model answers at once.`);
   }
@@ -44,18 +53,17 @@ export async function runAppBench(report: BenchReport): Promise<void> {
     const levels = (env.BENCH_LOAD_LEVELS ?? '50,100,200').split(',').map(Number);
     for (const database of databases) {
       step(`load on ${database}`);
-      report.add(
-        ...(await load({ database, port, levels, turnsEach: num('BENCH_LOAD_TURNS', 3), wordDelayMs: num('BENCH_LOAD_WORD_DELAY_MS', 5) })),
-      );
+      const settings = { database, port, levels, turnsEach: num('BENCH_LOAD_TURNS', 3), wordDelayMs: num('BENCH_LOAD_WORD_DELAY_MS', 5) };
+      await part('Load', async () => report.add(...(await load(settings))));
     }
     note('Load', `users written by the bench; SWITCHBOARD_LIMITS raised for the run: ${Object.keys(LOAD_LIMITS).join(', ')}.`);
   }
   if (wanted('page')) {
     step('page');
-    report.add(...(await pageBench({ port, loads: num('BENCH_PAGE_LOADS', 5) })));
+    await part('Page', async () => report.add(...(await pageBench({ port, loads: num('BENCH_PAGE_LOADS', 5) }))));
   }
   if (wanted('memory')) {
     step('memory');
-    report.add(...(await memory({ port, turns: num('BENCH_MEMORY_TURNS', 1000), conversations: 10 })));
+    await part('Memory', async () => report.add(...(await memory({ port, turns: num('BENCH_MEMORY_TURNS', 1000), conversations: 10 }))));
   }
 }

@@ -156,8 +156,11 @@ export async function load(opts: LoadOptions): Promise<BenchRow[]> {
     await level(app, 4, { ...opts, turnsEach: 1 });
     const rows: BenchRow[] = [];
     for (const concurrent of opts.levels) {
-      rows.push(...(await level(app, concurrent, opts)));
-      console.error(`  load: ${app.database} ×${concurrent} done`);
+      const figures = await level(app, concurrent, opts);
+      rows.push(...figures);
+      // Said as each level ends: a long run that is stopped still leaves what it measured.
+      const said = figures.map((f) => `${f.figure} ${Math.round(f.value)}${f.p95 === undefined ? '' : ` (p95 ${Math.round(f.p95)})`}`);
+      console.error(`  load: ${said.join('; ')}`);
     }
     if (app.model!.problems.length) throw new Error(`bench model: ${app.model!.problems.slice(0, 3).join('; ')}`);
     return rows;
