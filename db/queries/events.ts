@@ -52,6 +52,8 @@ export interface Appended {
   message: MessageRow | null;
   /** The guard's first returned row, as JSON (its column names as stored); null without a guard. */
   guarded: Record<string, unknown> | null;
+  /** The conversation's title as the statement found it (an audit entry names it). */
+  conversationTitle: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function appendToLog(
       update conversations set event_seq = event_seq + ${list.length}
         ${m ? sql`, message_seq = message_seq + 1, updated_at = now()` : sql``}
       where id = ${conversationId} and exists (select 1 from g)
-      returning event_seq, message_seq
+      returning event_seq, message_seq, title
     ),
     m as (
       insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason, origin)
@@ -105,16 +107,17 @@ export async function appendToLog(
     ),
     u as (
       insert into model_usage (user_id, day, tokens)
-      select ${tokens?.userId ?? null}::uuid, ${utcDay(tokens?.now ?? new Date())}, ${tokens?.tokens ?? 0} from s where ${tokens ? sql`true` : sql`false`}
+      select ${tokens?.userId ?? null}::uuid, ${utcDay(tokens?.now ?? new Date())}, ${tokens?.tokens ?? 0}
+      from s where ${tokens ? sql`true` : sql`false`}
       on conflict (user_id, day) do update set tokens = model_usage.tokens + excluded.tokens
     )
-    select (select json_agg(json_build_object('seq', seq, 'created_at', created_at)) from e) as events,
+    select s.title, (select json_agg(json_build_object('seq', seq, 'created_at', created_at)) from e) as events,
       (select json_build_object('seq', seq, 'created_at', created_at) from m) as message,
       (select row_to_json(g) from g limit 1) as guarded,
       (select count(*) from n) as notified
     from s`);
   type Stamp = { seq: string | number; created_at: string };
-  const row = rowsOf<{ events: Stamp[] | null; message: Stamp | null; guarded: Record<string, unknown> | null }>(result)[0];
+  const row = rowsOf<{ title: string; events: Stamp[] | null; message: Stamp | null; guarded: Record<string, unknown> | null }>(result)[0];
   if (!row) {
     if (opts.guard) return null;
     throw new Error(`conversation ${conversationId} does not exist`);
@@ -142,7 +145,7 @@ export async function appendToLog(
           createdAt: new Date(row.message.created_at),
         }
       : null;
-  return { events, message, guarded: opts.guard ? row.guarded : null };
+  return { events, message, guarded: opts.guard ? row.guarded : null, conversationTitle: row.title };
 }
 
 /** Events alone (see appendToLog), in one statement; returns them in the order given. */

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, notInArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { toolCalls } from '../schema';
@@ -235,6 +235,26 @@ export async function updateToolCallIfLeased(
     )
     .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
+}
+
+/**
+ * The same compare-and-swap as updateToolCallIfLeased, as SQL for a statement that writes the
+ * call's event with it (db/queries/events.ts `appendToLog`). The caller knows the new row: the
+ * one it holds with the patch applied (the swap holds only if the row was exactly that).
+ */
+export function toolCallSwapSql(db: Db, id: string, version: number, owner: string, patch: ToolCallPatch): SQL {
+  return db
+    .update(toolCalls)
+    .set({ ...patch, version: version + 1 })
+    .where(
+      and(
+        eq(toolCalls.id, id),
+        eq(toolCalls.version, version),
+        sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
+      ),
+    )
+    .returning({ id: toolCalls.id })
+    .getSQL();
 }
 
 /** Closes a call that never finished, whatever its version: the history is about to say so. The closed row, or null. */

@@ -16,11 +16,18 @@ import { observe } from './observe';
  * Call it after the transaction's other row writes: it takes the user's chain-head lock, which
  * must be the last lock of the transaction (see appendAudit).
  */
-export async function auditEndedCalls(tx: Db, deps: Pick<EngineDeps, 'auditKeys' | 'observe'>, calls: ToolCallRow[]): Promise<void> {
+export async function auditEndedCalls(
+  tx: Db,
+  deps: Pick<EngineDeps, 'auditKeys' | 'observe'>,
+  calls: ToolCallRow[],
+  /** Conversation titles the caller already read in this transaction (the rest are read). */
+  known: ReadonlyMap<string, string> = new Map(),
+): Promise<void> {
   const ended = calls.filter(isAuditable);
   if (!ended.length) return;
   const keys = await deps.auditKeys();
-  const titles = await conversationTitles(tx, [...new Set(ended.map((c) => c.conversationId))]);
+  const unknown = [...new Set(ended.map((c) => c.conversationId))].filter((id) => !known.has(id));
+  const titles = new Map([...known, ...(await conversationTitles(tx, unknown))]);
   const entries = [];
   for (const call of ended) {
     const proposedInput = call.decision?.editedFrom ? await proposedToolInput(tx, call.runId, call.toolUseId) : call.input;

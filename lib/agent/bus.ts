@@ -114,7 +114,7 @@ export function createEventBus(handle: DbHandle): EventBus {
       seq: row.seq,
       data: events[i]!.data,
     }));
-    return { events: stored, message: written.message, guarded: written.guarded };
+    return { events: stored, message: written.message, guarded: written.guarded, conversationTitle: written.conversationTitle };
   }
 
   async function store(

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { appendMessage, type MessageRow } from '@/db/queries/messages';
-import { addModelTokens } from '@/db/queries/model-usage';
 import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
 import { readStepState } from '@/db/queries/step-state';
 import { insertToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
@@ -21,7 +20,7 @@ import { assistantContentToStore, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
 import { tokensReached } from './run-limits';
 import { depsForRun } from './run-model';
-import { LeaseLost, transitionRun, usageOf } from './run-state';
+import { LeaseLost, transitionRunWith, usageOf } from './run-state';
 import { offerForStep } from './step-offer';
 import { markOfferTaint } from './taint';
 import { toToolCallView } from './tool-call-view';
@@ -218,9 +217,13 @@ async function afterStep(
   let inserted: ToolCallRow[] = [];
   const written: MessageRow[] = [];
 
+  const stored = { id: messageId, role: 'assistant' as const, content, runId: run.id, stopReason: outcome.stopReason };
+  // Tools asked for where none can run: the answer and an error result for each call, in that order.
+  const unrunnable = usesTools && !deps.tools;
+
   // The message, its calls and their events commit together: a crash cannot leave calls the
-  // log never announced.
-  const next = await transitionRun(
+  // log never announced. Without calls, the step's writes are one statement (transitionRun).
+  const next = await transitionRunWith(
     deps.db,
     deps.events,
     run,
@@ -228,45 +231,41 @@ async function afterStep(
     {
       owner,
       events,
-      also: async (tx) => {
-        await addModelTokens(tx, run.userId, stepTokens(outcome.usage));
-        written.push(
-          await appendMessage(tx, {
-            id: messageId,
-            conversationId: run.conversationId,
-            role: 'assistant',
-            content,
-            runId: run.id,
-            stopReason: outcome.stopReason,
-          }),
-        );
-        if (usesTools && !deps.tools) {
-          written.push(
-            await appendMessage(tx, {
-              conversationId: run.conversationId,
-              role: 'user',
-              content: unavailableToolResults(content),
-              runId: run.id,
-            }),
-          );
-        }
-        inserted = await insertToolCalls(tx, proposed);
-        for (const row of inserted) {
-          events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
-          if (row.status === 'pending_approval')
-            events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
-        }
-        // Calls rejected on the spot (not offered, invalid input, not granted) end here: logged with them.
-        await auditEndedCalls(tx, deps, inserted);
-      },
+      message: unrunnable ? undefined : stored,
+      modelTokens: { userId: run.userId, tokens: stepTokens(outcome.usage) },
+      also:
+        proposed.length || unrunnable
+          ? async (tx) => {
+              if (unrunnable) {
+                written.push(await appendMessage(tx, { ...stored, conversationId: run.conversationId }));
+                written.push(
+                  await appendMessage(tx, {
+                    conversationId: run.conversationId,
+                    role: 'user',
+                    content: unavailableToolResults(content),
+                    runId: run.id,
+                  }),
+                );
+              }
+              inserted = await insertToolCalls(tx, proposed);
+              for (const row of inserted) {
+                events.push({ type: 'tool_call.proposed', data: { toolCall: toToolCallView(row) } });
+                if (row.status === 'pending_approval')
+                  events.push({ type: 'tool_call.approval_requested', data: { toolCall: toToolCallView(row) } });
+              }
+            }
+          : undefined,
+      // Calls rejected on the spot (not offered, invalid input, not granted) end here: logged with them.
+      after: (tx, stored) => auditEndedCalls(tx, deps, inserted, new Map([[run.conversationId, stored.conversationTitle]])),
     },
   );
+  if (next.message) written.unshift(next.message);
   // Committed: the next step sends these without reading them back.
   for (const m of written) history.append(m);
   // The step's calls are owed their results (when it could make any); nothing else is.
-  if (usesTools) return { run: next, owed: deps.tools ? inserted : null };
-  if (outcome.stopReason === 'pause_turn') return { run: next, owed: null };
-  await finish(deps, next, 'completed', { owner, stopReason: outcome.stopReason, owed: null });
+  if (usesTools) return { run: next.run, owed: deps.tools ? inserted : null };
+  if (outcome.stopReason === 'pause_turn') return { run: next.run, owed: null };
+  await finish(deps, next.run, 'completed', { owner, stopReason: outcome.stopReason, owed: null });
   return null;
 }
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { setDefaultTitle } from '@/db/queries/conversations';
 import { appendMessage, type MessageRow } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
@@ -64,7 +66,9 @@ export async function startRun(
     });
     if (!inserted) throw new RunConflict();
     ({ plan } = await admitRun(tx, input.userId));
-    for (const m of opening) {
+    // Every opening message but the last on its own; the last goes with the run's opening event.
+    const last = opening.at(-1);
+    for (const m of opening.slice(0, -1)) {
       stored.push(
         await appendMessage(tx, {
           conversationId: input.conversationId,
@@ -75,18 +79,21 @@ export async function startRun(
         }),
       );
     }
-    // None when the turn continues a cut answer as it stands (lib/chat/continue.ts).
-    firstMessage = stored[0]?.seq === 1;
     if (input.taint) await markConversationTainted(tx, input.conversationId, input.taint);
-    const [row] = await deps.events.store(
+    const opened = await deps.events.storeWith(
       tx,
       input.conversationId,
       inserted.id,
       [{ type: 'run.started', data: { model: inserted.model } }],
       {
         runStart: true,
+        message: last && { id: randomUUID(), role: last.role, content: last.content, runId: inserted.id, origin: last.origin },
       },
     );
+    if (opened?.message) stored.push(opened.message);
+    // None when the turn continues a cut answer as it stands (lib/chat/continue.ts).
+    firstMessage = stored[0]?.seq === 1;
+    const row = opened?.events[0];
     return { ...inserted, startSeq: row!.seq! };
   });
   observe(deps, (o) => o.turnStarted());

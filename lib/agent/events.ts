@@ -90,6 +90,7 @@ export interface StoredWith {
   events: BusEvent[];
   message: MessageRow | null;
   guarded: Record<string, unknown> | null;
+  conversationTitle: string;
 }
 
 /** Where a run's events go. The engine only ever talks to this. */

@@ -3,7 +3,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { Db } from '@/db/connection';
 import type { RunRow } from '@/db/queries/runs';
 import { readToolsRev } from '@/db/queries/step-state';
-import { getToolCall, updateToolCallIfLeased, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
+import { toolCallSwapSql, type ToolCallPatch, type ToolCallRow } from '@/db/queries/tool-calls';
+import { FINISHED_CALL_STATUSES, isOneOf } from '@/db/vocabulary';
 import { isTrustedRepeatable } from '@/lib/consent/policy';
 import { errorToolResult, readMoreNote, toToolResult } from '@/lib/mcp/to-tool-result';
 import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolAnnotations, Trust } from '@/lib/mcp/types';
@@ -26,7 +27,8 @@ const RUNNABLE = new Set(['auto_approved', 'approved', 'executing']);
  * Runs every decided call of a step in parallel, each with its own timeout, after asking the
  * grant source once more whether each may still run (./recheck.ts). A call found in
  * `executing` was interrupted by a crash: it is run again only if a trusted server says that is
- * safe, else it is recorded as `unknown`.
+ * safe, else it is recorded as `unknown`. Returns the step's calls as they now stand when every
+ * one of them finished, else null (some wait for a person or were not this drive's to end: read them).
  */
 export async function executeCalls(
   deps: EngineDeps,
@@ -35,24 +37,29 @@ export async function executeCalls(
   calls: ToolCallRow[],
   signal: AbortSignal,
   plan?: string | null,
-): Promise<void> {
+): Promise<ToolCallRow[] | null> {
   // Only whether anything changed is read again: servers and grants read at the same revision still hold.
   const toolsRev = (await readToolsRev(deps.db, run.userId)) ?? undefined;
   const servers = await host.serversFor(run.userId, { toolsRev });
   const runnable = calls.filter((c) => RUNNABLE.has(c.status));
   const refused = await callsNoLongerAllowed(host, run, runnable, servers, { plan, toolsRev });
-  await Promise.all(
+  const done = await Promise.all(
     runnable.map((c) => {
       const why = refused.get(c.id);
       return why ? refuse(deps, c, why) : executeOne(deps, host, run, c, servers, signal);
     }),
   );
+  // Every call finished, each by this drive's own write: nobody else can change them now (a
+  // finished call is never released again), so the step can close without reading them back.
+  const byId = new Map(done.filter((r): r is ToolCallRow => r !== null).map((r) => [r.id, r]));
+  const settled = calls.map((c) => byId.get(c.id) ?? c);
+  return settled.every((c) => c.result && isOneOf(FINISHED_CALL_STATUSES, c.status)) ? settled : null;
 }
 
 /** A call whose grant no longer holds: it is not run, and the model is told why. */
-async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<void> {
+async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<ToolCallRow | null> {
   const message = noLongerAvailable(call.modelName, why);
-  await complete(deps, call, {
+  return complete(deps, call, {
     status: 'rejected',
     verdict: { v: 1, verdict: 'reject', reason: why, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },
     result: errorToolResult(call.toolUseId, message),
@@ -67,10 +74,10 @@ async function executeOne(
   call: ToolCallRow,
   servers: McpServerConfig[],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<ToolCallRow | null> {
   const tool = { trust: (call.trust ?? 'untrusted') as Trust, annotations: (call.annotations ?? {}) as ToolAnnotations };
   if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
-    await complete(deps, call, {
+    return complete(deps, call, {
       status: 'unknown',
       result: errorToolResult(
         call.toolUseId,
@@ -78,17 +85,15 @@ async function executeOne(
       ),
       isError: true,
     });
-    return;
   }
   if (call.serverId === HOST_SERVER.id) return runHostCall(deps, host, run, call);
   const server = servers.find((s) => s.id === call.serverId);
   if (!server) {
-    await complete(deps, call, {
+    return complete(deps, call, {
       status: 'errored',
       result: errorToolResult(call.toolUseId, `The server of ${call.modelName} is no longer available.`),
       isError: true,
     });
-    return;
   }
 
   let current = call;
@@ -100,14 +105,18 @@ async function executeOne(
   };
   // One retry for what a trusted server says is safe to repeat.
   for (let attempt = 0; attempt < (isTrustedRepeatable(tool) ? 2 : 1); attempt++) {
-    const started = await updateToolCallIfLeased(deps.db, current.id, current.version, deps.instanceId, {
-      status: 'executing',
-      attempts: current.attempts + 1,
-      startedAt: new Date(),
-    });
-    if (!started) return; // someone else is running it, or our lease is gone
+    const patch: ToolCallPatch = { status: 'executing', attempts: current.attempts + 1, startedAt: new Date() };
+    const started = { ...current, ...patch, version: current.version + 1 } as ToolCallRow;
+    // The swap and its event in one statement: nothing is announced for a call someone else runs.
+    const swapped = await deps.events.storeWith(
+      deps.db,
+      run.conversationId,
+      run.id,
+      [{ type: 'tool_call.started', data: { toolCall: toToolCallView(started) } }],
+      { guard: toolCallSwapSql(deps.db, current.id, current.version, deps.instanceId, patch) },
+    );
+    if (!swapped) return null; // someone else is running it, or our lease is gone
     current = started;
-    await deps.events.persist(run.conversationId, run.id, 'tool_call.started', { toolCall: toToolCallView(current) });
     outcome = await host.gateway.callTool(server, current.tool!, current.input as Record<string, unknown>, {
       caller: { userId: run.userId, conversationId: run.conversationId },
       signal,
@@ -123,18 +132,18 @@ async function executeOne(
   const ran = outcome!;
   await taint.outcome(ran);
   const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
-  await complete(deps, current, patchFor(current, server, ran), overQuota);
+  return complete(deps, current, patchFor(current, server, ran), overQuota);
 }
 
 /** The host's own tools: answered here, never by a server. */
-async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<ToolCallRow | null> {
   if (call.tool === SEARCH_TOOLS_TOOL.name) return runToolSearch(deps, host, run, call);
   const result = await readStoredResult(deps.db, call.conversationId, call.toolUseId, call.input);
   const isError = result.is_error === true;
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
+  return complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt: new Date() });
 }
 
-async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<void> {
+async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<ToolCallRow | null> {
   const startedAt = new Date();
   // Searched over what this run may use now: a grant revoked since the step began is not found.
   const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
@@ -143,7 +152,13 @@ async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call
   await markOfferTaint(deps.db, run.conversationId, onlyTools(enabled, new Set(found.map(keyOf))));
   const isError = result.is_error === true;
   // Stored with the result in one write: whoever runs the next step offers what was found.
-  await complete(deps, call, { status: isError ? 'errored' : 'succeeded', result, isError, startedAt, foundTools: { v: 1, tools: found } });
+  return complete(deps, call, {
+    status: isError ? 'errored' : 'succeeded',
+    result,
+    isError,
+    startedAt,
+    foundTools: { v: 1, tools: found },
+  });
 }
 
 function resumeOf(call: ToolCallRow) {
@@ -225,35 +240,44 @@ function withEditNote(block: Anthropic.ToolResultBlockParam, call: ToolCallRow):
 }
 
 /**
- * Stores a call's outcome, only while this instance still holds the run's lease. A full result
- * text is kept only within the user's stored-results quota; `overQuota` says what to store instead.
+ * Stores a call's outcome, only while this instance still holds the run's lease and the call is
+ * as this drive last wrote it (a Stop that closed it meanwhile stands). A full result text is
+ * kept only within the user's stored-results quota; `overQuota` says what to store instead. The
+ * outcome, its event and its audit entry commit together.
  */
 async function complete(
   deps: EngineDeps,
   call: ToolCallRow,
   patch: ToolCallPatch,
   overQuota?: (quotaBytes: number) => ToolCallPatch,
-): Promise<void> {
-  const latest = (await getToolCall(deps.db, call.id)) ?? call;
+): Promise<ToolCallRow | null> {
   const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
   const endedAt = waiting ? null : new Date();
-  // The outcome and its audit entry commit together.
   const write = async (tx: Db, p: ToolCallPatch) => {
-    const row = await updateToolCallIfLeased(tx, latest.id, latest.version, deps.instanceId, { ...p, endedAt });
-    if (row) await auditEndedCalls(tx, deps, [row]);
-    return row;
+    const swap = { ...p, endedAt };
+    const done = { ...call, ...swap, version: call.version + 1 } as ToolCallRow;
+    const swapped = await deps.events.storeWith(
+      tx,
+      call.conversationId,
+      call.runId,
+      [{ type: outcomeEvent(done.status), data: { toolCall: toToolCallView(done) } }],
+      { guard: toolCallSwapSql(tx, call.id, call.version, deps.instanceId, swap) },
+    );
+    if (!swapped) return null;
+    await auditEndedCalls(tx, deps, [done], new Map([[call.conversationId, swapped.conversationTitle]]));
+    return done;
   };
   const { fullText } = patch;
-  const done =
-    fullText && overQuota
-      ? await keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
-      : await deps.db.transaction((tx) => write(tx, patch));
-  if (!done) return;
-  const type =
-    done.status === 'awaiting_input'
-      ? 'tool_call.input_requested'
-      : done.status === 'awaiting_sign_in'
-        ? 'tool_call.sign_in_requested'
-        : 'tool_call.completed';
-  await deps.events.persist(done.conversationId, done.runId, type, { toolCall: toToolCallView(done) });
+  return fullText && overQuota
+    ? keepWithinStoredQuota(deps.db, call.userId, { ...patch, fullText }, overQuota, write)
+    : deps.db.transaction((tx) => write(tx, patch));
+}
+
+/** The event that says how a call came out: a question for the person, a sign-in to ask for, or its end. */
+function outcomeEvent(status: ToolCallRow['status']): 'tool_call.input_requested' | 'tool_call.sign_in_requested' | 'tool_call.completed' {
+  return status === 'awaiting_input'
+    ? 'tool_call.input_requested'
+    : status === 'awaiting_sign_in'
+      ? 'tool_call.sign_in_requested'
+      : 'tool_call.completed';
 }

@@ -1,4 +1,3 @@
-import { appendMessage } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 
@@ -47,19 +46,17 @@ export async function finish(
     {
       owner: opts.owner,
       events,
-      also: async (tx) => {
-        if (owed) await appendResults(tx, deps, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
-        if (partial.length && opts.partial) {
-          await appendMessage(tx, {
-            id: opts.partial.messageId,
-            conversationId: run.conversationId,
-            role: 'assistant',
-            content: partial,
-            runId: run.id,
-            stopReason,
-          });
-        }
-      },
+      // Results still owed are written before the swap (with their own rows to close), then the rest.
+      also: owed
+        ? async (tx) => {
+            await appendResults(tx, deps, run, owed, status === 'cancelled' ? 'the person stopped the run.' : 'the run ended first.');
+          }
+        : undefined,
+      // The text streamed before a Stop or a failure, stored with the closing events (one statement without owed results).
+      message:
+        partial.length && opts.partial
+          ? { id: opts.partial.messageId, role: 'assistant', content: partial, runId: run.id, stopReason }
+          : undefined,
     },
   );
   // Counted once the end is stored: a writer that lost the run (LeaseLost) ended nothing.

@@ -69,7 +69,8 @@ for (const { kind, available } of TEST_DATABASES) {
         apiKey: 'test-key',
         baseURL: model.url,
         maxRetries: 0,
-        fetch: (url, init) => (arrivals.push(Date.now()), fetch(url, init)),
+        // Only the model calls: the engine may also list models or count tokens through the same client.
+        fetch: (url, init) => (/\/v1\/messages$/.test(new URL(String(url)).pathname) && arrivals.push(Date.now()), fetch(url, init)),
       });
       const deps = engineDeps(h, { client, modelName: 'claude-test' });
       const { user, conversation } = await userAndConversation(h);

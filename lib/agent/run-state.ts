@@ -6,7 +6,7 @@ import type { MessageRow } from '@/db/queries/messages';
 import { runSwapSql, updateRunIfVersion, type RunPatch, type RunRow } from '@/db/queries/runs';
 import { ENDED_RUN_STATUSES, PAUSED_RUN_STATUSES, type RunStatus } from '@/db/vocabulary';
 
-import type { EventSink, RunEvent } from './events';
+import type { EventSink, RunEvent, StoredWith } from './events';
 
 export class LeaseLost extends Error {
   constructor(runId: string) {
@@ -51,6 +51,11 @@ export interface TransitionOptions {
   also?: (tx: Db) => Promise<void>;
   /** A message stored with the events, in their statement. */
   message?: LoggedMessage;
+  /**
+   * Writes after the events' statement, in the same transaction: the audit log's, whose chain-head
+   * lock must be the transaction's last (lib/audit/append.ts). Given what that statement stored.
+   */
+  after?: (tx: Db, stored: StoredWith) => Promise<void>;
   /** Model tokens the step used, added to the user's count for today in the same statement. */
   modelTokens?: { userId: string; tokens: number };
 }
@@ -103,6 +108,7 @@ export async function transitionRunWith(
       modelTokens: opts.modelTokens,
     });
     if (!written) throw new LeaseLost(run.id);
+    await opts.after?.(tx, written);
     if (guard && written.guarded) {
       const { cancel_requested_at: cancel, lease_expires_at: lease } = written.guarded as {
         cancel_requested_at: string | null;

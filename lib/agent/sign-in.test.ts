@@ -242,21 +242,32 @@ for (const { kind, available } of TEST_DATABASES) {
       const base = await instance(gate, [{ blocks: [toolUse('tu_w', 'fa__echo', { message: 'window' })] }, { blocks: [text('Ran.')] }]);
       const { user, conversation } = await userAndConversation(h);
       let landed: Awaited<ReturnType<typeof resumeAfterSignIn>> | undefined;
-      // The callback lands between the call being marked awaiting_sign_in and the run pausing.
-      const events: EventSink = {
-        persist: async (conversationId, runId, type, data) => {
-          const stored = await base.deps.events.persist(conversationId, runId, type, data);
-          if (type === 'tool_call.sign_in_requested' && !landed) {
-            gate.signIn('srv-a');
-            landed = await resumeAfterSignIn(deps, { userId: user.id, serverId: 'srv-a' });
-          }
-          return stored;
-        },
-        live: (...args) => base.deps.events.live(...args),
-        store: (...args) => base.deps.events.store(...args),
-        storeWith: (...args) => base.deps.events.storeWith(...args),
+      // The callback lands between the call being marked awaiting_sign_in (committed) and the run pausing.
+      let due = false;
+      const land = async () => {
+        if (!due || landed) return;
+        due = false;
+        gate.signIn('srv-a');
+        landed = await resumeAfterSignIn(deps, { userId: user.id, serverId: 'srv-a' });
       };
-      const deps = { ...base.deps, events };
+      const events: EventSink = {
+        ...base.deps.events,
+        storeWith: async (...args) => {
+          if (args[3].some((e) => e.type === 'tool_call.sign_in_requested')) due = true;
+          return base.deps.events.storeWith(...args);
+        },
+      };
+      // The mark is stored inside its transaction: the callback lands once that has committed.
+      const db = Object.create(base.deps.db, {
+        transaction: {
+          value: async (...args: Parameters<typeof base.deps.db.transaction>) => {
+            const result = await base.deps.db.transaction(...args);
+            await land();
+            return result;
+          },
+        },
+      }) as typeof base.deps.db;
+      const deps = { ...base.deps, db, events };
       const { run } = await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });
       await deps.idle();
       expect(landed).toMatchObject({ resumedRunIds: [] }); // the run was still running: the driver carries on itself

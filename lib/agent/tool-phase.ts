@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
@@ -11,7 +12,7 @@ import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { executeCalls } from './execute-calls';
-import { transitionRun } from './run-state';
+import { transitionRun, transitionRunWith } from './run-state';
 import type { ToolHost } from './tool-host';
 
 /** The step's calls while its results are still owed: the last message is this run's tool_use turn. */
@@ -41,7 +42,8 @@ export async function runToolPhase(
   const pending = calls.filter((c) => c.status === 'pending_approval');
   if (pending.length) return pause(deps, run, 'awaiting_approval', pending);
 
-  await executeCalls(deps, host, run, calls, signal, plan);
+  const finished = await executeCalls(deps, host, run, calls, signal, plan);
+  if (finished) return closeStep(deps, run, finished, onResults);
   const settled = await listStepToolCalls(deps.db, run.id, run.step);
   // A sign-in or an answer that landed while its siblings ran released a call again (to run, or
   // to ask the person): go round once more rather than close it unrun.
@@ -72,6 +74,18 @@ export async function runToolPhase(
   );
   if (results) onResults?.(results);
   return next;
+}
+
+/**
+ * Closes a step whose calls all finished: the results message and the run's swap in one statement
+ * (nothing to close as unfinished, nothing to log: each call was logged as it ended).
+ */
+async function closeStep(deps: EngineDeps, run: RunRow, calls: ToolCallRow[], onResults?: (message: MessageRow) => void): Promise<RunRow> {
+  const content = calls.map((c) => c.result!);
+  const message = { id: randomUUID(), role: 'user' as const, content, runId: run.id };
+  const next = await transitionRunWith(deps.db, deps.events, run, {}, { owner: deps.instanceId, message });
+  if (next.message) onResults?.(next.message);
+  return next.run;
 }
 
 const AGAIN: ReadonlySet<string> = new Set(['auto_approved', 'approved', 'pending_approval']);

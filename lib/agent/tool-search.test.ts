@@ -255,7 +255,8 @@ for (const { kind, available } of TEST_DATABASES) {
         baseURL: first.url,
         maxRetries: 0,
         fetch: (url, init) => {
-          if (++sent === 1) return fetch(url, init);
+          // Only model calls count: the engine may also list models or count tokens through this client.
+          if (!/\/v1\/messages$/.test(new URL(String(url)).pathname) || ++sent === 1) return fetch(url, init);
           stalled();
           return stall;
         },
