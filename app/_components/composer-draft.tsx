@@ -2,6 +2,8 @@
 
 import { createContext, useContext, useMemo, useRef } from 'react';
 
+import { ComposerAttachProvider } from './attachment-chips';
+
 type Fill = (text: string) => void;
 type ComposerDraft = { register: (fill: Fill) => () => void; fill: Fill };
 
@@ -27,7 +29,12 @@ export function ComposerDraftProvider({ children }: { children: React.ReactNode 
     }),
     [],
   );
-  return <ComposerDraftContext.Provider value={value}>{children}</ComposerDraftContext.Provider>;
+  return (
+    <ComposerDraftContext.Provider value={value}>
+      {/* Resources too: a tool result's resource link goes to the composer the same way (attachment-chips.tsx). */}
+      <ComposerAttachProvider>{children}</ComposerAttachProvider>
+    </ComposerDraftContext.Provider>
+  );
 }
 
 /** Null outside a ComposerDraftProvider (then there is no composer to fill). */

@@ -3,6 +3,7 @@
 import { ArrowUp, Square } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 
+import { useComposerMenus, type PromptRef, type SendExtras } from './composer-commands';
 import { useComposerDraft } from './composer-draft';
 import { cx, IconButton, Kbd } from './ui';
 
@@ -12,17 +13,27 @@ export function Composer({
   onSend,
   onStop,
   autoFocus,
+  conversationId,
 }: {
   busy: boolean;
   running: boolean;
-  onSend: (text: string) => Promise<boolean>;
+  onSend: (text: string, extras?: SendExtras) => Promise<boolean>;
   onStop?: () => void;
   autoFocus?: boolean;
+  /** The conversation whose servers' prompts (`/`) and resources (`@`) the composer offers; none on a new chat. */
+  conversationId?: string;
 }) {
   const [text, setText] = useState('');
   const ref = useRef<HTMLTextAreaElement>(null);
   const blocked = busy || running;
   const draft = useComposerDraft();
+  const menus = useComposerMenus({
+    conversationId,
+    text,
+    setText,
+    focusText: () => requestAnimationFrame(() => ref.current?.focus()),
+    onRunPrompt: (prompt: PromptRef) => (blocked ? Promise.resolve(false) : onSend('', { prompt })),
+  });
 
   useEffect(() => {
     const el = ref.current;
@@ -48,18 +59,34 @@ export function Composer({
 
   async function send() {
     const value = text.trim();
-    if (!value || blocked) return;
-    if (await onSend(value)) setText('');
+    const attachments = menus.attachments;
+    if ((!value && attachments.length === 0) || blocked) return;
+    if (await onSend(value, attachments.length ? { attachments } : undefined)) {
+      setText('');
+      menus.clearAttachments();
+    }
   }
 
   return (
     <form
-      className="mx-auto w-full max-w-3xl"
+      className="relative mx-auto w-full max-w-3xl"
       onSubmit={(e) => {
         e.preventDefault();
         void send();
       }}
     >
+      {menus.popover && (
+        <div
+          className={cx(
+            'absolute inset-x-0 bottom-full z-20 mb-2 overflow-hidden',
+            'rounded-card border border-border bg-surface-raised shadow-raised',
+          )}
+          data-testid="composer-menu"
+        >
+          {menus.popover}
+        </div>
+      )}
+      {menus.chips}
       <div
         className={cx(
           'flex items-end gap-2 rounded-composer border border-border-strong bg-surface p-2 pl-3 shadow-composer',
@@ -76,8 +103,14 @@ export function Composer({
           value={text}
           autoFocus={autoFocus}
           disabled={blocked}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            menus.onCaret(e.target.selectionStart);
+          }}
+          onSelect={(e) => menus.onCaret(e.currentTarget.selectionStart)}
+          {...menus.textareaProps}
           onKeyDown={(e) => {
+            if (menus.onKeyDown(e)) return;
             // Enter sends, Shift+Enter is a new line; never while an IME is composing.
             if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
@@ -109,7 +142,7 @@ export function Composer({
             variant="primary"
             size="md"
             round
-            disabled={blocked || !text.trim()}
+            disabled={blocked || (!text.trim() && menus.attachments.length === 0)}
             // Nothing to send: a quiet grey circle rather than a faded accent one.
             className="disabled:bg-surface-hover disabled:text-faint disabled:opacity-100 disabled:shadow-none"
           />
@@ -117,6 +150,12 @@ export function Composer({
       </div>
       <p className="mt-2 hidden px-3 text-xs text-faint md:block">
         <Kbd>Enter</Kbd> to send · <Kbd>Shift</Kbd> + <Kbd>Enter</Kbd> for a new line
+        {conversationId && (
+          <>
+            {' '}
+            · <Kbd>/</Kbd> for your servers’ prompts · <Kbd>@</Kbd> to attach a resource
+          </>
+        )}
       </p>
     </form>
   );

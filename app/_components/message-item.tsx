@@ -5,6 +5,7 @@ import { memo } from 'react';
 
 import { ContinueNotice } from './continue-notice';
 import { Markdown } from './markdown';
+import { AttachedResources, PromptMark, type MessageOrigin } from './message-origin';
 import { ThinkingSection } from './thinking-section';
 import type { ContentBlock } from './types';
 import { CopyButton, cx, Notice } from './ui';
@@ -19,6 +20,7 @@ export const MessageItem = memo(function MessageItem({
   stopReason,
   renderToolCall,
   onContinue,
+  origin,
 }: {
   role: 'user' | 'assistant';
   content: unknown;
@@ -26,11 +28,22 @@ export const MessageItem = memo(function MessageItem({
   renderToolCall?: (toolUseId: string) => React.ReactNode;
   /** Given to the last answer when it was cut at the length limit: Continue asks the model to go on. */
   onContinue?: () => Promise<void>;
+  /** A server's prompt or attached resources: marked with the server (message-origin.tsx). */
+  origin?: MessageOrigin;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
   if (role === 'user') {
     const text = texts.join('\n');
+    if (origin) {
+      return (
+        <div className="flex flex-col items-end gap-1.5" data-testid="user-message">
+          {origin.kind === 'prompt' && <PromptMark origin={origin} />}
+          {origin.kind === 'resources' && <AttachedResources origin={origin} blocks={blocks} />}
+          {text && <div className={USER_BUBBLE}>{text}</div>}
+        </div>
+      );
+    }
     if (!text) return null;
     return (
       <div className="flex justify-end" data-testid="user-message">
@@ -41,6 +54,7 @@ export const MessageItem = memo(function MessageItem({
   const answer = texts.join('\n\n').trim();
   return (
     <div className="group/message space-y-4" data-testid="assistant-message">
+      {origin?.kind === 'prompt' && <PromptMark origin={origin} />}
       {blocks.map((b, i) =>
         b.type === 'text' ? (
           <Markdown key={i} text={(b as { text: string }).text} />

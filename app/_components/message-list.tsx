@@ -84,6 +84,7 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
         stopReason={stopReasonOf(i)}
         renderToolCall={renderToolCall}
         onContinue={actions && continuable(i) ? actions.continue : undefined}
+        origin={m.origin}
       />
       {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
       {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}

@@ -169,7 +169,12 @@ export const ToolCallCard = memo(function ToolCallCard({
         <CodeBlock label="Arguments" wrap maxHeight="sm">
           {JSON.stringify(call.input, null, 2)}
         </CodeBlock>
-        {call.result && <ToolResultView result={call.result} />}
+        {call.result && (
+          <ToolResultView
+            result={call.result}
+            attachFrom={readOnly ? undefined : { toolCallId: call.id, serverName: call.server ?? 'its server' }}
+          />
+        )}
         {call.verdict && <p className="text-xs text-faint">Policy: {call.verdict.reason}</p>}
         {/* A finished call has its entry in the activity log (written when it finished); a reader has no such log. */}
         {!readOnly && isOneOf(FINISHED_CALL_STATUSES, call.status) && (

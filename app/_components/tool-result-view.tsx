@@ -1,10 +1,13 @@
 'use client';
 
+import { Paperclip } from 'lucide-react';
 import { useState } from 'react';
 
+import { resourceLinksIn } from '@/lib/mcp/resource-links';
 import type { ResultView } from '@/lib/mcp/result-view';
 
-import { CodeBlock, Dialog } from './ui';
+import { useAttachToComposer } from './attachment-chips';
+import { Button, CodeBlock, Dialog } from './ui';
 
 function pretty(text: string): string {
   try {
@@ -42,7 +45,8 @@ function size(chars: number): string {
  * A tool's result as the server sent it (pretty JSON when it is JSON), its images as images, and
  * what Switchboard added (a cut, an error sentence, a note) apart from it.
  */
-export function ToolResultView({ result }: { result: ResultView }) {
+export function ToolResultView({ result, attachFrom }: { result: ResultView; attachFrom?: { toolCallId: string; serverName: string } }) {
+  const attach = useAttachToComposer();
   const tone = result.isError ? 'danger' : 'default';
   const label = result.isError ? 'Error' : 'Result';
   return (
@@ -51,9 +55,34 @@ export function ToolResultView({ result }: { result: ResultView }) {
         p.kind === 'image' ? (
           <ResultImage key={i} src={`data:${p.mediaType};base64,${p.data}`} />
         ) : p.kind === 'output' ? (
-          <CodeBlock key={i} label={i === 0 ? label : undefined} tone={tone} wrap maxHeight="md">
-            <Linkified text={pretty(p.text)} />
-          </CodeBlock>
+          <div key={i} className="space-y-1.5">
+            <CodeBlock label={i === 0 ? label : undefined} tone={tone} wrap maxHeight="md">
+              <Linkified text={pretty(p.text)} />
+            </CodeBlock>
+            {/* A resource the tool linked to can go into the next message, read from the same server. */}
+            {attach && attachFrom && (
+              <div className="flex flex-wrap gap-1.5">
+                {resourceLinksIn(p.text).map((link) => (
+                  <Button
+                    key={link.uri}
+                    size="sm"
+                    variant="secondary"
+                    icon={Paperclip}
+                    title={link.uri}
+                    onClick={() =>
+                      attach({
+                        ref: { toolCallId: attachFrom.toolCallId, uri: link.uri },
+                        serverName: attachFrom.serverName,
+                        label: link.name,
+                      })
+                    }
+                  >
+                    Attach {link.name}
+                  </Button>
+                ))}
+              </div>
+            )}
+          </div>
         ) : (
           <p key={i} className={`whitespace-pre-wrap text-xs ${result.isError ? 'text-danger-text' : 'italic text-muted'}`}>
             {p.text}

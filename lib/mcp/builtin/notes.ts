@@ -6,6 +6,7 @@ import { createNote, deleteNote, getNote, searchNotes, updateNote, type NoteRow 
 import { errorSummary } from '@/lib/log-safe';
 
 import { callerFromAuthInfo, logHandlerError, NO_USER_MESSAGE } from './auth';
+import { registerNoteResources } from './notes-resources';
 import { dataResult, mcpErrorResult, toolInput } from './tool-schema';
 
 /**
@@ -194,6 +195,8 @@ export function buildNotesServer(getDb: () => Promise<Db>): McpServer {
       }),
   );
 
+  // The notes as resources too: the composer's `@` attaches one to a message.
+  registerNoteResources(server, getDb);
   return server;
 }
 
