@@ -9,6 +9,7 @@ import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
+import type { SendExtras } from './composer-commands';
 import { useConversationList } from './conversation-list';
 import { EmptyConversation } from './empty-conversation';
 import { InHeaderSlot } from './header-slot';
@@ -130,18 +131,18 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [closed, resync]);
 
-  async function send(text: string): Promise<boolean> {
+  async function send(text: string, extras: SendExtras = {}): Promise<boolean> {
     setSending(true);
     setNotice('');
     try {
       await settings.settled();
-      const started = await api<{ runId: string; afterSeq: number }>(`/api/conversations/${initial.id}/messages`, {
-        method: 'POST',
-        body: { text },
-      });
-      dispatch({
-        kind: 'sent',
-        message: {
+      const started = await api<{ runId: string; afterSeq: number; messages?: MessageView[] }>(
+        `/api/conversations/${initial.id}/messages`,
+        { method: 'POST', body: { text, ...extras } },
+      );
+      // A prompt or attachments come back as stored (with their origin); plain text is shown as sent.
+      const sent: MessageView[] = started.messages ?? [
+        {
           id: `local-${started.runId}`,
           seq: Infinity,
           role: 'user',
@@ -150,7 +151,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           stopReason: null,
           createdAt: new Date().toISOString(),
         },
-      });
+      ];
+      for (const message of sent) dispatch({ kind: 'sent', message });
       dispatch({
         kind: 'event',
         event: { type: 'run.started', data: { model: initial.model, runId: started.runId, seq: started.afterSeq + 1 } },
@@ -388,7 +390,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
             {closed.message}
           </Notice>
         )}
-        <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus />
+        <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus conversationId={initial.id} />
         <div className="mx-auto mt-1.5 flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-1.5">
           <ThinkingToggle conversationId={initial.id} initial={initial.thinking} track={settings.track} />
           <div className="px-3">

@@ -85,8 +85,9 @@ describe('prompts and resources through the routes', () => {
       arguments: [{ name: 'topic', required: true }, { name: 'style' }],
     });
     const resources = await (await routes.resources.GET(req('GET', cookie), at(id))).json();
-    expect(resources.servers[0].resources.map((r: { uri: string }) => r.uri)).toContain(FIXTURE_README_URI);
-    expect(resources.servers[0].templates[0]).toMatchObject({ name: 'greeting', variables: ['name'] });
+    const fixture = resources.servers.find((s: { serverId: string }) => s.serverId === serverId);
+    expect(fixture.resources.map((r: { uri: string }) => r.uri)).toContain(FIXTURE_README_URI);
+    expect(fixture.templates[0]).toMatchObject({ name: 'greeting', variables: ['name'] });
   });
 
   it('runs a prompt: 202 with the stored messages marked by the server, the turn answers, the conversation shows the origin', async () => {
