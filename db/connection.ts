@@ -56,23 +56,24 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; o
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (opts.dataDir) await mkdir(path.dirname(opts.dataDir), { recursive: true });
-  const start = async () => {
+  // `load`: only the first start loads a dump; the reopen finds it in the folder already.
+  const start = async (load: Blob | undefined) => {
     const pglite = new PGlite({
       dataDir: opts.dataDir,
-      loadDataDir: opts.loadDataDir,
+      loadDataDir: load,
       startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
     });
     await pglite.waitReady;
     return pglite;
   };
   const created = opts.dataDir !== undefined && !(await exists(path.join(opts.dataDir, 'PG_VERSION')));
-  let client = await start();
+  let client = await start(opts.loadDataDir);
   if (created) {
     // initdb just ran in this process and left its heap behind (~400 MB more resident than a
     // start on an existing folder, until the process ends): a close and a reopen (~0.5 s, once
     // per data folder) hands it back.
     await client.close();
-    client = await start();
+    client = await start(undefined);
   }
   const db = drizzle({ client, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
   return {

@@ -9,7 +9,6 @@ import { isOneOf, PAUSED_RUN_STATUSES } from '@/db/vocabulary';
 
 import { leaseUntil, type EngineDeps } from './deps';
 import { abortLocalRun, driveRun } from './drive-run';
-import type { BusEvent } from './events';
 import { finish } from './finish';
 import { observe } from './observe';
 import { admitRun, lockRunAdmission } from './run-limits';

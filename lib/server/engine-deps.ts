@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import type { DbHandle } from '@/db/connection';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
-import type { EngineDeps } from '@/lib/agent/deps';
 import { contextSettingsFrom } from '@/lib/agent/context/settings';
+import type { EngineDeps } from '@/lib/agent/deps';
 import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { getAuditKeyring } from '@/lib/audit/key';

@@ -53,7 +53,7 @@ const messageSchema = z
 /** A little over the text limit, for JSON escaping; the text's own limit is checked with a clearer message. */
 const MAX_MESSAGE_BODY_BYTES = 4 * MAX_MESSAGE_CHARS + 1024;
 
-/** Starts a turn (or continues a cut answer: `{ continue: true }`). `Accept: text/event-stream` answers with the turn's events; else 202. */
+/** Starts a turn (or continues a cut answer: `{ continue: true }`). `Accept: text/event-stream`: the turn's events; else 202. */
 export const POST = authed<P>(
   async ({ req, rt, session, params }) => {
     const id = requireUuid(params.id, 'conversation');
