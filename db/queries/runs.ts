@@ -93,11 +93,7 @@ export async function listEndedRunUsage(db: Db, conversationId: string): Promise
  * owner is given, still leased to it. Returns the new row, or null if someone else moved it.
  */
 export async function updateRunIfVersion(db: Db, id: string, version: number, patch: RunPatch, owner?: string): Promise<RunRow | null> {
-  const rows = await db
-    .update(runs)
-    .set({ ...patch, version: version + 1, updatedAt: new Date() })
-    .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
-    .returning();
+  const rows = await runSwap(db, id, version, patch, owner, new Date()).returning();
   return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
@@ -107,12 +103,16 @@ export async function updateRunIfVersion(db: Db, id: string, version: number, pa
  * and the lease (renewals change neither the version nor anything else).
  */
 export function runSwapSql(db: Db, id: string, version: number, patch: RunPatch, owner: string | undefined, now: Date): SQL {
+  return runSwap(db, id, version, patch, owner, now)
+    .returning({ cancelRequestedAt: runs.cancelRequestedAt, leaseExpiresAt: runs.leaseExpiresAt })
+    .getSQL();
+}
+
+function runSwap(db: Db, id: string, version: number, patch: RunPatch, owner: string | undefined, now: Date) {
   return db
     .update(runs)
     .set({ ...patch, version: version + 1, updatedAt: now })
-    .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined))
-    .returning({ cancelRequestedAt: runs.cancelRequestedAt, leaseExpiresAt: runs.leaseExpiresAt })
-    .getSQL();
+    .where(and(eq(runs.id, id), eq(runs.version, version), owner ? eq(runs.leaseOwner, owner) : undefined));
 }
 
 /**

@@ -223,17 +223,7 @@ export async function updateToolCallIfLeased(
   owner: string,
   patch: ToolCallPatch,
 ): Promise<ToolCallRow | null> {
-  const rows = await db
-    .update(toolCalls)
-    .set({ ...patch, version: version + 1 })
-    .where(
-      and(
-        eq(toolCalls.id, id),
-        eq(toolCalls.version, version),
-        sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
-      ),
-    )
-    .returning(TOOL_CALL_COLUMNS);
+  const rows = await leasedCallSwap(db, id, version, owner, patch).returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
@@ -243,6 +233,10 @@ export async function updateToolCallIfLeased(
  * one it holds with the patch applied (the swap holds only if the row was exactly that).
  */
 export function toolCallSwapSql(db: Db, id: string, version: number, owner: string, patch: ToolCallPatch): SQL {
+  return leasedCallSwap(db, id, version, owner, patch).returning({ id: toolCalls.id }).getSQL();
+}
+
+function leasedCallSwap(db: Db, id: string, version: number, owner: string, patch: ToolCallPatch) {
   return db
     .update(toolCalls)
     .set({ ...patch, version: version + 1 })
@@ -252,9 +246,7 @@ export function toolCallSwapSql(db: Db, id: string, version: number, owner: stri
         eq(toolCalls.version, version),
         sql`exists (select 1 from runs where runs.id = ${toolCalls.runId} and runs.lease_owner = ${owner} and runs.status = 'running')`,
       ),
-    )
-    .returning({ id: toolCalls.id })
-    .getSQL();
+    );
 }
 
 /** Closes a call that never finished, whatever its version: the history is about to say so. The closed row, or null. */
