@@ -78,6 +78,14 @@ describe('what the menus list', () => {
     expect(promptItems(prompts, 'wiki').map((p) => p.serverName)).toEqual(['Wiki']);
   });
 
+  it('matches the start of a word, not its inside', () => {
+    expect(promptItems(prompts, 're').map((p) => p.prompt.name)).toEqual(['review_draft']);
+    expect(promptItems(prompts, 'raft')).toEqual([]); // inside "draft"
+    expect(promptItems(prompts, 'ize')).toEqual([]); // inside "summarize"
+    expect(promptItems(prompts, 'ocs')).toEqual([]); // inside the server's name
+    expect(promptItems(prompts, 'a topic').map((p) => p.prompt.name)).toEqual(['summarize']);
+  });
+
   it('lists resources, then templates, filtered by URI too', () => {
     expect(resourceItems(resources, '').map((r) => r.kind)).toEqual(['resource', 'template']);
     expect(resourceItems(resources, 'greetings').map((r) => r.kind)).toEqual(['template']);

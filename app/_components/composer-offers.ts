@@ -56,10 +56,22 @@ export function withoutAtQuery(text: string, caret: number): string {
   return (text.slice(0, at.start) + text.slice(caret)).replace(/^\s+$/, '');
 }
 
+/**
+ * True when the query begins a word of any field (`draft` finds `review_draft`, `greet` finds
+ * `fixture://greetings/{name}`): matching anywhere inside a word made `re` list every prompt of a
+ * server named "Fixture", which is no filter at all.
+ */
 function matches(query: string, ...fields: (string | undefined)[]): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
-  return fields.some((f) => f?.toLowerCase().includes(q));
+  return fields.some((f) => {
+    const text = f?.toLowerCase();
+    if (!text) return false;
+    for (let at = text.indexOf(q); at !== -1; at = text.indexOf(q, at + 1)) {
+      if (at === 0 || !/[\p{L}\p{N}]/u.test(text[at - 1]!)) return true;
+    }
+    return false;
+  });
 }
 
 export function promptItems(servers: ServerPrompts[], query: string): PromptItem[] {

@@ -67,14 +67,10 @@ export function Composer({
     }
   }
 
+  // The menu's own forms (a prompt's arguments, a template's variables) sit beside the composer's
+  // form, not inside it: a nested form's submit button submitted the page natively (a reload).
   return (
-    <form
-      className="relative mx-auto w-full max-w-3xl"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send();
-      }}
-    >
+    <div className="relative mx-auto w-full max-w-3xl">
       {menus.popover && (
         <div
           className={cx(
@@ -87,67 +83,74 @@ export function Composer({
         </div>
       )}
       {menus.chips}
-      <div
-        className={cx(
-          'flex items-end gap-2 rounded-composer border border-border-strong bg-surface p-2 pl-3 shadow-composer',
-          'transition-[border-color,box-shadow] focus-within:border-focus focus-within:ring-3 focus-within:ring-focus/20',
-        )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void send();
+        }}
       >
-        <label htmlFor="composer" className="sr-only">
-          Message
-        </label>
-        <textarea
-          id="composer"
-          ref={ref}
-          rows={1}
-          value={text}
-          autoFocus={autoFocus}
-          disabled={blocked}
-          onChange={(e) => {
-            setText(e.target.value);
-            menus.onCaret(e.target.selectionStart);
-          }}
-          onSelect={(e) => menus.onCaret(e.currentTarget.selectionStart)}
-          {...menus.textareaProps}
-          onKeyDown={(e) => {
-            if (menus.onKeyDown(e)) return;
-            // Enter sends, Shift+Enter is a new line; never while an IME is composing.
-            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-              e.preventDefault();
-              void send();
-            }
-          }}
-          placeholder={running ? 'Waiting for the answer…' : 'Message Switchboard'}
+        <div
           className={cx(
-            // 16 px on phones: iOS zooms into smaller text on focus.
-            'max-h-60 min-h-10 flex-1 resize-none bg-transparent py-2 text-base leading-6 text-fg md:text-[15px]',
-            'placeholder:text-faint focus-visible:outline-none disabled:cursor-not-allowed disabled:text-faint',
+            'flex items-end gap-2 rounded-composer border border-border-strong bg-surface p-2 pl-3 shadow-composer',
+            'transition-[border-color,box-shadow] focus-within:border-focus focus-within:ring-3 focus-within:ring-focus/20',
           )}
-        />
-        {running && onStop ? (
-          <IconButton
-            icon={Square}
-            label="Stop"
-            variant="secondary"
-            size="md"
-            round
-            onClick={onStop}
-            className="[&_svg]:size-3.5 [&_svg]:fill-current"
+        >
+          <label htmlFor="composer" className="sr-only">
+            Message
+          </label>
+          <textarea
+            id="composer"
+            ref={ref}
+            rows={1}
+            value={text}
+            autoFocus={autoFocus}
+            disabled={blocked}
+            onChange={(e) => {
+              setText(e.target.value);
+              menus.onCaret(e.target.selectionStart);
+            }}
+            onSelect={(e) => menus.onCaret(e.currentTarget.selectionStart)}
+            {...menus.textareaProps}
+            onKeyDown={(e) => {
+              if (menus.onKeyDown(e)) return;
+              // Enter sends, Shift+Enter is a new line; never while an IME is composing.
+              if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                void send();
+              }
+            }}
+            placeholder={running ? 'Waiting for the answer…' : 'Message Switchboard'}
+            className={cx(
+              // 16 px on phones: iOS zooms into smaller text on focus.
+              'max-h-60 min-h-10 flex-1 resize-none bg-transparent py-2 text-base leading-6 text-fg md:text-[15px]',
+              'placeholder:text-faint focus-visible:outline-none disabled:cursor-not-allowed disabled:text-faint',
+            )}
           />
-        ) : (
-          <IconButton
-            type="submit"
-            icon={ArrowUp}
-            label="Send"
-            variant="primary"
-            size="md"
-            round
-            disabled={blocked || (!text.trim() && menus.attachments.length === 0)}
-            // Nothing to send: a quiet grey circle rather than a faded accent one.
-            className="disabled:bg-surface-hover disabled:text-faint disabled:opacity-100 disabled:shadow-none"
-          />
-        )}
-      </div>
+          {running && onStop ? (
+            <IconButton
+              icon={Square}
+              label="Stop"
+              variant="secondary"
+              size="md"
+              round
+              onClick={onStop}
+              className="[&_svg]:size-3.5 [&_svg]:fill-current"
+            />
+          ) : (
+            <IconButton
+              type="submit"
+              icon={ArrowUp}
+              label="Send"
+              variant="primary"
+              size="md"
+              round
+              disabled={blocked || (!text.trim() && menus.attachments.length === 0)}
+              // Nothing to send: a quiet grey circle rather than a faded accent one.
+              className="disabled:bg-surface-hover disabled:text-faint disabled:opacity-100 disabled:shadow-none"
+            />
+          )}
+        </div>
+      </form>
       <p className="mt-2 hidden px-3 text-xs text-faint md:block">
         <Kbd>Enter</Kbd> to send · <Kbd>Shift</Kbd> + <Kbd>Enter</Kbd> for a new line
         {conversationId && (
@@ -157,6 +160,6 @@ export function Composer({
           </>
         )}
       </p>
-    </form>
+    </div>
   );
 }

@@ -73,7 +73,7 @@ export function OfferList({
                 {o.detail && <span className="block truncate text-xs text-muted">{o.detail}</span>}
               </span>
               <span className="flex shrink-0 items-center gap-1.5 pt-0.5">
-                {o.note && <span className="text-xs text-faint">{o.note}</span>}
+                {o.note && <span className="text-xs text-muted">{o.note}</span>}
                 <Badge appearance="outline">{o.server}</Badge>
               </span>
             </li>
