@@ -49,6 +49,34 @@ for (const { kind, available } of TEST_DATABASES) {
       await fixture.close();
     });
 
+    it('holds a fresh list in memory for a moment: read once per turn, dropped here at once, elsewhere within the moment', async () => {
+      const fixture = await startFixtureServer({ listCache: { ttlMs: 600_000 } });
+      let clock = new Date('2026-11-01T00:00:00Z');
+      const here = withCatalogCache(createMcpGateway({ fetch: loopbackFetch }), h.db, { now: () => clock, memoMs: 10_000 });
+      const elsewhere = withCatalogCache(createMcpGateway({ fetch: loopbackFetch }), h.db, { now: () => clock });
+      const server = { ...fixtureConfig(fixture.url), id: 'memo-fixture' };
+      const caller = { userId: '00000000-0000-4000-8000-00000000000d' };
+      await here.listTools(server, caller);
+      const listed = listings(fixture);
+      await here.listTools(server, caller);
+      expect(listings(fixture)).toBe(listed);
+
+      elsewhere.dropLists(server); // another instance heard list_changed
+      await expect.poll(() => elsewhere.lastListing(server, caller)).toBeNull();
+      await here.listTools(server, caller);
+      expect(listings(fixture)).toBe(listed); // still the held copy…
+      clock = new Date(clock.getTime() + 10_000);
+      await here.listTools(server, caller);
+      expect(listings(fixture)).toBeGreaterThan(listed); // …for the moment only
+      const again = listings(fixture);
+
+      here.dropLists(server);
+      await expect.poll(() => here.lastListing(server, caller)).toBeNull();
+      await here.listTools(server, caller);
+      expect(listings(fixture)).toBeGreaterThan(again); // dropped here: listed at once
+      await fixture.close();
+    });
+
     it('does not keep a modern server list that says ttlMs 0, nor a failed listing', async () => {
       const fixture = await startFixtureServer();
       const gw = withCatalogCache(createMcpGateway({ fetch: loopbackFetch }), h.db);

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/connection';
 import { dropCatalogs, findFreshCatalog, findLatestCatalog, saveCatalog } from '@/db/queries/tool-catalogs';
-import { parseStored, storedCatalog } from '@/db/stored-json';
+import { parseStored, storedCatalog, type StoredCatalog } from '@/db/stored-json';
 import { errorSummary } from '@/lib/log-safe';
 
 import type { ListedCatalog, SwitchboardGateway } from './gateway';
@@ -9,12 +9,22 @@ import type { CallerIdentity, McpServerConfig, ServerCatalog } from './types';
 /** Legacy (2025-11-25) servers say nothing about caching; their lists are kept this long. */
 export const LEGACY_CATALOG_TTL_MS = 5 * 60 * 1000;
 
+/**
+ * A fresh list read from Postgres is also held in memory this long (never past its own expiry),
+ * so a turn's steps and calls read it once, not four times. Dropping a list (list_changed, a
+ * stale tool, a refresh) clears it here at once; another instance may go on offering the old list
+ * for up to this long, and a call to a tool gone from it drops the list there too.
+ */
+export const CATALOG_MEMO_MS = 15_000;
+
 export interface CachedGateway extends SwitchboardGateway {
   /**
    * The last good listing of this server for this caller, fresh or not, with no request to the
    * server (what the servers page shows); null when it was never listed at its current URL.
    */
   lastListing(server: McpServerConfig, caller: CallerIdentity): Promise<(ServerCatalog & { fetchedAt: Date }) | null>;
+  /** For the gateway's `onToolsListChanged`: forget the server's kept lists (never throws). */
+  dropLists(server: McpServerConfig): void;
 }
 
 /**
@@ -22,29 +32,51 @@ export interface CachedGateway extends SwitchboardGateway {
  * (0 = not reused) and `cacheScope` (private lists are kept per user). Failed listings are
  * never cached. `refresh` skips the cache and drops what was kept; so do a call naming a tool
  * the kept list lacks, and `notifications/tools/list_changed` heard on any connection (wire
- * `onToolsListChanged` of the gateway to `dropOnListChanged`).
+ * `onToolsListChanged` of the gateway to `dropLists`).
  */
 export function withCatalogCache(
   gateway: SwitchboardGateway,
   db: Db,
-  opts: { legacyTtlMs?: number; now?: () => Date } = {},
+  opts: { legacyTtlMs?: number; now?: () => Date; memoMs?: number } = {},
 ): CachedGateway {
   const now = opts.now ?? (() => new Date());
+  const memoMs = opts.memoMs ?? CATALOG_MEMO_MS;
   const parse = (row: { catalog: unknown; serverId: string; scope: string }) =>
     parseStored(storedCatalog, row.catalog, 'tool_catalogs.catalog', `${row.serverId}/${row.scope}`);
+  const memo = new Map<string, { catalog: StoredCatalog; until: number }>();
+  const memoKey = (server: McpServerConfig, userId: string) => `${server.id}\n${server.url}\n${userId}`;
+
+  /** The fresh kept list for this caller, from memory when it was read a moment ago. */
+  async function fresh(server: McpServerConfig, userId: string): Promise<StoredCatalog | null> {
+    const key = memoKey(server, userId);
+    const t = now().getTime();
+    const held = memo.get(key);
+    if (held && held.until > t) return held.catalog;
+    memo.delete(key);
+    const hit = await findFreshCatalog(db, server.id, server.url, userId, now());
+    const catalog = hit && parse(hit);
+    if (!hit || !catalog) return null;
+    if (memo.size >= MAX_MEMO_ENTRIES) memo.clear();
+    memo.set(key, { catalog, until: Math.min(hit.expiresAt.getTime(), t + memoMs) });
+    return catalog;
+  }
+
+  async function drop(serverId: string): Promise<void> {
+    forgetServer(memo, serverId);
+    await dropCatalogs(db, serverId);
+  }
 
   return {
     async callTool(server, tool, args, callOpts) {
       // A call for a tool the kept list lacks: the list is stale, the next turn lists again.
-      const hit = await findFreshCatalog(db, server.id, server.url, callOpts.caller.userId, now());
-      if (hit && !parse(hit)?.tools.some((t) => t.name === tool)) await dropCatalogs(db, server.id);
+      const kept = await fresh(server, callOpts.caller.userId);
+      if (kept && !kept.tools.some((t) => t.name === tool)) await drop(server.id);
       return gateway.callTool(server, tool, args, callOpts);
     },
     async listTools(server, caller, listOpts): Promise<ListedCatalog> {
-      if (listOpts?.refresh) await dropCatalogs(db, server.id);
+      if (listOpts?.refresh) await drop(server.id);
       else {
-        const hit = await findFreshCatalog(db, server.id, server.url, caller.userId, now());
-        const cached = hit && parse(hit);
+        const cached = await fresh(server, caller.userId);
         if (cached) return { tools: cached.tools, skipped: cached.skipped, truncated: cached.truncated, server };
       }
       const listed = await gateway.listTools(server, caller);
@@ -61,6 +93,9 @@ export function withCatalogCache(
       }
       return listed;
     },
+    dropLists(server) {
+      drop(server.id).catch((err) => console.error('[catalog] could not drop a changed list:', errorSummary(err)));
+    },
     async lastListing(server, caller) {
       const row = await findLatestCatalog(db, server.id, server.url, caller.userId);
       const cached = row && parse(row);
@@ -71,9 +106,9 @@ export function withCatalogCache(
   };
 }
 
-/** For the gateway's `onToolsListChanged`: forget the server's kept lists (never throws). */
-export function dropOnListChanged(db: Db): (server: McpServerConfig) => void {
-  return (server) => {
-    dropCatalogs(db, server.id).catch((err) => console.error('[catalog] could not drop a changed list:', errorSummary(err)));
-  };
+/** A bound on the memo, not an LRU: cleared whole when reached. */
+const MAX_MEMO_ENTRIES = 5000;
+
+function forgetServer(memo: Map<string, unknown>, serverId: string): void {
+  for (const key of memo.keys()) if (key.startsWith(`${serverId}\n`)) memo.delete(key);
 }

@@ -5,6 +5,7 @@ import { storedInputRequests } from '@/db/stored-json';
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
+import { createDiscoveryMemo, type DiscoveryMemo } from './discovery-memo';
 import {
   classifyFailure,
   describeFailure,
@@ -19,7 +20,8 @@ import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGatewa
 
 /**
  * The engine's door to MCP servers. Each listing and each call opens its own connection and
- * closes it, and nothing here throws: every failure becomes data (`error` on a catalog, a
+ * closes it (a call's starts from what the last connection discovered: lib/mcp/discovery-memo.ts),
+ * and nothing here throws: every failure becomes data (`error` on a catalog, a
  * `failed` / `timeout` / `cancelled` outcome) with a sentence naming the server. Retrying is
  * the engine's decision, not this module's.
  */
@@ -29,6 +31,8 @@ export interface GatewayDeps extends ConnectDeps {
   maxToolsPerServer?: number;
   /** A connection received `notifications/tools/list_changed`: what was cached of the server's list is stale. */
   onToolsListChanged?: (server: McpServerConfig, caller: CallerIdentity) => void;
+  /** What servers answered to `server/discover` (default: one memo per gateway). */
+  discoveries?: DiscoveryMemo;
 }
 
 /** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
@@ -72,6 +76,7 @@ const toolsPageSchema: StandardSchemaV1<unknown, ToolsPage> = {
 
 export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   const maxTools = deps.maxToolsPerServer ?? MAX_TOOLS_PER_SERVER;
+  const discoveries = deps.discoveries ?? createDiscoveryMemo();
 
   /**
    * A failure only the person can fix by signing in (again), as data; undefined for any other
@@ -99,7 +104,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let client: Client | undefined;
     const size = watchSize();
     try {
+      // A listing always asks afresh (the servers page shows what it finds), and seeds the calls' memo.
       client = await connect(server, caller, { ...deps, timeoutMs: server.timeoutMs, ...size.connectOptions });
+      discoveries.remember(server, caller, client);
       watchListChanged(client, server, caller);
       const era = client.getProtocolEra();
       const reached = { era, protocolVersion: client.getNegotiatedProtocolVersion(), transport: transportOf(client) };
@@ -132,6 +139,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern' });
       return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
+      discoveries.forget(server, caller);
       const needsSignIn = await signInNeeded(server, caller, error);
       if (needsSignIn) {
         const message = `${server.displayName} needs you to sign in before its tools can be listed.`;
@@ -162,7 +170,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let client: Client | undefined;
     let streamTimer: ReturnType<typeof setTimeout> | undefined;
     try {
-      client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal });
+      const prior = discoveries.get(server, opts.caller);
+      client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal, prior });
+      if (!prior) discoveries.remember(server, opts.caller, client);
       watchListChanged(client, server, opts.caller);
       let lastTransportError: unknown;
       client.onerror = (error) => (lastTransportError = error);
@@ -218,6 +228,8 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       }
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
+      // Whatever went wrong, the next call asks the server what it speaks again.
+      discoveries.forget(server, opts.caller);
       if (opts.signal.aborted) return cancelled();
       // Not a failure: the call waits for the person to sign in, then runs.
       const signIn = await signInNeeded(server, opts.caller, error);

@@ -6,7 +6,7 @@ import { storedGrants } from '@/lib/consent/stored-grants';
 import { errorSummary } from '@/lib/log-safe';
 import { boundedFetch } from '@/lib/mcp/bounded-fetch';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from '@/lib/mcp/builtin';
-import { dropOnListChanged, withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
+import { withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { ConnectDeps, FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
 import { gatewayOAuth } from '@/lib/mcp/oauth';
@@ -77,7 +77,8 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     // OAuth requests (metadata, token) go through the same guard, bounded.
     oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
   };
-  const gateway = createMcpGateway({ ...connectDeps, onToolsListChanged: dropOnListChanged(db) });
+  // A change heard on any connection drops the kept lists (`remote` exists by the time one is heard).
+  const gateway = createMcpGateway({ ...connectDeps, onToolsListChanged: (server) => remote.dropLists(server) });
   const remote = withCatalogCache(gateway, db);
 
   function builtinListing(server: McpServerConfig, refresh = false): Promise<ListedCatalog> {

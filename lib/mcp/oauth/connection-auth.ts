@@ -22,13 +22,21 @@ import type { OAuthServerRef, OAuthStore } from './types';
 
 export function connectionAuthProvider(deps: OAuthStore, userId: string, server: OAuthServerRef): AuthProvider {
   let sent: string | undefined;
+  // Read once per connection (the transport asks before every request: the discovery probe, the
+  // call, its SSE stream), again only after a 401 says the token it had is no good.
+  let read: Promise<string | undefined> | undefined;
   return {
-    async token() {
-      const credential = await credentialForServer(deps, userId, server.url);
-      sent = credential ? await accessToken(deps, credential.id) : undefined;
-      return sent;
+    token() {
+      read ??= (async () => {
+        const credential = await credentialForServer(deps, userId, server.url);
+        sent = credential ? await accessToken(deps, credential.id) : undefined;
+        return sent;
+      })();
+      read.catch(() => (read = undefined)); // a failed read is not kept
+      return read;
     },
     async onUnauthorized({ response }) {
+      read = undefined;
       const challenge = extractWWWAuthenticateParams(response);
       const credential = await credentialForServer(deps, userId, server.url);
       if (credential && sent !== undefined) {
