@@ -76,6 +76,38 @@ for (const { kind, available } of TEST_DATABASES) {
       off();
     });
 
+    it('gathers the live deltas of every conversation sent together into as few notifications as fit, each in order', async () => {
+      const convs = await Promise.all([1, 2, 3].map(async () => (await userAndConversation(h)).conversation.id));
+      const notified: string[] = [];
+      const counting = { ...h, notify: async (channel: string, payload: string) => (notified.push(payload), h.notify(channel, payload)) };
+      const sender = createEventBus(counting);
+      const receiver = createEventBus(other ?? h);
+      const seen = new Map<string, string[]>(convs.map((c) => [c, []]));
+      const offs = await Promise.all(convs.map((c) => receiver.subscribe(c, (e) => seen.get(c)!.push((e.data as { text: string }).text))));
+      const delta = (offset: number, text: string) => ({ messageId: 'm3', blockIndex: 0, offset, text });
+      // 30 small deltas, ten per conversation, interleaved as streams interleave: one notification.
+      for (let i = 0; i < 10; i++) for (const c of convs) sender.live(c, null, 'message.delta', delta(i, `${c.slice(0, 4)}-${i}`));
+      await waitFor(() => [...seen.values()].every((texts) => texts.length === 10));
+      expect(notified).toHaveLength(1);
+      for (const c of convs) expect(seen.get(c)).toEqual(Array.from({ length: 10 }, (_, i) => `${c.slice(0, 4)}-${i}`));
+
+      // Larger ones split across notifications under the payload limit, still in order.
+      notified.length = 0;
+      for (let i = 0; i < 12; i++) sender.live(convs[0]!, null, 'message.delta', delta(100 + i, `${i}:${'z'.repeat(1_500)}`));
+      // A stored event waits for the live ones sent before it.
+      await sender.persist(convs[0]!, null, 'message.delta', delta(200, 'stored'));
+      await waitFor(() => seen.get(convs[0]!)!.length === 23);
+      expect(notified.length).toBeGreaterThanOrEqual(3);
+      expect(notified.every((p) => Buffer.byteLength(p) < 8000)).toBe(true);
+      expect(
+        seen
+          .get(convs[0]!)!
+          .slice(10)
+          .map((t) => t.split(':')[0]),
+      ).toEqual([...Array.from({ length: 12 }, (_, i) => String(i)), 'stored']);
+      offs.forEach((off) => off());
+    });
+
     it('announces nothing when the transaction that stored the events rolls back', async () => {
       const { conversation } = await userAndConversation(h);
       const sender = createEventBus(h);
