@@ -32,6 +32,7 @@ import { useConversationTools } from './tools-panel/use-conversation-tools';
 import type { ConversationView, MessageView, ToolCallView } from './types';
 import { Button, Notice } from './ui';
 import { useConversationEvents } from './use-conversation-events';
+import { useRevealFromEnd } from './use-reveal-from-end';
 import { useStickToBottom } from './use-stick-to-bottom';
 
 export { EmptyConversation } from './empty-conversation';
@@ -242,8 +243,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
   const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
+  const shownFrom = useRevealFromEnd(state.messages.length);
   const contentKey = [
     state.messages.length,
+    // Older messages drawn above: a view at the end stays there (not every browser anchors the scroll).
+    shownFrom,
     state.partials.map((p) => p.blocks.join('').length).join(','),
     Object.values(state.toolCalls)
       .map((c) => c.status)
@@ -320,6 +324,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           <MessageList
             messages={state.messages}
+            shownFrom={shownFrom}
             toolCalls={state.toolCalls}
             progress={state.progress}
             activeRunId={state.activeRun?.id}

@@ -27,6 +27,8 @@ export interface CardActions {
 type LiveListProps = {
   readOnly?: false;
   messages: MessageView[];
+  /** The first message drawn (`useRevealFromEnd`); the ones before it are not drawn yet. */
+  shownFrom?: number;
   toolCalls: ChatState['toolCalls'];
   progress: ChatState['progress'];
   activeRunId: string | undefined;
@@ -37,6 +39,7 @@ type LiveListProps = {
 type ReadOnlyListProps = {
   readOnly: true;
   messages: SharedMessageView[];
+  shownFrom?: number;
   toolCalls: Record<string, SharedToolCallView>;
 };
 
@@ -76,21 +79,25 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
   const continuable = (i: number) => !activeRunId && i === messages.length - 1 && messages[i]!.stopReason === 'max_tokens';
   const stopReasonOf = (i: number) =>
     messages[i]!.stopReason === 'max_tokens' && messages[i + 1]?.role === 'assistant' ? null : messages[i]!.stopReason;
-  return messages.map((m, i) => (
-    <Fragment key={m.id}>
-      <MessageItem
-        role={m.role}
-        content={m.content}
-        stopReason={stopReasonOf(i)}
-        renderToolCall={renderToolCall}
-        onContinue={actions && continuable(i) ? actions.continue : undefined}
-        origin={m.origin}
-      />
-      {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
-      {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
-      {'summary' in m && m.summary && <SummaryMark text={m.summary.text} />}
-    </Fragment>
-  ));
+  const from = props.shownFrom ?? 0;
+  return messages.slice(from).map((m, at) => {
+    const i = from + at;
+    return (
+      <Fragment key={m.id}>
+        <MessageItem
+          role={m.role}
+          content={m.content}
+          stopReason={stopReasonOf(i)}
+          renderToolCall={renderToolCall}
+          onContinue={actions && continuable(i) ? actions.continue : undefined}
+          origin={m.origin}
+        />
+        {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
+        {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
+        {'summary' in m && m.summary && <SummaryMark text={m.summary.text} />}
+      </Fragment>
+    );
+  });
 });
 
 /** A call of the person's own conversation (a shared one never carries its argument hash). */
