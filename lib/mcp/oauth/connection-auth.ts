@@ -38,11 +38,13 @@ export function connectionAuthProvider(deps: OAuthStore, userId: string, server:
     async onUnauthorized({ response }) {
       read = undefined;
       const challenge = extractWWWAuthenticateParams(response);
-      const credential = await credentialForServer(deps, userId, server.url);
+      const credential = await credentialForServer(deps, userId, server.url, { fresh: true });
       if (credential && sent !== undefined) {
         const next = await accessToken(deps, credential.id, { rejected: sent });
         if (next && next !== sent) return; // the transport retries once with it
       }
+      // Sent without a token because none was known a moment ago: signed in since (on another instance).
+      if (credential && sent === undefined && (await accessToken(deps, credential.id))) return;
       if (!credential && !(await speaksOAuth(deps, server.url, response, challenge.resourceMetadataUrl))) {
         throw new NotOAuthProtected(server.displayName);
       }

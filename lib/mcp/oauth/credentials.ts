@@ -67,9 +67,47 @@ export function resourceCandidates(serverUrl: string): string[] {
   return [...out];
 }
 
-export async function credentialForServer(deps: OAuthStore, userId: string, serverUrl: string): Promise<OAuthCredentialRow | null> {
+export async function credentialForServer(
+  deps: OAuthStore,
+  userId: string,
+  serverUrl: string,
+  opts: { fresh?: boolean } = {},
+): Promise<OAuthCredentialRow | null> {
+  const missing = missingCredentials(deps);
+  const key = `${userId}\n${serverUrl}`;
+  const now = Date.now();
+  if (!opts.fresh && (missing.get(key) ?? 0) > now) return null;
   const rows = await findCredentialsForResources(deps.db, userId, resourceCandidates(serverUrl));
-  return rows[0] ?? null;
+  const row = rows[0] ?? null;
+  if (row) missing.delete(key);
+  else {
+    if (missing.size >= MAX_MISSING) missing.clear();
+    missing.set(key, now + NO_CREDENTIAL_MEMO_MS);
+  }
+  return row;
+}
+
+/**
+ * That a user has no credential for a server is remembered this long, so a server without OAuth
+ * (most are) costs no read per call. A sign-in completed in this process forgets it at once
+ * (`forgetMissingCredentials`); one completed on another instance is found by the 401 the call
+ * then gets, which reads afresh (lib/mcp/oauth/connection-auth.ts).
+ */
+export const NO_CREDENTIAL_MEMO_MS = 10_000;
+const MAX_MISSING = 10_000;
+/** Per database (one per runtime), so every store of the process shares it. */
+const missingByDb = new WeakMap<object, Map<string, number>>();
+
+function missingCredentials(deps: OAuthStore): Map<string, number> {
+  let map = missingByDb.get(deps.db);
+  if (!map) missingByDb.set(deps.db, (map = new Map()));
+  return map;
+}
+
+/** After a sign-in: the user's credentials are read again on the next call. */
+export function forgetMissingCredentials(deps: OAuthStore, userId: string): void {
+  const missing = missingCredentials(deps);
+  for (const key of missing.keys()) if (key.startsWith(`${userId}\n`)) missing.delete(key);
 }
 
 /** Refreshes in flight in this process (per deps: one per runtime), by credential: concurrent callers share one. */

@@ -18,7 +18,7 @@ import {
 } from '@/db/queries/oauth';
 
 import { quote } from '../failures';
-import { credentialForServer, openClientInfo, openTokens, resourceCandidates } from './credentials';
+import { credentialForServer, forgetMissingCredentials, openClientInfo, openTokens, resourceCandidates } from './credentials';
 import { hashState, PostgresOAuthProvider } from './provider';
 import type { OAuthDeps, OAuthServerRef } from './types';
 
@@ -139,6 +139,7 @@ export async function completeSignIn(deps: OAuthDeps, input: CompleteInput): Pro
     if (error instanceof IssuerMismatchError || error instanceof AuthorizationServerMismatchError) throw wrongIssuer();
     throw new OAuthFlowError('failed', `Could not finish signing in to ${server.displayName}: ${reason(error)}.`);
   }
+  forgetMissingCredentials(deps, input.userId);
   return done;
 }
 

@@ -314,6 +314,23 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
   });
 
+  it('a server known to have no credential is not asked for one again at once; a sign-in elsewhere is found by the 401', async () => {
+    const reads = () => fx.counts.authorizationCode + fx.counts.refresh;
+    expect(await call()).toMatchObject({ kind: 'needs_sign_in' }); // now known: no credential
+    if (!handle.url) return; // a second instance needs a database server
+    const elsewhere = await openPostgres(handle.url, { max: 2 });
+    try {
+      await signIn(oauthDeps(elsewhere.db, app.origin)); // forgets only that instance's memo
+      const before = reads();
+      // This instance still believes there is none: it sends no token, the 401 makes it read afresh.
+      expect(await call()).toMatchObject({ kind: 'result' });
+      expect(fx.calls.at(-1)).toMatchObject({ name: 'whoami' });
+      expect(reads()).toBe(before); // the stored token was used, not a new one
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("credentials are per user: another user's call to the same server still needs their own sign-in", async () => {
     await signIn();
     const other = await makeUserWithSession(handle.db);
