@@ -193,6 +193,8 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
       '-p',
       String(opts.port),
       ...(opts.nextArgs ?? []),
+      // e.g. `--experimental-cpu-prof` to see where a part's server time goes (docs/PERFORMANCE.md).
+      ...(process.env.BENCH_NEXT_ARGS?.split(' ').filter(Boolean) ?? []),
     ],
     {
       env: {

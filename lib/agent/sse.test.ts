@@ -173,6 +173,37 @@ for (const { kind, available } of TEST_DATABASES) {
       await reader.cancel();
     });
 
+    it('writes the first delta after a quiet spell at once, and gathers a stream of them into few writes', async () => {
+      const deps = engineDeps(h);
+      const { conversation, run, lastSeq } = await conversationWithRun(h, 'running');
+      const reader = sseReader(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: lastSeq, gatherMs: 60 }))!,
+      );
+      expect(await reader.next()).toEqual([expect.objectContaining({ event: 'ping' })]);
+      await new Promise((r) => setTimeout(r, 80)); // quiet for longer than the gathering window
+      const delta = (offset: number) => ({ messageId: 'm1', blockIndex: 0, offset, text: String(offset % 10) });
+      const t0 = performance.now();
+      deps.bus.live(conversation.id, run.id, 'message.delta', delta(0));
+      expect(await reader.next()).toEqual([expect.objectContaining({ event: 'message.delta' })]);
+      expect(performance.now() - t0).toBeLessThan(50); // not held for the window
+      // Twelve more, 5 ms apart (60 ms in all), read as they come: a write per window, not one per delta.
+      const writes: number[] = [];
+      const reading = (async () => {
+        while (writes.reduce((a, b) => a + b, 0) < 12) {
+          const got = await reader.next();
+          expect(Array.isArray(got)).toBe(true);
+          writes.push((got as unknown[]).length);
+        }
+      })();
+      for (let i = 1; i <= 12; i++) {
+        deps.bus.live(conversation.id, run.id, 'message.delta', delta(i));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await reading;
+      expect(writes.length).toBeLessThanOrEqual(3);
+      await reader.cancel();
+    });
+
     it('finds an event whose notification was lost at the next ping', async () => {
       const deps = engineDeps(h);
       const { conversation, run, lastSeq } = await conversationWithRun(h, 'running');
