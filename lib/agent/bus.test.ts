@@ -7,6 +7,8 @@ import { userAndConversation } from '@/test/engine-harness';
 import { createEventBus } from './bus';
 import type { BusEvent } from './events';
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 async function waitFor(cond: () => boolean, ms = 5000) {
   const start = Date.now();
   while (!cond()) {
@@ -106,6 +108,29 @@ for (const { kind, available } of TEST_DATABASES) {
           .map((t) => t.split(':')[0]),
       ).toEqual([...Array.from({ length: 12 }, (_, i) => String(i)), 'stored']);
       offs.forEach((off) => off());
+    });
+
+    it('a stored event waits for the live deltas sent before it, not for those other conversations keep sending', async () => {
+      const { conversation: streaming } = await userAndConversation(h);
+      const { conversation: storing } = await userAndConversation(h);
+      // A notification takes 2 ms: the queue of a conversation streaming meanwhile is never empty.
+      const slow = { ...h, notify: async (channel: string, payload: string) => (await sleep(2), h.notify(channel, payload)) };
+      const sender = createEventBus(slow);
+      let offset = 0;
+      const delta = () => ({ messageId: 'm4', blockIndex: 0, offset: offset++, text: 'w' });
+      const pump = setInterval(() => {
+        for (let i = 0; i < 5; i++) sender.live(streaming.id, null, 'message.delta', delta());
+      }, 1);
+      try {
+        await sleep(50);
+        const t0 = performance.now();
+        await sender.persist(storing.id, null, 'message.delta', { messageId: 'm5', blockIndex: 0, offset: 0, text: 'stored' });
+        expect(performance.now() - t0).toBeLessThan(200);
+      } finally {
+        clearInterval(pump);
+      }
+      // What was queued is all sent before a store on the streaming conversation.
+      await sender.persist(streaming.id, null, 'message.delta', delta());
     });
 
     it('announces nothing when the transaction that stored the events rolls back', async () => {
