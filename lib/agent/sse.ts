@@ -30,10 +30,9 @@ export const PAUSED_IDLE_MS = 5 * 60_000;
 /** Stored events read per query when replaying, and the most events a stream holds in memory. */
 export const REPLAY_PAGE_SIZE = 200;
 /**
- * A stream that just wrote gathers what arrives within this long into its next write: the first
- * event after a quiet spell goes at once, a stream of deltas goes out ~50 times a second, not
- * once per delta (a socket write each: 200 streams at once spent a sixth of the server's CPU in
- * `writev`).
+ * A stream that just wrote gathers live text deltas arriving within this long into its next
+ * write: the first after a quiet spell goes at once, and so does any stored event; a stream of
+ * deltas then costs a socket write ~50 times a second rather than one per delta.
  */
 export const WRITE_GATHER_MS = 20;
 
@@ -315,8 +314,10 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
           return controller.enqueue(encoder.encode(encodeStreamEvent(STREAM_EVENTS.ping, {})));
         }
         await new Promise<void>((r) => (wake = r));
+        // Only text in flight is gathered: a stored event (a call, a message, the run's end) goes at once.
         const since = performance.now() - lastWriteAt;
-        if (since < gatherMs) await new Promise((r) => setTimeout(r, gatherMs - since));
+        const onlyDeltas = source === 'live' && live.every((e) => e.seq === undefined);
+        if (onlyDeltas && since < gatherMs) await new Promise((r) => setTimeout(r, gatherMs - since));
       }
     } catch (err) {
       console.error('[sse] stream failed:', errorSummary(err));
