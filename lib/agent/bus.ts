@@ -24,7 +24,8 @@ export interface EventBus extends EventSink {
 export function createEventBus(handle: DbHandle): EventBus {
   const listeners = new Map<string, Set<Listener>>();
   let listening: Promise<unknown> | undefined;
-  // Notifications are sent one after another so that receivers see them in the order sent.
+  // Notifications are sent one after another so that receivers see them in the order sent; the
+  // drain starts a microtask late, so live events sent in one synchronous burst share a notification.
   let sending: Promise<void> = Promise.resolve();
   /** Live events waiting for the next notification, of every conversation, in the order sent. */
   const liveQueue: string[] = [];
@@ -132,8 +133,10 @@ export function createEventBus(handle: DbHandle): EventBus {
   function takeLiveBatch(): string[] {
     let bytes = 16;
     let n = 0;
-    while (n < liveQueue.length && (n === 0 || bytes + Buffer.byteLength(liveQueue[n]!) + 1 <= MAX_INLINE_PAYLOAD)) {
-      bytes += Buffer.byteLength(liveQueue[n]!) + 1;
+    while (n < liveQueue.length) {
+      const size = Buffer.byteLength(liveQueue[n]!) + 1;
+      if (n > 0 && bytes + size > MAX_INLINE_PAYLOAD) break;
+      bytes += size;
       n++;
     }
     return liveQueue.splice(0, n);
