@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { liveHolders } from '@/db/data-dir-holders';
 import { statementsSent } from '@/lib/ops/statement-count';
 
-import { getDbHandle } from './database';
+import { getDbHandle, poolSizeFrom } from './database';
 
 async function modes(root: string): Promise<{ path: string; dir: boolean; mode: number }[]> {
   const out = [];
@@ -55,5 +55,22 @@ describe('the embedded database on disk', () => {
     await (await getDbHandle()).db.execute(sql`select 1`);
     await (await getDbHandle()).db.execute(sql`select 2`);
     expect(statementsSent()).toBe(counted + 2);
+  });
+});
+
+describe('DATABASE_POOL_SIZE', () => {
+  it('is 10 connections unless set, and what it says when set', () => {
+    expect(poolSizeFrom({})).toBe(10);
+    expect(poolSizeFrom({ DATABASE_POOL_SIZE: '' })).toBe(10);
+    expect(poolSizeFrom({ DATABASE_POOL_SIZE: '25' })).toBe(25);
+  });
+
+  it('refuses by name what is not a whole number from 1 to 100', () => {
+    expect(() => poolSizeFrom({ DATABASE_POOL_SIZE: '0' })).toThrow('DATABASE_POOL_SIZE must be a whole number of at least 1 (got "0")');
+    expect(() => poolSizeFrom({ DATABASE_POOL_SIZE: 'ten' })).toThrow(
+      'DATABASE_POOL_SIZE must be a whole number of at least 1 (got "ten")',
+    );
+    expect(() => poolSizeFrom({ DATABASE_POOL_SIZE: '2.5' })).toThrow('DATABASE_POOL_SIZE must be a whole number');
+    expect(() => poolSizeFrom({ DATABASE_POOL_SIZE: '101' })).toThrow('DATABASE_POOL_SIZE must be at most 100 (got 101)');
   });
 });
