@@ -1,63 +1,58 @@
 'use client';
 
-import type { HighlighterCore } from 'shiki/core';
+import type { HighlightedLine } from './highlight-tokens';
+import type { HighlightRequest, HighlightResult } from './highlight.worker';
+
+export type { HighlightedLine } from './highlight-tokens';
 
 /**
- * Syntax highlighting for code the model writes, with shiki on its JavaScript regex engine (the
- * page's CSP allows no WebAssembly compilation, which the Oniguruma engine needs). Nothing of
- * shiki is in the page's first bundle: the highlighter, each grammar and the two themes load on
- * first use, after the text is already on screen — a streaming answer is never held up by them.
- * Tokens come back as data (text + colours), rendered as React spans: no HTML string is injected.
+ * Syntax highlighting for code the model writes, in a worker (./highlight.worker.ts, started on
+ * first use): nothing of shiki is in the page's bundle or runs on its thread, so neither loading
+ * a long transcript nor a streaming answer waits for a grammar to compile. The text is on
+ * screen first; tokens come back as data (text + colours), rendered as React spans: no HTML
+ * string is injected. Where the worker cannot start or fails, blocks stay plain.
  */
 
-export interface HighlightedLine {
-  tokens: { content: string; light?: string; dark?: string }[];
+let worker: Worker | null | undefined;
+let nextId = 0;
+const pending = new Map<number, (lines: HighlightedLine[] | null) => void>();
+
+function settleAll(): void {
+  for (const resolve of pending.values()) resolve(null);
+  pending.clear();
 }
 
-let highlighter: Promise<HighlighterCore> | undefined;
-const loading = new Map<string, Promise<boolean>>();
-
-function getHighlighter(): Promise<HighlighterCore> {
-  highlighter ??= (async () => {
-    const [{ createHighlighterCore }, { createJavaScriptRegexEngine }, light, dark] = await Promise.all([
-      import('shiki/core'),
-      import('shiki/engine/javascript'),
-      import('@shikijs/themes/github-light'),
-      import('@shikijs/themes/github-dark'),
-    ]);
-    return createHighlighterCore({ themes: [light.default, dark.default], langs: [], engine: createJavaScriptRegexEngine() });
-  })();
-  return highlighter;
-}
-
-/** Loads a grammar once; false when shiki has none by that name (the block stays plain). */
-async function ensureLanguage(h: HighlighterCore, lang: string): Promise<boolean> {
-  if (h.getLoadedLanguages().includes(lang)) return true;
-  let ready = loading.get(lang);
-  if (!ready) {
-    ready = (async () => {
-      const { bundledLanguages } = await import('shiki/langs');
-      const load = (bundledLanguages as Record<string, (() => Promise<{ default: unknown }>) | undefined>)[lang];
-      if (!load) return false;
-      await h.loadLanguage((await load()).default as Parameters<HighlighterCore['loadLanguage']>[0]);
-      return true;
-    })().catch(() => false);
-    loading.set(lang, ready);
-  }
-  return ready;
-}
-
-/** Tokens with their light and dark colours, or null when the language is unknown (or loading failed). */
-export async function highlight(code: string, lang: string): Promise<HighlightedLine[] | null> {
-  const name = lang.toLowerCase();
+function getWorker(): Worker | null {
+  if (worker !== undefined) return worker;
   try {
-    const h = await getHighlighter();
-    if (!(await ensureLanguage(h, name))) return null;
-    const withThemes = h.codeToTokensWithThemes(code, { lang: name, themes: { light: 'github-light', dark: 'github-dark' } });
-    return withThemes.map((line) => ({
-      tokens: line.map((t) => ({ content: t.content, light: t.variants.light?.color, dark: t.variants.dark?.color })),
-    }));
+    worker = new Worker(new URL('./highlight.worker.ts', import.meta.url), { type: 'module', name: 'highlight' });
   } catch {
-    return null;
+    worker = null;
+    return worker;
   }
+  // A batch of results resolves in one task, so React applies them in one render.
+  worker.onmessage = (event: MessageEvent<HighlightResult[]>) => {
+    for (const { id, lines } of event.data) {
+      pending.get(id)?.(lines);
+      pending.delete(id);
+    }
+  };
+  // A worker that fails to load or throws is not retried: the blocks waiting on it, and later ones, stay plain.
+  worker.onerror = () => {
+    worker?.terminate();
+    worker = null;
+    settleAll();
+  };
+  return worker;
+}
+
+/** Tokens with their light and dark colours, or null when the language is unknown (or highlighting is unavailable). */
+export function highlight(code: string, lang: string): Promise<HighlightedLine[] | null> {
+  const target = getWorker();
+  if (!target) return Promise.resolve(null);
+  const id = ++nextId;
+  return new Promise((resolve) => {
+    pending.set(id, resolve);
+    target.postMessage({ id, code, lang } satisfies HighlightRequest);
+  });
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import { useEffect, useState } from 'react';
+import { startTransition, useEffect, useState } from 'react';
 
 import { highlight, type HighlightedLine } from './highlight';
 
@@ -18,7 +18,8 @@ export function HighlightedCode({ code, lang }: { code: string; lang: string | u
     let cancelled = false;
     const timer = setTimeout(() => {
       void highlight(code, lang).then((result) => {
-        if (!cancelled && result) setLines({ code, lines: result });
+        // Colour is not urgent: it never holds up typing, a stream or the transcript being drawn.
+        if (!cancelled && result) startTransition(() => setLines({ code, lines: result }));
       });
     }, SETTLE_MS);
     return () => {

@@ -32,6 +32,7 @@ describe('proxy', () => {
     const page = proxy(request('http://localhost:3000/'));
     expect(page.status).toBe(200);
     expect(page.headers.get('Content-Security-Policy')).toMatch(/script-src 'self' 'nonce-/);
+    expect(page.headers.get('Content-Security-Policy')).toMatch(/worker-src 'self'(;|$)/);
     const api = proxy(request('http://127.0.0.1:3000/api/conversations'));
     expect(api.status).toBe(200);
     expect(api.headers.get('Content-Security-Policy')).toBeNull();
