@@ -47,7 +47,7 @@ function collectLongTasks(): void {
 async function oneLoad(
   page: Page,
   url: string,
-): Promise<{ ttiMs: number; readyMs: number; jsSent: number; jsDecoded: number; longTasks: number }> {
+): Promise<{ ttiMs: number; readyMs: number; jsSent: number; jsDecoded: number; longTasks: number; longestTaskMs: number }> {
   await page.addInitScript(collectLongTasks);
   await page.goto(url);
   const readyMs = await page.waitForFunction(
@@ -73,7 +73,7 @@ async function oneLoad(
   );
   return page.evaluate(
     ({ ready }) => {
-      const tasks = (window as unknown as { __long: { end: number }[] }).__long;
+      const tasks = (window as unknown as { __long: { start: number; end: number }[] }).__long;
       const scripts = performance
         .getEntriesByType('resource')
         .filter(
@@ -85,6 +85,7 @@ async function oneLoad(
         jsSent: scripts.reduce((s, e) => s + e.transferSize, 0),
         jsDecoded: scripts.reduce((s, e) => s + e.decodedBodySize, 0),
         longTasks: tasks.length,
+        longestTaskMs: Math.max(0, ...tasks.map((t) => t.end - t.start)),
       };
     },
     { ready },
@@ -140,6 +141,12 @@ export async function pageBench(opts: PageOptions): Promise<BenchRow[]> {
         'long tasks while loading',
         loads.map((l) => l.longTasks),
         'tasks',
+      ),
+      measured(
+        SECTION,
+        'longest task while loading',
+        loads.map((l) => l.longestTaskMs),
+        'ms',
       ),
       single(SECTION, 'first-load JavaScript of the chat page, sent (compressed)', loads[0]!.jsSent / 1024, 'KB'),
       single(SECTION, 'first-load JavaScript of the chat page, decoded', loads[0]!.jsDecoded / 1024, 'KB'),
