@@ -106,6 +106,28 @@ for (const { kind, available } of TEST_DATABASES) {
       await reader.cancel();
     });
 
+    it('a run that ends just as a ping looks still has its end sent, not a stream closed without it', async () => {
+      const deps = engineDeps(h);
+      const { conversation, run, lastSeq } = await conversationWithRun(h, 'running');
+      let reads = 0;
+      // At the ping the run has just ended: its end is stored (with no notification on the bus)
+      // by the time the run is found no longer active.
+      const activeRun = async () => {
+        if (++reads === 1) return run;
+        await appendEvent(h.db, {
+          conversationId: conversation.id,
+          runId: run.id,
+          type: 'run.completed',
+          data: samplePayload('run.completed'),
+        });
+        return null;
+      };
+      const frames = await readFrames(
+        (await openEventStream({ db: h.db, bus: deps.bus, conversationId: conversation.id, afterSeq: lastSeq, pingMs: 20, activeRun }))!,
+      );
+      expect(frames.map((f) => f.event)).toEqual(['ping', 'run.completed']);
+    });
+
     it('a running run is never closed as idle, however quiet', async () => {
       const deps = engineDeps(h);
       const { conversation, lastSeq } = await conversationWithRun(h, 'running');
