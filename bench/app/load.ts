@@ -74,7 +74,7 @@ async function conversation(app: RunningApp, user: BenchUser, conversationId: st
       if (calls.length !== 2) throw new Error(`${calls.length} model calls instead of 2`);
       out.push({ ok: true, totalMs: t.endedAt - t.startedAt, hostMs: t.endedAt - t.startedAt - modelMs(calls) });
     } catch (err) {
-      out.push({ ok: false, error: (err as Error).message.slice(0, 160), totalMs: performance.now() - startedAt, hostMs: Number.NaN });
+      out.push({ ok: false, error: describeError(err).slice(0, 160), totalMs: performance.now() - startedAt, hostMs: Number.NaN });
     } finally {
       app.model!.forget(turnId);
     }
@@ -167,4 +167,11 @@ export async function load(opts: LoadOptions): Promise<BenchRow[]> {
   } finally {
     await app.stop();
   }
+}
+
+/** The error with its cause: undici says only "fetch failed" and puts what failed (a reset, a timeout) under `cause`. */
+function describeError(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const cause = e.cause?.code ?? e.cause?.message;
+  return cause ? `${e.message} (${cause})` : e.message;
 }

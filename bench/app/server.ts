@@ -192,6 +192,9 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
       '127.0.0.1',
       '-p',
       String(opts.port),
+      // As `npm start` runs it (package.json): idle connections kept 65 s, not Node's 5 s.
+      '--keepAliveTimeout',
+      '65000',
       ...(opts.nextArgs ?? []),
       // e.g. `--experimental-cpu-prof` to see where a part's server time goes (docs/PERFORMANCE.md).
       ...(process.env.BENCH_NEXT_ARGS?.split(' ').filter(Boolean) ?? []),
