@@ -22,8 +22,9 @@ export function proxy(request: NextRequest) {
   const csp = [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDev ? " 'unsafe-eval'" : ''}`,
-    // The code highlighter's worker (app/_components/highlight.ts), from our own origin only:
-    // without this, workers fall back to script-src, where 'strict-dynamic' ignores 'self'.
+    // Workers (the code highlighter's, app/_components/highlight.ts) from our own origin only:
+    // without this they fall back to script-src, whose 'strict-dynamic' lets a trusted script
+    // start one from anywhere, a blob: URL included (e2e/api.spec.ts).
     "worker-src 'self'",
     // React sets inline styles; styles cannot run code, so inline ones are allowed.
     "style-src 'self' 'unsafe-inline'",

@@ -307,4 +307,24 @@ test.describe('security headers', () => {
     expect(home?.status()).toBe(200);
     expect(imgSrcOf((await home?.headerValue('content-security-policy')) ?? undefined)).toBe("img-src 'self' data: blob:");
   });
+
+  test("workers come from our own origin only: a blob: worker is refused (worker-src 'self')", async ({ page, baseURL }) => {
+    await signedInUser(page.context(), appOrigin(baseURL), 'csp-worker');
+    await page.goto('/');
+    // 'strict-dynamic' in script-src alone would let a trusted script start a worker from anywhere.
+    const outcome = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          try {
+            const worker = new Worker(URL.createObjectURL(new Blob(['postMessage("ran")'], { type: 'text/javascript' })));
+            worker.onmessage = () => resolve('ran');
+            worker.onerror = () => resolve('refused');
+            setTimeout(() => resolve('no answer'), 5_000);
+          } catch {
+            resolve('refused');
+          }
+        }),
+    );
+    expect(outcome).toBe('refused');
+  });
 });
