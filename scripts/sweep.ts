@@ -1,19 +1,20 @@
 // `npm run sweep`: takes over runs whose instance died (lease lapsed) and drives them to the end,
-// and prunes audit entries past AUDIT_RETENTION_DAYS. Meant for a scheduler next to
-// `POST /api/internal/sweep`.
-import { resumeLapsedRuns } from '../lib/agent/engine';
+// prunes audit entries past AUDIT_RETENTION_DAYS and deletes share links 30 days after they
+// expired. Meant for a scheduler next to `POST /api/internal/sweep`.
 import { getAuditKeyring } from '../lib/audit/key';
-import { pruneAudit } from '../lib/audit/retention';
+import { sweep } from '../lib/ops/sweep';
 import { getDbHandle } from '../lib/server/database';
 import { buildEngineDeps } from '../lib/server/engine-deps';
+import { EXPIRED_SHARE_KEPT_DAYS } from '../lib/share/prune';
 
 const handle = await getDbHandle();
 const work: Promise<void>[] = [];
 // The same model and tools as the app: a run taken over may owe tool results.
-const taken = await resumeLapsedRuns(buildEngineDeps(handle, { role: 'sweep', schedule: (fn) => void work.push(fn()) }));
+const engine = buildEngineDeps(handle, { role: 'sweep', schedule: (fn) => void work.push(fn()) });
+const done = await sweep(engine, handle.db, await getAuditKeyring());
 await Promise.allSettled(work);
-console.log(`Took over ${taken} run(s).`);
-const pruned = await pruneAudit(handle.db, await getAuditKeyring());
-console.log(`Pruned ${pruned.entries} audit entries past retention (${pruned.users} user(s)).`);
-if (pruned.broken.length) console.error(`Not pruned, chain broken (run npm run audit:verify): ${pruned.broken.join(', ')}`);
+console.log(`Took over ${done.resumed} run(s).`);
+console.log(`Pruned ${done.audit.entries} audit entries past retention (${done.audit.users} user(s)).`);
+if (done.audit.broken.length) console.error(`Not pruned, chain broken (run npm run audit:verify): ${done.audit.broken.join(', ')}`);
+console.log(`Deleted ${done.expiredShareLinks} share link(s) expired more than ${EXPIRED_SHARE_KEPT_DAYS} days ago.`);
 await handle.close();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every suite, one summary line. The formatter and lint checks, unit and integration
+// `npm test`: every suite, one summary line. The type check, the formatter and lint checks, unit and integration
 // (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default) and the fault suite (test/faults) on the same build,
 // then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
@@ -31,8 +31,11 @@ function readJson(path) {
   }
 }
 
-// 0. formatting and lint (the layering rules run with vitest below): one check each.
+// 0. types, formatting and lint (the layering rules run with vitest below): one check each. The
+// type check comes first: vitest and the e2e build strip types without checking them, so without
+// it a type error passes every other part.
 for (const [label, cmd, args] of [
+  ['types (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
   ['format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
   ['lint (eslint)', 'npx', ['eslint', '.']],
 ]) {

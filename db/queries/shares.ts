@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations, messages, runs, shareLinks } from '../schema';
@@ -127,6 +127,12 @@ export async function deleteShareLink(db: Db, userId: string, id: string): Promi
     .where(and(eq(shareLinks.id, id), eq(shareLinks.userId, userId)))
     .returning({ id: shareLinks.id });
   return rows.length > 0;
+}
+
+/** Deletes every link (of any user) that expired at or before `cutoff`; returns how many. */
+export async function deleteShareLinksExpiredBy(db: Db, cutoff: Date): Promise<number> {
+  const rows = await db.delete(shareLinks).where(lte(shareLinks.expiresAt, cutoff)).returning({ id: shareLinks.id });
+  return rows.length;
 }
 
 /** What a snapshot holds: messages 1..seq, and the tool calls of the turns those messages belong to. */

@@ -1,21 +1,23 @@
-import { resumeLapsedRuns } from '@/lib/agent/engine';
-import { pruneAudit } from '@/lib/audit/retention';
 import { requireBearerToken } from '@/lib/http/bearer';
 import { errorResponse } from '@/lib/http/errors';
+import { sweep } from '@/lib/ops/sweep';
 import { getRuntime } from '@/lib/server/runtime';
 
 /**
- * For a scheduler: takes over runs whose instance died, and prunes audit entries past their
- * retention (AUDIT_RETENTION_DAYS). Needs `Authorization: Bearer $SWEEP_TOKEN`;
- * without SWEEP_TOKEN configured the route is off.
+ * For a scheduler: takes over runs whose instance died, prunes audit entries past their
+ * retention (AUDIT_RETENTION_DAYS) and long-expired share links. Needs
+ * `Authorization: Bearer $SWEEP_TOKEN`; without SWEEP_TOKEN configured the route is off.
  */
 export async function POST(req: Request): Promise<Response> {
   try {
     requireBearerToken(req, { variable: 'SWEEP_TOKEN', surface: 'sweep', what: 'sweep' });
     const rt = await getRuntime();
-    const resumed = await resumeLapsedRuns(rt.engine);
-    const audit = await pruneAudit(rt.handle.db, await rt.engine.auditKeys());
-    return Response.json({ resumed, auditPruned: { users: audit.users, entries: audit.entries, brokenChains: audit.broken.length } });
+    const done = await sweep(rt.engine, rt.handle.db, await rt.engine.auditKeys());
+    return Response.json({
+      resumed: done.resumed,
+      auditPruned: { users: done.audit.users, entries: done.audit.entries, brokenChains: done.audit.broken.length },
+      expiredShareLinksPruned: done.expiredShareLinks,
+    });
   } catch (err) {
     return errorResponse(err);
   }

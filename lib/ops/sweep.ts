@@ -1,0 +1,25 @@
+import type { Db } from '@/db/connection';
+import type { EngineDeps } from '@/lib/agent/deps';
+import { resumeLapsedRuns } from '@/lib/agent/engine';
+import type { AuditKeyring } from '@/lib/audit/key';
+import { pruneAudit } from '@/lib/audit/retention';
+import { pruneExpiredShareLinks } from '@/lib/share/prune';
+
+export interface SweepReport {
+  /** Runs whose instance died (lease lapsed), taken over and driven on. */
+  resumed: number;
+  audit: { users: number; entries: number; broken: string[] };
+  /** Share links deleted a while after they expired (lib/share/prune.ts). */
+  expiredShareLinks: number;
+}
+
+/**
+ * One sweep, the same for `npm run sweep` and `POST /api/internal/sweep`: take over runs whose
+ * instance died, prune audit entries past their retention, delete long-expired share links.
+ */
+export async function sweep(engine: EngineDeps, db: Db, auditKeys: AuditKeyring, now: Date = new Date()): Promise<SweepReport> {
+  const resumed = await resumeLapsedRuns(engine);
+  const audit = await pruneAudit(db, auditKeys, { now });
+  const expiredShareLinks = await pruneExpiredShareLinks(db, now);
+  return { resumed, audit, expiredShareLinks };
+}
