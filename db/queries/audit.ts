@@ -39,10 +39,6 @@ export async function updateChainHead(tx: Db, userId: string, patch: Partial<Omi
   await tx.update(auditChainHeads).set(patch).where(eq(auditChainHeads.userId, userId));
 }
 
-export async function insertAuditEntries(tx: Db, rows: NewAuditEntry[]): Promise<void> {
-  if (rows.length) await tx.insert(auditEntries).values(rows);
-}
-
 /** The entries and the head they move to, in one statement (under the head's lock, lockChainHead). */
 export async function insertAuditEntriesAndMoveHead(
   tx: Db,

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers } from '../schema';
@@ -74,14 +74,6 @@ export async function getServer(db: Db, userId: string, id: string): Promise<Ser
     .from(mcpServers)
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)));
   return rows[0] ? parse(rows[0]) : null;
-}
-
-export async function namespaceTaken(db: Db, userId: string, namespace: string, exceptId?: string): Promise<boolean> {
-  const rows = await db
-    .select({ id: mcpServers.id })
-    .from(mcpServers)
-    .where(and(eq(mcpServers.userId, userId), eq(mcpServers.namespace, namespace)));
-  return rows.some((r) => r.id !== exceptId);
 }
 
 /**
@@ -164,15 +156,6 @@ export async function deleteServer(db: Db, userId: string, id: string): Promise<
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
     .returning({ id: mcpServers.id });
   return rows.length > 0;
-}
-
-/** How many servers the user has (the add limit). */
-export async function countServers(db: Db, userId: string): Promise<number> {
-  const rows = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(mcpServers)
-    .where(eq(mcpServers.userId, userId));
-  return Number(rows[0]?.n ?? 0);
 }
 
 function isUniqueViolation(err: unknown): boolean {

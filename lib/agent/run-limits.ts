@@ -1,8 +1,6 @@
 import type { Db } from '@/db/connection';
-import { modelTokensToday } from '@/db/queries/model-usage';
 import { lockUserLimit } from '@/db/queries/rate-limits';
 import { countForAdmission } from '@/db/queries/runs';
-import { getUserPlan } from '@/db/queries/users';
 import { limitExceeded, limitsFor, type LimitExceeded } from '@/lib/limits';
 
 /**
@@ -49,20 +47,6 @@ export async function admitRun(tx: Db, userId: string): Promise<{ plan: string |
     throw limitExceeded('runsPerHour', limits.runsPerHour, 'Wait up to an hour before starting another turn.', plan);
   }
   return { plan };
-}
-
-/**
- * The error when the user's turns have used the plan's model tokens for today (UTC), else null.
- * Checked before a turn starts and before each of its model steps: the tokens are known only
- * after a step, so the step that crosses the line finishes and the next one does not start.
- */
-export async function modelTokensReached(
-  db: Db,
-  userId: string,
-  opts: { plan?: string | null; now?: Date } = {},
-): Promise<LimitExceeded | null> {
-  const plan = opts.plan !== undefined ? opts.plan : await getUserPlan(db, userId);
-  return tokensReached(await modelTokensToday(db, userId, opts.now ?? new Date()), plan);
 }
 
 /** Whether `used` model tokens today reach the plan's daily count (a LimitExceeded saying so), else null. */

@@ -115,8 +115,3 @@ export function getSecretBox(env: Env = process.env): Promise<SecretBox> {
   });
   return state.cached;
 }
-
-/** Tests only: forget the process-wide box (e.g. after changing SECRETS_KEY). */
-export function resetSecretBoxForTests(): void {
-  state.cached = undefined;
-}

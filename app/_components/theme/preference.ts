@@ -5,7 +5,6 @@
 export type ThemePreference = 'system' | 'light' | 'dark';
 
 export const THEME_COOKIE = 'theme';
-export const THEME_PREFERENCES: readonly ThemePreference[] = ['system', 'light', 'dark'];
 
 /** The canvas colour of each theme, for `theme-color` (the phone's status and address bar). */
 export const THEME_COLORS = { light: '#fafaf9', dark: '#191715' } as const;
