@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 import type { Db } from '@/db/connection';
 import { findLiveAuthSession, type AuthSessionRow } from '@/db/queries/auth-sessions';
 import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
@@ -153,7 +155,8 @@ export function toToolGrant(s: ToolStanding): ToolGrant {
  * migration 0016), so nothing stale can be answered.
  */
 export function storedGrants(db: Db): GrantSource {
-  const cache = new Map<string, { rev: number; inputs: GrantInputs }>();
+  // Bounded, least recently used first out: conversations active on one instance at once are far fewer.
+  const cache = new LRUCache<string, { rev: number; inputs: GrantInputs }>({ max: MAX_CACHED });
   return {
     async grantsFor(ctx, tools) {
       const now = new Date();
@@ -163,8 +166,6 @@ export function storedGrants(db: Db): GrantSource {
       if (!inputs) {
         inputs = await readGrantInputs(db, ctx, now);
         if (ctx.toolsRev !== undefined) {
-          // A bound, not an LRU: conversations active on one instance at once are far fewer.
-          if (cache.size >= MAX_CACHED) cache.clear();
           cache.set(key, { rev: ctx.toolsRev, inputs });
         }
       }

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 import type { Db } from '@/db/connection';
 import { dropCatalogs, findFreshCatalog, findLatestCatalog, saveCatalog } from '@/db/queries/tool-catalogs';
 import { parseStored, storedCatalog, type StoredCatalog } from '@/db/stored-json';
@@ -43,7 +45,7 @@ export function withCatalogCache(
   const memoMs = opts.memoMs ?? CATALOG_MEMO_MS;
   const parse = (row: { catalog: unknown; serverId: string; scope: string }) =>
     parseStored(storedCatalog, row.catalog, 'tool_catalogs.catalog', `${row.serverId}/${row.scope}`);
-  const memo = new Map<string, { catalog: StoredCatalog; until: number }>();
+  const memo = new LRUCache<string, { catalog: StoredCatalog; until: number }>({ max: MAX_MEMO_ENTRIES });
   const memoKey = (server: McpServerConfig, userId: string) => `${server.id}\n${server.url}\n${userId}`;
 
   /** The fresh kept list for this caller, from memory when it was read a moment ago. */
@@ -56,7 +58,6 @@ export function withCatalogCache(
     const hit = await findFreshCatalog(db, server.id, server.url, userId, now());
     const catalog = hit && parse(hit);
     if (!hit || !catalog) return null;
-    if (memo.size >= MAX_MEMO_ENTRIES) memo.clear();
     memo.set(key, { catalog, until: Math.min(hit.expiresAt.getTime(), t + memoMs) });
     return catalog;
   }
@@ -106,9 +107,9 @@ export function withCatalogCache(
   };
 }
 
-/** A bound on the memo, not an LRU: cleared whole when reached. */
+/** A bound on the memo: past it the least recently used entry goes. */
 const MAX_MEMO_ENTRIES = 5000;
 
-function forgetServer(memo: Map<string, unknown>, serverId: string): void {
-  for (const key of memo.keys()) if (key.startsWith(`${serverId}\n`)) memo.delete(key);
+function forgetServer(memo: LRUCache<string, { catalog: StoredCatalog; until: number }>, serverId: string): void {
+  for (const key of [...memo.keys()]) if (key.startsWith(`${serverId}\n`)) memo.delete(key);
 }

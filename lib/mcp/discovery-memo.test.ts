@@ -37,6 +37,19 @@ async function fixture(opts: FixtureOptions = {}): Promise<{ fx: FixtureServer; 
 const count = (fx: FixtureServer, rpc: string) => fx.requests.filter((r) => r.rpc === rpc).length;
 
 describe('the discovery memo', () => {
+  it('past its bound forgets the least recently used server only, not everything it kept', async () => {
+    const [a, b, c] = [await fixture(), await fixture(), await fixture()];
+    const gateway = createMcpGateway({ fetch: loopbackFetch, discoveries: createDiscoveryMemo({ maxEntries: 2 }) });
+    const call = async (s: McpServerConfig) => expect((await gateway.callTool(s, 'text', {}, options())).kind).toBe('result');
+    await call(a.server);
+    await call(b.server);
+    await call(a.server); // a is now the most recently used
+    await call(c.server); // the bound is reached: b goes
+    await call(a.server);
+    await call(b.server);
+    expect([count(a.fx, 'server/discover'), count(b.fx, 'server/discover'), count(c.fx, 'server/discover')]).toEqual([1, 2, 1]);
+  });
+
   it('asks a modern server `server/discover` once for three calls', async () => {
     const { fx, server } = await fixture();
     const gateway = createMcpGateway({ fetch: loopbackFetch, discoveries: createDiscoveryMemo() });

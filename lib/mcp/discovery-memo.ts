@@ -1,4 +1,5 @@
 import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
+import { LRUCache } from 'lru-cache';
 
 import { transportOf } from './connection';
 import type { CallerIdentity, McpServerConfig } from './types';
@@ -21,13 +22,13 @@ export interface DiscoveryMemo {
 }
 
 export const DISCOVERY_TTL_MS = 5 * 60_000;
-/** A bound, not an LRU: the oldest entry goes first when it is reached. */
+/** A bound: past it the least recently used entry goes. */
 const MAX_ENTRIES = 5000;
 
-export function createDiscoveryMemo(opts: { ttlMs?: number; now?: () => number } = {}): DiscoveryMemo {
+export function createDiscoveryMemo(opts: { ttlMs?: number; now?: () => number; maxEntries?: number } = {}): DiscoveryMemo {
   const ttl = opts.ttlMs ?? DISCOVERY_TTL_MS;
   const now = opts.now ?? Date.now;
-  const kept = new Map<string, { prior: PriorDiscovery; until: number }>();
+  const kept = new LRUCache<string, { prior: PriorDiscovery; until: number }>({ max: opts.maxEntries ?? MAX_ENTRIES });
   const keyOf = (server: McpServerConfig, caller: CallerIdentity) => `${server.id}\n${server.url}\n${caller.userId}`;
 
   return {
@@ -44,10 +45,7 @@ export function createDiscoveryMemo(opts: { ttlMs?: number; now?: () => number }
     remember(server, caller, client) {
       const prior = priorOf(client);
       if (!prior) return;
-      const key = keyOf(server, caller);
-      kept.delete(key);
-      if (kept.size >= MAX_ENTRIES) kept.delete(kept.keys().next().value!);
-      kept.set(key, { prior, until: now() + ttl });
+      kept.set(keyOf(server, caller), { prior, until: now() + ttl });
     },
     forget(server, caller) {
       kept.delete(keyOf(server, caller));

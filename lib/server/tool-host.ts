@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 import type { Db } from '@/db/connection';
 import { listEnabledServers } from '@/db/queries/servers';
 import type { ToolHost } from '@/lib/agent/tool-host';
@@ -52,7 +54,7 @@ export interface AppToolsOptions {
  * bounds its responses itself (lib/mcp/connection.ts) and reports the bound in its own words;
  * `remoteFetch` (bounded) is for other requests, e.g. OAuth metadata and tokens.
  */
-/** A bound on the servers cache, not an LRU: users with turns running on one instance at once are far fewer. */
+/** A bound on the servers cache (least recently used first out): users with turns running on one instance at once are far fewer. */
 const MAX_CACHED_USERS = 2000;
 
 export function guardedRemoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
@@ -94,7 +96,7 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   }
 
   /** Each user's enabled servers as read at one `users.tools_rev`. */
-  const servers = new Map<string, { rev: number; list: McpServerConfig[] }>();
+  const servers = new LRUCache<string, { rev: number; list: McpServerConfig[] }>({ max: MAX_CACHED_USERS });
 
   const hostGateway: SwitchboardGateway = {
     async listTools(server, caller, listOpts) {
@@ -125,7 +127,6 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
         }
         const list = [...BUILTIN_SERVERS, ...own];
         if (opts.toolsRev !== undefined) {
-          if (servers.size >= MAX_CACHED_USERS) servers.clear();
           servers.set(userId, { rev: opts.toolsRev, list });
         }
         return list;
