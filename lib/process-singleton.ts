@@ -9,3 +9,17 @@ export function processSingleton<T>(key: string, create: () => T): T {
   if (store[sym] === undefined) store[sym] = create();
   return store[sym] as T;
 }
+
+/**
+ * A value loaded once per process (see `processSingleton`) on first use, never at import. A load
+ * that fails is not kept: the next caller tries again, so a database or a key file that was not
+ * ready yet does not leave the process broken until it restarts.
+ */
+export function loadOncePerProcess<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const state = processSingleton(key, () => ({ loading: undefined as Promise<T> | undefined }));
+  state.loading ??= load().catch((err: unknown) => {
+    state.loading = undefined;
+    throw err;
+  });
+  return state.loading;
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { dataDir } from '@/lib/data-dir';
-import { processSingleton } from '@/lib/process-singleton';
+import { loadOncePerProcess } from '@/lib/process-singleton';
 import { loadDeploymentKey } from '@/lib/secrets/deployment-key';
 
 type Env = Record<string, string | undefined>;
@@ -54,13 +54,7 @@ export async function loadAuditKeyring(env: Env = process.env, dir = dataDir()):
   return auditKeyring(current, previous);
 }
 
-const state = processSingleton('auditKeyring', () => ({ cached: undefined as Promise<AuditKeyring> | undefined }));
-
 /** The process-wide keyring (loaded once; a failed load is retried on the next call). */
 export function getAuditKeyring(env: Env = process.env): Promise<AuditKeyring> {
-  state.cached ??= loadAuditKeyring(env).catch((err) => {
-    state.cached = undefined;
-    throw err;
-  });
-  return state.cached;
+  return loadOncePerProcess('auditKeyring', () => loadAuditKeyring(env));
 }

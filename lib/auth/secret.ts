@@ -4,14 +4,12 @@ import path from 'node:path';
 
 import { ensurePrivateDir } from '@/db/private-files';
 import { dataDir } from '@/lib/data-dir';
-import { processSingleton } from '@/lib/process-singleton';
+import { loadOncePerProcess } from '@/lib/process-singleton';
 
 type Env = Record<string, string | undefined>;
 
 /** The generated secret's file in the data folder (embedded default only); `npm run backup` copies it. */
 export const AUTH_SECRET_FILE = 'auth-secret';
-
-const state = processSingleton('authSecret', () => ({ cached: undefined as Promise<string> | undefined }));
 
 /**
  * AUTH_SECRET, or — with the embedded database only — one created under `.data/` on first
@@ -19,11 +17,7 @@ const state = processSingleton('authSecret', () => ({ cached: undefined as Promi
  * missing AUTH_SECRET is an error rather than a per-instance secret that breaks sessions.
  */
 export function getAuthSecret(env: Env = process.env): Promise<string> {
-  state.cached ??= resolveAuthSecret(env).catch((err) => {
-    state.cached = undefined;
-    throw err;
-  });
-  return state.cached;
+  return loadOncePerProcess('authSecret', () => resolveAuthSecret(env));
 }
 
 export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<string> {

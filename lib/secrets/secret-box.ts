@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 import { dataDir } from '@/lib/data-dir';
-import { processSingleton } from '@/lib/process-singleton';
+import { loadOncePerProcess } from '@/lib/process-singleton';
 
 import { loadDeploymentKey, parseKey } from './deployment-key';
 
@@ -105,13 +105,7 @@ export async function loadSecretBox(env: Env = process.env, dir = dataDir()): Pr
   return createSecretBox(current, previous);
 }
 
-const state = processSingleton('secretBox', () => ({ cached: undefined as Promise<SecretBox> | undefined }));
-
 /** The process-wide box (loaded once; a failed load is retried on the next call). */
 export function getSecretBox(env: Env = process.env): Promise<SecretBox> {
-  state.cached ??= loadSecretBox(env).catch((err) => {
-    state.cached = undefined;
-    throw err;
-  });
-  return state.cached;
+  return loadOncePerProcess('secretBox', () => loadSecretBox(env));
 }

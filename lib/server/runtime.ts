@@ -10,7 +10,7 @@ import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import type { ModelCatalog } from '@/lib/model/models';
 import { createAppMetrics, type AppMetrics } from '@/lib/ops/metrics';
-import { processSingleton } from '@/lib/process-singleton';
+import { loadOncePerProcess } from '@/lib/process-singleton';
 
 import { getDbHandle } from './database';
 import { buildEngineDeps } from './engine-deps';
@@ -33,15 +33,9 @@ export interface Runtime {
   metrics: AppMetrics;
 }
 
-const state = processSingleton('runtime', () => ({ runtime: undefined as Promise<Runtime> | undefined }));
-
 /** The process-wide wiring, built on first use (never at import: `next build` imports routes). */
 export function getRuntime(): Promise<Runtime> {
-  state.runtime ??= build().catch((err) => {
-    state.runtime = undefined;
-    throw err;
-  });
-  return state.runtime;
+  return loadOncePerProcess('runtime', build);
 }
 
 async function build(): Promise<Runtime> {
