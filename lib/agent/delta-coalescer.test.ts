@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { DeltaCoalescer } from './delta-coalescer';
 import type { BusEvent, EventSink } from './events';
@@ -22,15 +22,23 @@ function recordingSink() {
 }
 
 const target = { conversationId: 'c', runId: 'r', messageId: 'm' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Moves the fake clock, running the coalescer's timers that fall due (and what they await). */
+const elapse = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('DeltaCoalescer', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('sends no live copy of text that is stored before the live tick: an instant answer costs one stored event', async () => {
     const { sink, live, stored } = recordingSink();
     const c = new DeltaCoalescer(sink, target, { liveDelayMs: 50 });
     for (const w of ['Hello', ' there', ', friend']) c.push(0, w);
     await c.flush();
-    await sleep(80);
+    await elapse(80);
     expect(live).toEqual([]);
     expect(stored).toEqual([{ messageId: 'm', blockIndex: 0, offset: 0, text: 'Hello there, friend' }]);
     c.dispose();
@@ -41,10 +49,10 @@ describe('DeltaCoalescer', () => {
     const c = new DeltaCoalescer(sink, target, { liveDelayMs: 5, maxDelayMs: 10_000 });
     c.push(0, 'one');
     c.push(0, ' two');
-    await sleep(30);
+    await elapse(30);
     c.push(0, ' three');
     c.push(1, 'x', 'thinking');
-    await sleep(30);
+    await elapse(30);
     expect(live).toEqual([
       { messageId: 'm', blockIndex: 0, offset: 0, text: 'one two' },
       { messageId: 'm', blockIndex: 0, offset: 7, text: ' three' },
