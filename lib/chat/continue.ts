@@ -6,9 +6,9 @@ import { ACTIVE_RUN_STATUSES, isOneOf } from '@/db/vocabulary';
 import { RunConflict, startRun } from '@/lib/agent/engine';
 import { AppError } from '@/lib/http/errors';
 import { CONTINUE_PROMPT } from '@/lib/model/continuation';
-import type { Runtime } from '@/lib/server/runtime';
 
 import { modelForTurn } from './model-choice';
+import type { ChatRuntime } from './runtime';
 import { toMessageView } from './views';
 
 /**
@@ -32,7 +32,7 @@ export function continueMode(cut: StoredMessageContent, thinking: StoredThinking
  * (`max_tokens`): a new turn with no typed message, on the conversation's model and thinking
  * setting as they are now. A 409 when the last turn ended otherwise or one is still running.
  */
-export async function continueAnswer(rt: Runtime, session: { userId: string; sessionId: string }, id: string) {
+export async function continueAnswer(rt: ChatRuntime, session: { userId: string; sessionId: string }, id: string) {
   const conversation = await getConversation(rt.handle.db, session.userId, id);
   if (!conversation) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   const [latest, last] = await Promise.all([getLatestRun(rt.handle.db, id), getLastMessage(rt.handle.db, id)]);

@@ -2,10 +2,11 @@ import { answerInput, type InputResponse } from '@/lib/agent/answer-input';
 import { decideCall, DecisionError, type DecisionInput } from '@/lib/agent/decide';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
-import type { Runtime } from '@/lib/server/runtime';
+
+import type { ChatRuntime } from './runtime';
 
 /** A person's decision on a pending call; the engine errors become HTTP errors. */
-export async function decide(rt: Runtime, userId: string, toolCallId: string, body: Omit<DecisionInput, 'userId' | 'toolCallId'>) {
+export async function decide(rt: ChatRuntime, userId: string, toolCallId: string, body: Omit<DecisionInput, 'userId' | 'toolCallId'>) {
   try {
     const { toolCall, resumed } = await decideCall(rt.engine, { userId, toolCallId, ...body });
     return { toolCall: toToolCallView(toolCall), resumed };
@@ -15,7 +16,7 @@ export async function decide(rt: Runtime, userId: string, toolCallId: string, bo
 }
 
 /** A person's answers to a server's elicitation. */
-export async function answer(rt: Runtime, userId: string, toolCallId: string, responses: Record<string, InputResponse>) {
+export async function answer(rt: ChatRuntime, userId: string, toolCallId: string, responses: Record<string, InputResponse>) {
   try {
     const { toolCall, resumed } = await answerInput(rt.engine, { userId, toolCallId, responses });
     return { toolCall: toToolCallView(toolCall), resumed };

@@ -1,6 +1,7 @@
 import { AppError } from '@/lib/http/errors';
 import { modelChoiceProblem } from '@/lib/model/models';
-import type { Runtime } from '@/lib/server/runtime';
+
+import type { ChatRuntime } from './runtime';
 
 /** One model as the page's picker shows it (GET /api/models). Nothing about the key or the endpoint. */
 export interface ModelView {
@@ -18,7 +19,7 @@ export interface ModelsView {
   error: string | null;
 }
 
-export async function listModels(rt: Pick<Runtime, 'models'>): Promise<ModelsView> {
+export async function listModels(rt: Pick<ChatRuntime, 'models'>): Promise<ModelsView> {
   const listing = await rt.models.list();
   return {
     models: listing.models.map(({ id, label, contextWindow, maxOutputTokens }) => ({ id, label, contextWindow, maxOutputTokens })),
@@ -28,7 +29,7 @@ export async function listModels(rt: Pick<Runtime, 'models'>): Promise<ModelsVie
 }
 
 /** A model the person chose, checked against the listing: a 400 naming `field` and the models allowed. */
-export async function checkedModel(rt: Pick<Runtime, 'models'>, model: string, field = 'model'): Promise<string> {
+export async function checkedModel(rt: Pick<ChatRuntime, 'models'>, model: string, field = 'model'): Promise<string> {
   const problem = modelChoiceProblem(await rt.models.list(), model);
   if (problem) throw new AppError('bad_request', 'body', `${field}: ${problem}`, field);
   return model;
@@ -40,7 +41,7 @@ export async function checkedModel(rt: Pick<Runtime, 'models'>, model: string, f
  * gives way to the configured model rather than failing every turn. When the listing itself
  * failed nothing is known, and the conversation's choice stands.
  */
-export async function modelForTurn(rt: Pick<Runtime, 'models'>, conversationModel: string): Promise<string> {
+export async function modelForTurn(rt: Pick<ChatRuntime, 'models'>, conversationModel: string): Promise<string> {
   const listing = await rt.models.list();
   if (listing.error || listing.models.some((m) => m.id === conversationModel)) return conversationModel;
   return listing.default;

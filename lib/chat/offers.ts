@@ -4,8 +4,8 @@ import { listPrompts, type PromptInfo } from '@/lib/mcp/prompts';
 import { listResources, type ResourceInfo, type ResourceTemplateInfo } from '@/lib/mcp/resources';
 import type { Fetched } from '@/lib/mcp/server-content';
 import type { McpServerConfig } from '@/lib/mcp/types';
-import type { Runtime } from '@/lib/server/runtime';
 
+import type { ChatRuntime } from './runtime';
 import { assertOwned, composeDeps } from './service';
 
 /**
@@ -34,7 +34,7 @@ export interface ServerResources extends ServerOffer {
   templates: ResourceTemplateInfo[];
 }
 
-export async function conversationPrompts(rt: Runtime, userId: string, conversationId: string): Promise<{ servers: ServerPrompts[] }> {
+export async function conversationPrompts(rt: ChatRuntime, userId: string, conversationId: string): Promise<{ servers: ServerPrompts[] }> {
   const servers = await offeringServers(rt, userId, conversationId, (deps, server) =>
     listPrompts(deps, server, { userId, conversationId }),
   );
@@ -47,7 +47,11 @@ export async function conversationPrompts(rt: Runtime, userId: string, conversat
   };
 }
 
-export async function conversationResources(rt: Runtime, userId: string, conversationId: string): Promise<{ servers: ServerResources[] }> {
+export async function conversationResources(
+  rt: ChatRuntime,
+  userId: string,
+  conversationId: string,
+): Promise<{ servers: ServerResources[] }> {
   const servers = await offeringServers(rt, userId, conversationId, (deps, server) =>
     listResources(deps, server, { userId, conversationId }),
   );
@@ -61,7 +65,7 @@ export async function conversationResources(rt: Runtime, userId: string, convers
 }
 
 async function offeringServers<T>(
-  rt: Runtime,
+  rt: ChatRuntime,
   userId: string,
   conversationId: string,
   list: (deps: ConnectDeps, server: McpServerConfig) => Promise<Fetched<T>>,

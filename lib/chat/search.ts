@@ -1,6 +1,6 @@
 import { searchConversations } from '@/db/queries/conversations';
-import type { Runtime } from '@/lib/server/runtime';
 
+import type { ChatRuntime } from './runtime';
 import { toSummary, type ConversationSummary } from './views';
 
 export const MAX_QUERY_CHARS = 200;
@@ -22,7 +22,7 @@ export function snippetAround(text: string, query: string): string {
 }
 
 /** The person's conversations whose title or messages contain the words, newest first. */
-export async function searchForUser(rt: Runtime, userId: string, query: string): Promise<SearchResult[]> {
+export async function searchForUser(rt: ChatRuntime, userId: string, query: string): Promise<SearchResult[]> {
   const q = query.trim();
   const matches = await searchConversations(rt.handle.db, userId, q);
   return matches.map((m) => ({ ...toSummary(m.conversation), snippet: m.matchedText ? snippetAround(m.matchedText, q) : null }));

@@ -15,32 +15,32 @@ import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engin
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
-import type { Runtime } from '@/lib/server/runtime';
 
 import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
 import { checkedModel, modelForTurn } from './model-choice';
+import type { ChatRuntime } from './runtime';
 import { toMessageView, toRunView, toSummary, withTurnMarks, type ConversationSummary, type ConversationView } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
 
-export async function listForUser(rt: Runtime, userId: string): Promise<ConversationSummary[]> {
+export async function listForUser(rt: ChatRuntime, userId: string): Promise<ConversationSummary[]> {
   return (await listConversations(rt.handle.db, userId)).map(toSummary);
 }
 
 /** A new conversation, with any model the listing offers (the configured one by default). */
-export async function create(rt: Runtime, userId: string, input: { title?: string; model?: string }) {
+export async function create(rt: ChatRuntime, userId: string, input: { title?: string; model?: string }) {
   const model = input.model ? await checkedModel(rt, input.model) : rt.modelConfig.model;
   return toSummary(await createConversation(rt.handle.db, { userId, model, title: input.title }));
 }
 
-async function owned(rt: Runtime, userId: string, id: string) {
+async function owned(rt: ChatRuntime, userId: string, id: string) {
   const c = await getConversation(rt.handle.db, userId, id);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   return c;
 }
 
 /** The whole conversation; reading it also takes over a run whose instance died (see activeRunOf). */
-export async function view(rt: Runtime, userId: string, id: string): Promise<ConversationView> {
+export async function view(rt: ChatRuntime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
   const [messages, calls, latest, summaries, runUsage] = await Promise.all([
@@ -65,14 +65,14 @@ export async function view(rt: Runtime, userId: string, id: string): Promise<Con
   };
 }
 
-export async function rename(rt: Runtime, userId: string, id: string, newTitle: string) {
+export async function rename(rt: ChatRuntime, userId: string, id: string, newTitle: string) {
   const c = await renameConversation(rt.handle.db, userId, id, newTitle);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   return toSummary(c);
 }
 
 /** Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own). */
-export async function setThinking(rt: Runtime, userId: string, id: string, thinking: { enabled: boolean; budgetTokens?: number }) {
+export async function setThinking(rt: ChatRuntime, userId: string, id: string, thinking: { enabled: boolean; budgetTokens?: number }) {
   const budgetTokens = thinking.budgetTokens ?? THINKING_BUDGET.default;
   const problem = thinkingBudgetProblem(budgetTokens);
   if (problem) throw new AppError('bad_request', 'body', `thinking.budgetTokens: ${problem}`, 'thinking.budgetTokens');
@@ -82,14 +82,14 @@ export async function setThinking(rt: Runtime, userId: string, id: string, think
 }
 
 /** The conversation's model for its next turns, one the listing offers (a turn in progress keeps its own). */
-export async function setModel(rt: Runtime, userId: string, id: string, model: string) {
+export async function setModel(rt: ChatRuntime, userId: string, id: string, model: string) {
   await checkedModel(rt, model);
   const c = await setConversationModel(rt.handle.db, userId, id, model);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   return toSummary(c);
 }
 
-export async function remove(rt: Runtime, userId: string, id: string) {
+export async function remove(rt: ChatRuntime, userId: string, id: string) {
   const c = await owned(rt, userId, id);
   await cancelRun(rt.engine, c.id);
   await deleteConversation(rt.handle.db, userId, id);
@@ -100,7 +100,7 @@ export async function remove(rt: Runtime, userId: string, id: string) {
  * after it), or with resources attached to the text (`attachments`): lib/chat/compose.ts.
  */
 export async function sendMessage(
-  rt: Runtime,
+  rt: ChatRuntime,
   session: { userId: string; sessionId: string },
   id: string,
   text: string,
@@ -149,17 +149,17 @@ export async function sendMessage(
   }
 }
 
-export async function stop(rt: Runtime, userId: string, id: string) {
+export async function stop(rt: ChatRuntime, userId: string, id: string) {
   await owned(rt, userId, id);
   const run = await cancelRun(rt.engine, id);
   if (!run) throw new AppError('conflict', 'run', 'Nothing to stop: no turn is in progress.');
   return { runId: run.id, status: run.status };
 }
 
-export function composeDeps(rt: Runtime): ComposeDeps {
+export function composeDeps(rt: ChatRuntime): ComposeDeps {
   return { db: rt.handle.db, connectDeps: rt.tools.connectDeps, serversFor: (userId) => rt.tools.host.serversFor(userId) };
 }
 
-export async function assertOwned(rt: Runtime, userId: string, id: string) {
+export async function assertOwned(rt: ChatRuntime, userId: string, id: string) {
   await owned(rt, userId, id);
 }

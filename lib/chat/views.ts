@@ -5,7 +5,6 @@ import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredU
 import type { RunStatus } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
-import type { ForkOrigin } from '@/lib/share/views';
 
 export interface ConversationSummary {
   id: string;
@@ -52,6 +51,14 @@ export interface TurnUsageView {
 
 export interface SummaryMarkView {
   text: string;
+}
+
+/** Where a forked conversation came from (a share link, lib/share), shown as a note at its top. */
+export interface ForkOrigin {
+  title: string;
+  snapshotAt: string;
+  /** The owner had hidden tool arguments and results: the copied calls say so instead. */
+  toolDetailsHidden: boolean;
 }
 
 export interface ConversationView extends ConversationSummary {

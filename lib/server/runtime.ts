@@ -6,6 +6,7 @@ import type { EngineDeps } from '@/lib/agent/deps';
 import { streamTimingFrom } from '@/lib/agent/sse';
 import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
+import type { ChatRuntime } from '@/lib/chat/runtime';
 import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import type { ModelCatalog } from '@/lib/model/models';
@@ -16,7 +17,8 @@ import { getDbHandle } from './database';
 import { buildEngineDeps } from './engine-deps';
 import { createAppTools, type AppTools } from './tool-host';
 
-export interface Runtime {
+/** The process-wide wiring; what the conversation use-cases need of it is `ChatRuntime`. */
+export interface Runtime extends ChatRuntime {
   handle: DbHandle;
   bus: EventBus;
   secret: string;

@@ -65,10 +65,5 @@ export interface SharedConversationView {
   toolCalls: SharedToolCallView[];
 }
 
-/** Where a forked conversation came from, shown as a note at its top. */
-export interface ForkOrigin {
-  title: string;
-  snapshotAt: string;
-  /** The owner had hidden tool arguments and results: the copied calls say so instead. */
-  toolDetailsHidden: boolean;
-}
+/** Where a forked conversation came from: part of the conversation's own view (lib/chat), re-exported for the share pages. */
+export type { ForkOrigin } from '@/lib/chat/views';
