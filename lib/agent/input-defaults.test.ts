@@ -24,7 +24,7 @@ import { startRun } from './engine';
  */
 
 const SCREENSHOT_SCHEMA = {
-  type: 'object',
+  type: 'object' as const,
   properties: {
     scale: { type: 'string', enum: ['css', 'device'], default: 'css' },
     filename: { type: 'string', default: 'page.png' },
