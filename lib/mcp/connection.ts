@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import {
   Client,
   ProtocolError,
@@ -19,6 +18,7 @@ import {
 } from '@modelcontextprotocol/client';
 
 import { boundedFetch, type ResponseTooLarge } from './bounded-fetch';
+import { startRequestIdsAtRandom } from './request-ids';
 import { checkToolSchema, validationProblem } from './schema-guard';
 import type { CallerIdentity, McpServerConfig } from './types';
 
@@ -134,16 +134,6 @@ function initializeWithoutElicitation(message: JSONRPCMessage): JSONRPCMessage {
   const capabilities = { ...params.capabilities };
   delete capabilities.elicitation;
   return { ...message, params: { ...message.params, capabilities } };
-}
-
-/**
- * Each use makes a fresh client, whose JSON-RPC ids would all start at 0; a call resumed after
- * `input_required` would then repeat the first attempt's id, which the 2026-07-28 protocol
- * forbids (a retry is a new request). The SDK has no option for it, so its counter is moved.
- */
-function startRequestIdsAtRandom(client: Client): void {
-  const counter = client as unknown as { _requestMessageId?: unknown };
-  if (typeof counter._requestMessageId === 'number') counter._requestMessageId = randomInt(1, 2 ** 31);
 }
 
 /** A remote server was asked for in a process that has no guarded fetch for remote servers. */
