@@ -8,7 +8,7 @@ import {
 } from '@/db/queries/tool-calls';
 import { isOneOf, PAUSED_RUN_STATUSES, type DecisionKind, type ToolCallStatus } from '@/db/vocabulary';
 import { prepareSessionGrant, SessionGrantRefused } from '@/lib/consent/session-grant';
-import { inputProblem } from '@/lib/mcp/schema-guard';
+import { inputProblem, withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
@@ -48,18 +48,21 @@ export interface DecisionInput {
  * conflict. When the last pending call of the step is decided, the run resumes here — on
  * whichever instance took the request — and exactly one decider wins the right to drive it.
  */
-export async function decideCall(deps: EngineDeps, d: DecisionInput): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
-  let call = await getToolCallForUser(deps.db, d.userId, d.toolCallId);
-  if (!call) throw new DecisionError('not_found', `No tool call with id "${d.toolCallId}".`);
+export async function decideCall(deps: EngineDeps, given: DecisionInput): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
+  let call = await getToolCallForUser(deps.db, given.userId, given.toolCallId);
+  if (!call) throw new DecisionError('not_found', `No tool call with id "${given.toolCallId}".`);
   const originalHash = call.decision?.editedFrom ?? call.argsHash;
-  if (d.argsHash !== originalHash && d.argsHash !== call.argsHash) {
+  if (given.argsHash !== originalHash && given.argsHash !== call.argsHash) {
     throw new DecisionError('conflict', 'The arguments you decided on are not the ones of this call. Reload and decide again.', 'argsHash');
   }
+  // An edited input gets the schema's defaults as the model's did (lib/agent/propose-calls.ts):
+  // from here on it is the input that is compared, checked, stored and sent.
+  const filled = given.input === undefined ? undefined : withInputDefaults(call.inputSchema, given.input);
+  const d: DecisionInput = { ...given, ...(filled && { input: filled.input }) };
   const edited = d.input !== undefined && argsHash(d.input) !== call.argsHash;
   if (edited && d.decision === 'deny') throw new DecisionError('invalid', 'input: only an approval can carry edited arguments.', 'input');
   if (edited) {
-    const invalid = inputProblem(call.inputSchema, d.input);
-    if (invalid) throw new DecisionError('invalid', `input: ${invalid}`, 'input');
+    if (filled?.problem) throw new DecisionError('invalid', `input: ${filled.problem}`, 'input');
     if (inputProblem(call.verdict?.constraint, d.input)) {
       throw new DecisionError('invalid', 'input: the edited arguments are outside what your grant allows for this tool.', 'input');
     }

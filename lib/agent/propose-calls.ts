@@ -3,7 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { NewToolCall } from '@/db/queries/tool-calls';
 import type { StoredVerdict } from '@/db/stored-json';
 import { verdictFor } from '@/lib/consent/policy';
-import { inputProblem } from '@/lib/mcp/schema-guard';
+import { inputProblem, withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
@@ -55,8 +55,13 @@ export function proposeCalls(
       };
     }
     const { tool, server, grant } = route;
+    // The input as the server will take it (defaults filled): the one input that is hashed,
+    // shown on the card, checked against the grant, stored, audited and sent.
+    const { input: filled, problem: invalid } = withInputDefaults(tool.inputSchema, input);
     const described = {
       ...base,
+      input: filled,
+      argsHash: argsHash(filled),
       serverId: tool.serverId,
       serverName: server.displayName,
       tool: tool.name,
@@ -66,7 +71,6 @@ export function proposeCalls(
       outputSchema: tool.outputSchema ?? null,
     } satisfies NewToolCall;
 
-    const invalid = inputProblem(tool.inputSchema, input);
     if (invalid) {
       return {
         ...described,
@@ -76,7 +80,7 @@ export function proposeCalls(
         isError: true,
       };
     }
-    const constraintUnmet = inputProblem(grant.constraint, input) !== null;
+    const constraintUnmet = inputProblem(grant.constraint, filled) !== null;
     const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },

@@ -1,6 +1,7 @@
-import { randomInt } from 'node:crypto';
 import {
   Client,
+  ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkHttpError,
   SSEClientTransport,
@@ -9,12 +10,15 @@ import {
   type ElicitRequest,
   type ElicitResult,
   type FetchLike,
+  type JSONRPCMessage,
   type JsonSchemaType,
   type JsonSchemaValidator,
   type PriorDiscovery,
+  type Transport,
 } from '@modelcontextprotocol/client';
 
 import { boundedFetch, type ResponseTooLarge } from './bounded-fetch';
+import { startRequestIdsAtRandom } from './request-ids';
 import { checkToolSchema, validationProblem } from './schema-guard';
 import type { CallerIdentity, McpServerConfig } from './types';
 
@@ -42,8 +46,9 @@ export interface ConnectDeps {
   /**
    * Answers an `elicitation/create` a server sends while one of its calls is open (2025-era
    * servers ask mid-call; a 2026-07-28 server returns `input_required` instead, which the
-   * engine keeps durably). Without it such a request is declined: nobody can answer it while
-   * the call waits in memory.
+   * engine keeps durably). Without it a 2025-era connection does not declare elicitation at
+   * all (`withoutMidCallElicitation`): nobody could answer while the call waits in memory, and
+   * answering "decline" would tell the model the person refused.
    */
   elicit?: (params: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
   /** OAuth for remote servers (lib/mcp/oauth): what presents the user's token for a server. */
@@ -92,20 +97,43 @@ export function newClient(deps: Pick<ConnectDeps, 'elicit'> = {}): Client {
   });
   startRequestIdsAtRandom(client);
   const elicit = deps.elicit;
-  client.setRequestHandler('elicitation/create', (request, ctx) =>
-    elicit ? elicit(request.params, ctx.mcpReq.signal) : Promise.resolve({ action: 'decline' as const }),
-  );
+  client.setRequestHandler('elicitation/create', (request, ctx) => {
+    if (elicit) return elicit(request.params, ctx.mcpReq.signal);
+    // Only a server that ignores the declared capabilities gets here: an error, not a made-up answer.
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, NO_MID_CALL_ELICITATION);
+  });
   return client;
 }
 
+const NO_MID_CALL_ELICITATION =
+  'This client did not declare elicitation on this connection: Switchboard cannot ask the person while a call waits; nobody was asked.';
+
 /**
- * Each use makes a fresh client, whose JSON-RPC ids would all start at 0; a call resumed after
- * `input_required` would then repeat the first attempt's id, which the 2026-07-28 protocol
- * forbids (a retry is a new request). The SDK has no option for it, so its counter is moved.
+ * The capabilities a connection declares are the client's (one set for both eras), and the era
+ * is only known once the connection is made. `elicitation` must be declared for the 2026-07-28
+ * era (without it `input_required` is refused), but on the 2025 era it means "I can ask the
+ * person mid-call", which this host cannot do without `elicit`. So the 2025 `initialize` request
+ * — sent only on that era — leaves it out. Servers then do not offer tools that need it
+ * (server-everything), or fail the question with a reason the model can pass on.
  */
-function startRequestIdsAtRandom(client: Client): void {
-  const counter = client as unknown as { _requestMessageId?: unknown };
-  if (typeof counter._requestMessageId === 'number') counter._requestMessageId = randomInt(1, 2 ** 31);
+export function withoutMidCallElicitation<T extends Transport>(transport: T): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(initializeWithoutElicitation(message), options);
+  return transport;
+}
+
+/** A transport declares mid-call elicitation only when `elicit` can answer it. */
+function declaring<T extends Transport>(transport: T, deps: Pick<ConnectDeps, 'elicit'>): T {
+  return deps.elicit ? transport : withoutMidCallElicitation(transport);
+}
+
+function initializeWithoutElicitation(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('method' in message) || message.method !== 'initialize' || !message.params) return message;
+  const params = message.params as { capabilities?: Record<string, unknown> };
+  if (!params.capabilities || !('elicitation' in params.capabilities)) return message;
+  const capabilities = { ...params.capabilities };
+  delete capabilities.elicitation;
+  return { ...message, params: { ...message.params, capabilities } };
 }
 
 /** A remote server was asked for in a process that has no guarded fetch for remote servers. */
@@ -150,7 +178,7 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     if (!local) throw new Error(`The built-in server ${server.displayName} is not available in this process.`);
     const client = newClient(opts);
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: bounded(local) }), {
+      await client.connect(declaring(new StreamableHTTPClientTransport(new URL(server.url), { fetch: bounded(local) }), opts), {
         ...requestOptions,
         prior: opts.prior,
       });
@@ -170,10 +198,13 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   const client = newClient(opts);
   let firstError: unknown;
   try {
-    await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFn, authProvider, onInsufficientScope: 'throw' }), {
-      ...requestOptions,
-      prior: opts.prior,
-    });
+    await client.connect(
+      declaring(new StreamableHTTPClientTransport(url, { fetch: fetchFn, authProvider, onInsufficientScope: 'throw' }), opts),
+      {
+        ...requestOptions,
+        prior: opts.prior,
+      },
+    );
     return client;
   } catch (error) {
     await closeQuietly(client);
@@ -184,7 +215,7 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
   const sseClient = newClient(opts);
   try {
     // HTTP+SSE predates 2026-07-28: skip the discovery probe.
-    await sseClient.connect(new SSEClientTransport(url, { fetch: fetchFn, authProvider }), {
+    await sseClient.connect(declaring(new SSEClientTransport(url, { fetch: fetchFn, authProvider }), opts), {
       ...requestOptions,
       prior: { kind: 'legacy' },
     });

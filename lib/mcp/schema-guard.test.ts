@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 
-import { checkToolSchema, describeValidationError, SCHEMA_LIMITS, validationProblem, type SchemaCheck } from './schema-guard';
+import {
+  checkToolSchema,
+  describeValidationError,
+  inputProblem,
+  SCHEMA_LIMITS,
+  validationProblem,
+  withInputDefaults,
+  type SchemaCheck,
+} from './schema-guard';
 
 function ok(check: SchemaCheck) {
   if (!check.ok) throw new Error(`expected a usable schema, got: ${check.reason}`);
@@ -164,5 +172,45 @@ describe('describeValidationError', () => {
     expect(validationProblem(check, { n: 5 })).toBeNull();
     expect(validationProblem(check, { n: 0 })).toBe('Field "n" must be >= 1; received 0.');
     expect(validationProblem(checkToolSchema([]), {})).toMatch(/cannot be used/);
+  });
+});
+
+describe('withInputDefaults', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      scale: { type: 'string', enum: ['css', 'device'], default: 'css' },
+      clip: { type: 'object', properties: { x: { type: 'number', default: 0 } }, default: { x: 0 } },
+      tags: { type: 'array', default: [] },
+    },
+    required: ['scale'],
+  };
+
+  it('fills what the input leaves out, on a copy: neither the input nor the schema is written to', () => {
+    const before = JSON.stringify(schema);
+    const input = { clip: {} };
+    const first = withInputDefaults(schema, input);
+    expect(first).toEqual({ input: { scale: 'css', clip: { x: 0 }, tags: [] }, problem: null });
+    expect(input).toEqual({ clip: {} });
+    expect(JSON.stringify(schema)).toBe(before);
+    // Each fill is a fresh value: changing one result does not change the next.
+    (first.input.tags as unknown[]).push('x');
+    expect(withInputDefaults(schema, {}).input).toEqual({ scale: 'css', clip: { x: 0 }, tags: [] });
+  });
+
+  it('keeps what was given, and names the field when the input is wrong', () => {
+    expect(withInputDefaults(schema, { scale: 'device' }).input.scale).toBe('device');
+    const bad = { scale: 'huge' };
+    expect(withInputDefaults(schema, bad)).toEqual({
+      input: bad,
+      problem: 'Field "scale" must be one of "css", "device"; received "huge".',
+    });
+  });
+
+  it('leaves plain validation alone: the same schema through inputProblem fills nothing', () => {
+    withInputDefaults(schema, {});
+    const input = {};
+    expect(inputProblem(schema, input)).toMatch(/scale/);
+    expect(input).toEqual({});
   });
 });

@@ -24,6 +24,11 @@ export type SchemaCheck = { ok: true; validate: SchemaValidate } | { ok: false; 
 export interface CheckOptions {
   /** Require `type: "object"` at the root (MCP tool input schemas). Off for fragments/output. */
   requireObject?: boolean;
+  /**
+   * The validator fills a missing property from its `default` (ajv `useDefaults`), writing into
+   * the value it checks: only for `withInputDefaults`, which hands it a copy.
+   */
+  fillDefaults?: boolean;
 }
 
 /** RE2 in place of `new RegExp`: ajv only calls `.test`. */
@@ -35,8 +40,10 @@ const re2RegExp = Object.assign(
   { code: 're2js' },
 );
 
-function makeAjv<T extends Ajv>(Ctor: new (opts: Options) => T): T {
+function makeAjv<T extends Ajv>(Ctor: new (opts: Options) => T, useDefaults: boolean): T {
   const ajv = new Ctor({
+    // Each default is written into the generated code as a literal: every fill is a fresh copy.
+    useDefaults,
     strict: false,
     allErrors: false,
     verbose: true, // errors carry the failing (parent) schema, to say what is allowed
@@ -50,12 +57,21 @@ function makeAjv<T extends Ajv>(Ctor: new (opts: Options) => T): T {
   return ajv;
 }
 
-let engines: { draft7: Ajv; draft2020: Ajv } | undefined;
+type Engines = { draft7: Ajv; draft2020: Ajv };
+const enginesByFill = new Map<boolean, Engines>();
 const cache = new Map<string, SchemaCheck>();
 const CACHE_MAX = 1000;
 
-function pickEngine(schema: Record<string, unknown>): { ajv: Ajv; schema: Record<string, unknown> } | string {
-  engines ??= { draft7: makeAjv(Ajv), draft2020: makeAjv(Ajv2020) };
+function enginesFor(fillDefaults: boolean): Engines {
+  let found = enginesByFill.get(fillDefaults);
+  if (!found) {
+    found = { draft7: makeAjv(Ajv, fillDefaults), draft2020: makeAjv(Ajv2020, fillDefaults) };
+    enginesByFill.set(fillDefaults, found);
+  }
+  return found;
+}
+
+function pickEngine(schema: Record<string, unknown>, engines: Engines): { ajv: Ajv; schema: Record<string, unknown> } | string {
   const declared = schema.$schema;
   if (declared === undefined) return { ajv: engines.draft2020, schema }; // MCP's default dialect
   if (typeof declared !== 'string') return 'its $schema is not a string';
@@ -103,23 +119,24 @@ export function checkToolSchema(schema: unknown, opts: CheckOptions = {}): Schem
     return { ok: false, reason: `the schema's root must have "type": "object" (found ${JSON.stringify(root.type ?? null)})` };
   }
 
-  const key = createHash('sha256')
+  const fill = opts.fillDefaults === true;
+  const key = `${fill ? 'fill' : 'check'}:${createHash('sha256')
     .update(canonicalize(schema) ?? json)
-    .digest('hex');
+    .digest('hex')}`;
   const hit = cache.get(key);
   if (hit) {
     cache.delete(key); // refresh its place: least recently used goes first
     cache.set(key, hit);
     return hit;
   }
-  const result = compile(root);
+  const result = compile(root, enginesFor(fill));
   cache.set(key, result);
   if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
   return result;
 }
 
-function compile(schema: Record<string, unknown>): SchemaCheck {
-  const engine = pickEngine(schema);
+function compile(schema: Record<string, unknown>, engines: Engines): SchemaCheck {
+  const engine = pickEngine(schema, engines);
   if (typeof engine === 'string') return { ok: false, reason: `the schema cannot be used: ${engine}` };
   try {
     const validate = engine.ajv.compile(engine.schema);
@@ -146,6 +163,30 @@ export function validationProblem(check: SchemaCheck, input: unknown): string | 
  */
 export function inputProblem(schema: Record<string, unknown> | null | undefined, input: unknown): string | null {
   return schema ? validationProblem(checkToolSchema(schema), input) : null;
+}
+
+/** A tool input checked against its schema, with the schema's defaults filled in. */
+export interface FilledInput {
+  /** The input with defaults filled (a new object); the input as given when it is invalid. */
+  input: Record<string, unknown>;
+  /** Null when valid, else one sentence naming the field (as `inputProblem`). */
+  problem: string | null;
+}
+
+/**
+ * Checks a tool input the way the server will take it: a property the input leaves out and the
+ * schema gives a `default` is filled in first, so a field that is both required and defaulted
+ * (zod's JSON Schema output makes every defaulted field required) is not refused. The caller's
+ * object is never written to: the fill happens on a JSON copy (ajv writes each default as a fresh
+ * literal, so nothing is shared with the schema either). Grant constraints and other fragments
+ * are checked with `inputProblem`, which fills nothing.
+ */
+export function withInputDefaults(schema: Record<string, unknown> | null | undefined, input: Record<string, unknown>): FilledInput {
+  if (!schema) return { input, problem: null };
+  const check = checkToolSchema(schema, { fillDefaults: true });
+  const copy = JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
+  const problem = validationProblem(check, copy);
+  return problem === null ? { input: copy, problem: null } : { input, problem };
 }
 
 export { describeValidationError };

@@ -112,6 +112,30 @@ describe('toToolResult', () => {
     expect(allText(alone)).toBe('<tool_output server="Notes" tool="search">\n{"temperature":21.5,"unit":"C"}\n</tool_output>');
   });
 
+  it('does not repeat structured output a text block already renders (a file read is not sent twice)', () => {
+    // The filesystem server's read_text_file: the file as text, and the same file as `{ content }`.
+    const file = 'line of a file\n'.repeat(1_800); // 27 000 characters
+    const r = map({ content: [{ type: 'text', text: file }], structuredContent: { content: file } });
+    expect(r.truncated).toBe(false);
+    expect(r.totalChars).toBe(file.length);
+    expect(r.fullText).toBe(file);
+    // A text block that is a summary, not the JSON, is still the server's rendering of it.
+    const summary = map({ content: [{ type: 'text', text: 'It is 21.5 °C.' }], structuredContent: { temperature: 21.5, unit: 'C' } });
+    expect(summary.fullText).toBe('It is 21.5 °C.');
+    // Without any text block, the structured output is the only rendering: it is shown.
+    const imageOnly = map({ content: [{ type: 'image', data: TINY_PNG_BASE64, mimeType: 'image/png' }], structuredContent: { width: 1 } });
+    expect(allText(imageOnly)).toContain('{"width":1}');
+  });
+
+  it('checks structured output against the schema even when only the text is shown', () => {
+    const r = map(
+      { content: [{ type: 'text', text: 'It is warm.' }], structuredContent: { temperature: 'warm', unit: 'C' } },
+      { outputSchema: WEATHER_SCHEMA },
+    );
+    expect(texts(r).at(-1)).toMatch(/^\[Switchboard: the structured output does not match the tool's output schema/);
+    expect(texts(r)[0]).toBe('<tool_output server="Notes" tool="search">\nIt is warm.\n</tool_output>');
+  });
+
   it('says so, outside the fence, when structured output breaks the output schema', () => {
     const r = map({ content: [], structuredContent: { temperature: 'warm', unit: 'C' } }, { outputSchema: WEATHER_SCHEMA });
     const last = texts(r).at(-1)!;

@@ -1,5 +1,4 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import canonicalize from 'canonicalize';
 
 import { contentToParts, imagePlaceholder, type Part } from './result-parts';
 import { checkToolSchema, describeValidationError } from './schema-guard';
@@ -64,26 +63,18 @@ export function fenceOpen(serverName: string, tool: string): string {
 }
 export const FENCE_CLOSE = '</tool_output>';
 
-function sameJson(text: string, value: unknown): boolean {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return trimmed === JSON.stringify(value);
-  try {
-    return canonicalize(JSON.parse(trimmed)) === canonicalize(value);
-  } catch {
-    return false;
-  }
-}
-
 /** Notes about the structured output, said by Switchboard (outside the fence). */
 function structuredNotes(input: ToToolResultInput, parts: Part[]): string[] {
   const { outcome, outputSchema } = input;
   const structured = outcome.structuredContent;
-  if (structured !== undefined) {
+  // The spec asks a server to mirror its structured output in a text block, and the SDK treats any
+  // text block the tool wrote as that mirror (it adds the JSON only when there is none). Servers
+  // mirror in their own form — the filesystem server sends a file as text and `{ content: file }`
+  // — so a JSON-equality test would send the same data twice. The JSON goes to the model only
+  // when no text block renders the result.
+  if (structured !== undefined && !parts.some((p) => p.kind === 'text')) {
     const json = JSON.stringify(structured);
-    // The 2026 wire adds the JSON as text itself; don't show it twice.
-    if (json !== undefined && !parts.some((p) => p.kind === 'text' && sameJson(p.text, structured))) {
-      parts.push({ kind: 'text', text: json });
-    }
+    if (json !== undefined) parts.push({ kind: 'text', text: json });
   }
   if (!outputSchema || outcome.isError) return [];
   if (structured === undefined) return [`[Switchboard: "${input.tool}" declares an output schema but returned no structured output.]`];
