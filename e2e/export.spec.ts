@@ -25,7 +25,7 @@ async function answeredWithCode(page: Page, baseURL: string | undefined, tag: st
 
 test('the header exports the conversation as Markdown and as JSON downloads', async ({ page, baseURL }) => {
   await answeredWithCode(page, baseURL, 'export');
-  const header = page.getByTestId('export-menu').first();
+  const header = page.getByTestId('export-menu').filter({ visible: true });
   await header.getByRole('button', { name: 'Export' }).click();
   const list = header.getByRole('list', { name: 'Export this conversation as' });
   await expect(list).toBeVisible();
@@ -125,4 +125,14 @@ test('highlighted code and a code block that scrolls sideways pass axe in light 
     const { violations } = await new AxeBuilder({ page }).analyze();
     expect(violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target).join(', ')}`)).toEqual([]);
   }
+  // The same checks do see what was fixed: the block without its tab stop, and the old keyword red on light.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await block.evaluate((el) => {
+    el.removeAttribute('tabindex');
+    el.removeAttribute('role');
+    el.removeAttribute('aria-label');
+    (el.querySelector('span[style]') as HTMLElement).style.color = '#d73a49';
+  });
+  const { violations } = await new AxeBuilder({ page }).withRules(['scrollable-region-focusable', 'color-contrast']).analyze();
+  expect(violations.map((v) => v.id).sort()).toEqual(['color-contrast', 'scrollable-region-focusable']);
 });
