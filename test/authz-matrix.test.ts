@@ -251,6 +251,12 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } } },
 };
 
+/** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`. */
+const QUERIES: Record<string, string> = {
+  // The JSON document (Markdown, the default, is the same conversation read the same way).
+  'GET conversations/[id]/export': '?format=json',
+};
+
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 async function handlersOf(route: Route): Promise<[Method, Handler][]> {
@@ -313,7 +319,8 @@ describe('authorization matrix over app/api', () => {
   }
 
   function request(method: Method, route: Route, params: Made, cookie: string | null, body: unknown): Request {
-    const url = `${ORIGIN}/api/${route.path.replace(/\[(?:\.\.\.)?([^\]]+)\]/g, (_, p: string) => params[p] ?? 'x')}`;
+    const query = QUERIES[`${method} ${route.path}`] ?? '';
+    const url = `${ORIGIN}/api/${route.path.replace(/\[(?:\.\.\.)?([^\]]+)\]/g, (_, p: string) => params[p] ?? 'x')}${query}`;
     const headers: Record<string, string> = { origin: ORIGIN };
     if (cookie) headers.cookie = cookie;
     if (body !== NO_BODY && body !== undefined) headers['content-type'] = 'application/json';

@@ -12,6 +12,7 @@ import { Composer } from './composer';
 import type { SendExtras } from './composer-commands';
 import { useConversationList } from './conversation-list';
 import { EmptyConversation } from './empty-conversation';
+import { ExportMenu } from './export-menu';
 import { InHeaderSlot } from './header-slot';
 import type { InputResponses } from './input-card';
 import { Markdown } from './markdown';
@@ -90,6 +91,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   // been given, the conversation tainted): changes apply from the next step.
   const [toolsKey, setToolsKey] = useState(0);
   const [toolsOpen, setToolsOpen] = useState(false);
+  // A card's "Switch on": the tool the panel opens at (its model name), renewed by each click.
+  const [toolsFocus, setToolsFocus] = useState<{ modelName: string; key: number } | null>(null);
   const [shareOpen, setShareOpen] = useState(false);
   const [shareOpenings, setShareOpenings] = useState(0);
   const when = useWhen();
@@ -227,9 +230,13 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
   // The cards get one actions object for the page's life (the list is memoized); it calls the
   // newest functions, which see the newest state.
-  const latest = useRef({ decide, answer, stop, continueAnswer });
+  const switchOn = (modelName: string) => {
+    setToolsFocus((f) => ({ modelName, key: (f?.key ?? 0) + 1 }));
+    setToolsOpen(true);
+  };
+  const latest = useRef({ decide, answer, stop, continueAnswer, switchOn });
   useLayoutEffect(() => {
-    latest.current = { decide, answer, stop, continueAnswer };
+    latest.current = { decide, answer, stop, continueAnswer, switchOn };
   });
   const cardActions = useMemo<CardActions>(
     () => ({
@@ -237,6 +244,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       answer: (...args) => latest.current.answer(...args),
       stop: () => latest.current.stop(),
       continue: () => latest.current.continueAnswer(),
+      switchOn: (modelName) => latest.current.switchOn(modelName),
     }),
     [],
   );
@@ -295,10 +303,12 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
         <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
+        <ExportMenu conversationId={initial.id} />
         {shareButton()}
         {toolsButton()}
       </div>
       <InHeaderSlot>
+        <ExportMenu conversationId={initial.id} className="md:hidden" />
         {shareButton('md:hidden')}
         {toolsButton('md:hidden')}
       </InHeaderSlot>
@@ -312,7 +322,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       />
       <ToolsPanel
         open={toolsOpen}
-        onClose={() => setToolsOpen(false)}
+        onClose={() => {
+          setToolsOpen(false);
+          setToolsFocus(null);
+        }}
+        focusTool={toolsFocus}
         view={tools.view}
         loadError={tools.loadError}
         actions={tools.actions}

@@ -1,5 +1,7 @@
 import type { HighlighterCore } from 'shiki/core';
 
+import { CODE_THEMES, tokenColour } from './highlight-themes';
+
 /**
  * Tokenizing code with shiki on its JavaScript regex engine (the page's CSP allows no
  * WebAssembly compilation, which the Oniguruma engine needs). Runs in the highlight worker
@@ -20,8 +22,8 @@ function getHighlighter(): Promise<HighlighterCore> {
     const [{ createHighlighterCore }, { createJavaScriptRegexEngine }, light, dark] = await Promise.all([
       import('shiki/core'),
       import('shiki/engine/javascript'),
-      import('@shikijs/themes/github-light'),
-      import('@shikijs/themes/github-dark'),
+      import('@shikijs/themes/github-light-default'),
+      import('@shikijs/themes/github-dark-default'),
     ]);
     return createHighlighterCore({ themes: [light.default, dark.default], langs: [], engine: createJavaScriptRegexEngine() });
   })();
@@ -51,9 +53,13 @@ export async function tokenize(code: string, lang: string): Promise<HighlightedL
   try {
     const h = await getHighlighter();
     if (!(await ensureLanguage(h, name))) return null;
-    const withThemes = h.codeToTokensWithThemes(code, { lang: name, themes: { light: 'github-light', dark: 'github-dark' } });
+    const withThemes = h.codeToTokensWithThemes(code, { lang: name, themes: CODE_THEMES });
     return withThemes.map((line) => ({
-      tokens: line.map((t) => ({ content: t.content, light: t.variants.light?.color, dark: t.variants.dark?.color })),
+      tokens: line.map((t) => ({
+        content: t.content,
+        light: tokenColour('light', t.variants.light?.color),
+        dark: tokenColour('dark', t.variants.dark?.color),
+      })),
     }));
   } catch {
     return null;

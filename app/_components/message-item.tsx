@@ -35,19 +35,17 @@ export const MessageItem = memo(function MessageItem({
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
   if (role === 'user') {
     const text = texts.join('\n');
-    if (origin) {
-      return (
-        <div className="flex flex-col items-end gap-1.5" data-testid="user-message">
-          {origin.kind === 'prompt' && <PromptMark origin={origin} />}
-          {origin.kind === 'resources' && <AttachedResources origin={origin} blocks={blocks} />}
-          {text && <div className={USER_BUBBLE}>{text}</div>}
-        </div>
-      );
-    }
-    if (!text) return null;
+    if (!origin && !text) return null;
     return (
-      <div className="flex justify-end" data-testid="user-message">
-        <div className={USER_BUBBLE}>{text}</div>
+      <div className="group/message flex flex-col items-end gap-1.5" data-testid="user-message">
+        {origin?.kind === 'prompt' && <PromptMark origin={origin} />}
+        {origin?.kind === 'resources' && <AttachedResources origin={origin} blocks={blocks} />}
+        {text && <div className={USER_BUBBLE}>{text}</div>}
+        {text && (
+          <div className={cx(MESSAGE_ACTIONS, '-mr-2')}>
+            <CopyButton text={text} label="Copy message" />
+          </div>
+        )}
       </div>
     );
   }
@@ -72,9 +70,9 @@ export const MessageItem = memo(function MessageItem({
       {stopReason === 'refusal' && <Note>The model declined to continue this answer.</Note>}
       {stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
       {answer && (
-        // Quiet until the answer is hovered or focused on a desktop; always there on a phone.
-        <div className={ANSWER_ACTIONS}>
-          <CopyButton text={answer} label="Copy answer" />
+        // The answer's Markdown source, as the model wrote it (not the page's rendering).
+        <div className={cx(MESSAGE_ACTIONS, '-ml-2')}>
+          <CopyButton text={answer} label="Copy as Markdown" />
         </div>
       )}
     </div>
@@ -85,8 +83,9 @@ const USER_BUBBLE = cx(
   'max-w-[85%] whitespace-pre-wrap break-words rounded-bubble rounded-br-md bg-bubble px-4 py-2.5',
   'text-base leading-7 text-fg md:max-w-[75%]',
 );
-const ANSWER_ACTIONS = cx(
-  '-ml-2 -mt-2 flex md:opacity-0 md:transition-opacity',
+// Quiet until the message is hovered or focused on a desktop; always there on a phone.
+const MESSAGE_ACTIONS = cx(
+  '-mt-2 flex md:opacity-0 md:transition-opacity',
   'md:group-focus-within/message:opacity-100 md:group-hover/message:opacity-100',
 );
 

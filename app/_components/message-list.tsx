@@ -21,6 +21,8 @@ export interface CardActions {
   stop(): Promise<void>;
   /** Goes on with the last answer, cut at the length limit. */
   continue(): Promise<void>;
+  /** Opens the Tools panel at the tool the model called by this name (a card's "Switch on"). */
+  switchOn(modelName: string): void;
 }
 
 /** The conversation page: live cards that ask the person (approve, answer, sign in). */
@@ -70,7 +72,7 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
       if (call.status === 'pending_approval') return <ApprovalCard call={call} onDecide={actions.decide} onStop={actions.stop} />;
       if (call.status === 'awaiting_input') return <InputCard call={call} onAnswer={actions.answer} />;
       if (call.status === 'awaiting_sign_in') return <SignInCard call={call} onStop={actions.stop} />;
-      return <ToolCallCard call={call} progress={progress[call.id]} />;
+      return <ToolCallCard call={call} progress={progress[call.id]} onSwitchOn={actions.switchOn} />;
     },
     [toolCalls, progress, actions],
   );

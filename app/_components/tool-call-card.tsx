@@ -1,6 +1,6 @@
 'use client';
 
-import { EyeOff, Globe, History, PencilLine, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { EyeOff, Globe, History, PencilLine, Power, ShieldQuestion, TriangleAlert } from 'lucide-react';
 import Link from 'next/link';
 import { memo } from 'react';
 
@@ -9,8 +9,9 @@ import { formatDuration } from '@/lib/chat/timeline';
 
 import { DETAILS_HIDDEN } from './share/share-view';
 import { ToolResultView } from './tool-result-view';
+import { offersSwitchOn } from './tools-panel/switch-on';
 import type { CardToolCall } from './types';
-import { Badge, Card, CodeBlock, cx, Disclosure, type BadgeTone } from './ui';
+import { Badge, Button, Card, CodeBlock, cx, Disclosure, type BadgeTone } from './ui';
 import { useNow } from './use-now';
 
 // Keyed by the status union: a new status does not compile until it has its words and tone here.
@@ -132,10 +133,13 @@ export const ToolCallCard = memo(function ToolCallCard({
   call,
   progress,
   readOnly = false,
+  onSwitchOn,
 }: {
   call: CardToolCall;
   progress?: { progress: number; total?: number; message?: string };
   readOnly?: boolean;
+  /** Opens the Tools panel at this call's tool; given on the person's own page only. */
+  onSwitchOn?: (modelName: string) => void;
 }) {
   const failed = call.result?.isError === true || isOneOf(FAILED_CALL_STATUSES, call.status);
   const why = call.status === 'rejected' || call.status === 'denied' ? (call.decision?.reason ?? call.verdict?.reason) : null;
@@ -190,6 +194,15 @@ export const ToolCallCard = memo(function ToolCallCard({
           </Link>
         )}
       </Disclosure>
+      {onSwitchOn && offersSwitchOn(call) && (
+        // Outside the summary, which is itself a control; the panel asks as it always does.
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 border-t border-border px-4 py-2.5" data-testid="switch-on-offer">
+          <p className="min-w-0 flex-1 text-xs text-muted">Only you can switch it on, in the Tools panel; then ask again.</p>
+          <Button size="sm" icon={Power} onClick={() => onSwitchOn(call.modelName)} aria-haspopup="dialog">
+            Switch on
+          </Button>
+        </div>
+      )}
     </Card>
   );
 });

@@ -198,7 +198,9 @@ describe('the shared page', () => {
       );
       expect(html).toContain('data-testid="tool-call"');
       expect(html).not.toMatch(/approval-card|input-card|sign-in-card|Allow once|Deny/);
-      expect(html).not.toMatch(/<button/);
+      // The only buttons are for copying a message (reading, not acting on the owner's calls).
+      const buttons = [...html.matchAll(/<button[^>]*>/g)].map((m) => /aria-label="([^"]*)"/.exec(m[0])?.[1]);
+      expect(buttons).toEqual(['Copy message']);
     }
   });
 

@@ -6,7 +6,9 @@ import { useState } from 'react';
 import { ApiError } from '@/app/_components/api';
 import { Badge, Card, CardHeader, Switch } from '@/app/_components/ui';
 
+import { isToolCalled } from './switch-on';
 import { ToolRow } from './tool-row';
+import type { ToolsFocus } from './tools-panel';
 import { expirySentence, serverOn, switchBody, type ConversationToolsView, type GrantExpiry, type ServerEntry } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
 
@@ -17,12 +19,14 @@ export function ServerSection({
   now,
   expiresIn,
   actions,
+  focusTool = null,
 }: {
   view: ConversationToolsView;
   server: ServerEntry;
   now: number;
   expiresIn: GrantExpiry;
   actions: ToolsActions;
+  focusTool?: ToolsFocus | null;
 }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
@@ -79,7 +83,16 @@ export function ServerSection({
       ) : (
         <ul aria-label={`Tools of ${server.name}`} className="divide-y divide-border border-t border-border">
           {server.tools.map((tool) => (
-            <ToolRow key={tool.name} view={view} trust={server.trust} tool={tool} now={now} expiresIn={expiresIn} actions={actions} />
+            <ToolRow
+              key={tool.name}
+              view={view}
+              trust={server.trust}
+              tool={tool}
+              now={now}
+              expiresIn={expiresIn}
+              actions={actions}
+              focusKey={focusTool && isToolCalled(server, tool, focusTool.modelName) ? focusTool.key : undefined}
+            />
           ))}
         </ul>
       )}

@@ -2,7 +2,7 @@
 
 import { CircleSlash } from 'lucide-react';
 import Link from 'next/link';
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 
 import { ApiError } from '@/app/_components/api';
 import { AnnotationBadgeList } from '@/app/_components/servers/tool-list';
@@ -39,6 +39,7 @@ export function ToolRow({
   now,
   expiresIn,
   actions,
+  focusKey,
 }: {
   view: ConversationToolsView;
   /** The server's: an untrusted server's "read-only" is only a claim. */
@@ -48,8 +49,20 @@ export function ToolRow({
   /** The expiry chosen at the top of the panel, for a tool switched on now. */
   expiresIn: GrantExpiry;
   actions: ToolsActions;
+  /** Set when the panel was opened at this tool (a card's "Switch on"); each new value scrolls to it again. */
+  focusKey?: number;
 }) {
   const c = toolControls(tool, now, describeConstraint);
+  const row = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (focusKey === undefined) return;
+    // A frame later: the sheet opens (and focuses its title) in the same commit, after this effect.
+    const frame = requestAnimationFrame(() => {
+      row.current?.scrollIntoView({ block: 'center' });
+      (row.current?.querySelector<HTMLElement>('[role="switch"]') ?? row.current)?.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [focusKey]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<RowError | null>(null);
   const [editing, setEditing] = useState(false);
@@ -78,9 +91,17 @@ export function ToolRow({
   const suspended = c.review;
   return (
     <li
+      ref={row}
       data-testid="panel-tool"
       data-tool={tool.name}
-      className={cx('space-y-2 px-4 py-3', suspended && 'bg-warning-soft/60', c.leftOut && !suspended && !c.toggle && 'opacity-80')}
+      data-focused={focusKey !== undefined || undefined}
+      tabIndex={focusKey !== undefined && !c.toggle ? -1 : undefined}
+      className={cx(
+        'space-y-2 px-4 py-3',
+        suspended && 'bg-warning-soft/60',
+        c.leftOut && !suspended && !c.toggle && 'opacity-80',
+        focusKey !== undefined && !suspended && 'bg-accent-soft/50',
+      )}
     >
       <div className="flex items-start gap-3">
         <div className="min-w-0 flex-1">

@@ -7,15 +7,35 @@ import { useNow } from '@/app/_components/use-now';
 
 import { ModelSees } from './model-sees';
 import { ServerSection } from './server-section';
+import { isToolCalled } from './switch-on';
 import { EXPIRY_CHOICES, PLAN_LABEL, planCount, type ConversationToolsView, type GrantExpiry } from './tools-view';
 import type { ToolsActions } from './use-conversation-tools';
 
+/** A tool to open the panel at (a card's "Switch on"): the model's name for it; `key` changes with each request. */
+export type ToolsFocus = { modelName: string; key: number };
+
 /** The panel's contents, from one view: what is on, for how long, and what the model is offered. */
-export function ToolsPanelContent({ view, actions, now }: { view: ConversationToolsView; actions: ToolsActions; now: number }) {
+export function ToolsPanelContent({
+  view,
+  actions,
+  now,
+  focusTool = null,
+}: {
+  view: ConversationToolsView;
+  actions: ToolsActions;
+  now: number;
+  focusTool?: ToolsFocus | null;
+}) {
   const [expiresIn, setExpiresIn] = useState<GrantExpiry>('12h');
   const count = planCount(view.plan);
+  const focusFound = focusTool && view.servers.some((s) => s.tools.some((t) => isToolCalled(s, t, focusTool.modelName)));
   return (
     <div className="space-y-4">
+      {focusTool && !focusFound && (
+        <Notice tone="info" data-testid="focus-tool-missing">
+          {focusTool.modelName} is not among the tools of your servers any more.
+        </Notice>
+      )}
       {view.tainted && (
         <Notice tone="warning" title="Auto-approval covers only trusted read-only tools" data-testid="taint-notice">
           {view.tainted.reason}
@@ -53,7 +73,15 @@ export function ToolsPanelContent({ view, actions, now }: { view: ConversationTo
         </div>
       </fieldset>
       {view.servers.map((server) => (
-        <ServerSection key={server.id} view={view} server={server} now={now} expiresIn={expiresIn} actions={actions} />
+        <ServerSection
+          key={server.id}
+          view={view}
+          server={server}
+          now={now}
+          expiresIn={expiresIn}
+          actions={actions}
+          focusTool={focusTool}
+        />
       ))}
       <ModelSees offered={view.offered} />
     </div>
@@ -67,9 +95,12 @@ export function ToolsPanel({
   view,
   loadError,
   actions,
+  focusTool = null,
 }: {
   open: boolean;
   onClose: () => void;
+  /** Open at this tool: scrolled to it, its switch focused. */
+  focusTool?: ToolsFocus | null;
   view: ConversationToolsView | null;
   loadError: string;
   actions: ToolsActions;
@@ -93,7 +124,7 @@ export function ToolsPanel({
       description="Only what is on here is offered to the model in this conversation. Changes apply from its next step."
     >
       {view ? (
-        <ToolsPanelContent view={view} actions={actions} now={now} />
+        <ToolsPanelContent view={view} actions={actions} now={now} focusTool={focusTool} />
       ) : loadError ? (
         <Notice tone="error">{loadError}</Notice>
       ) : (
