@@ -4,9 +4,9 @@ import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { ToolCallStatus } from '@/db/vocabulary';
 import { toToolCallView, type ToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
-import type { Runtime } from '@/lib/server/runtime';
 
 import { activePath } from './active-path';
+import type { ChatRuntime } from './runtime';
 
 /**
  * One conversation as a file the person keeps: `GET /api/conversations/:id/export`. The JSON
@@ -94,7 +94,7 @@ export interface ExportedResult {
 }
 
 /** The owner's conversation as an export document; another user's is not found. */
-export async function exportConversation(rt: Runtime, userId: string, id: string, now = new Date()): Promise<ConversationExport> {
+export async function exportConversation(rt: ChatRuntime, userId: string, id: string, now = new Date()): Promise<ConversationExport> {
   const conversation = await getConversation(rt.handle.db, userId, id);
   if (!conversation) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   const [messages, calls] = await Promise.all([activePath(rt.handle.db, id), listConversationToolCalls(rt.handle.db, id)]);
