@@ -14,6 +14,7 @@ import { useConversationList } from './conversation-list';
 import { EmptyConversation } from './empty-conversation';
 import { InHeaderSlot } from './header-slot';
 import type { InputResponses } from './input-card';
+import { ConversationInstructions } from './instructions/conversation-instructions';
 import { Markdown } from './markdown';
 import { Note } from './message-item';
 import { MessageList, type CardActions } from './message-list';
@@ -295,6 +296,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
         <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
+        <ConversationInstructions conversationId={initial.id} initial={initial.instructions} track={settings.track} />
         {shareButton()}
         {toolsButton()}
       </div>

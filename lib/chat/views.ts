@@ -54,7 +54,13 @@ export interface SummaryMarkView {
   text: string;
 }
 
-export interface ConversationView extends ConversationSummary {
+/** A conversation's own settings: what `PATCH /api/conversations/:id` answers, and part of its view. */
+export interface ConversationSettingsView extends ConversationSummary {
+  /** The person's instructions for this conversation ('' when none); only its owner ever sees them. */
+  instructions: string;
+}
+
+export interface ConversationView extends ConversationSettingsView {
   /** Set when the conversation was continued from someone's share link (lib/share). */
   forkedFrom: ForkOrigin | null;
   messages: MessageView[];
@@ -73,6 +79,10 @@ export function toSummary(c: ConversationRow): ConversationSummary {
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };
+}
+
+export function toSettingsView(c: ConversationRow): ConversationSettingsView {
+  return { ...toSummary(c), instructions: c.instructions ?? '' };
 }
 
 export function toRunView(r: RunRow): RunView {
