@@ -4,6 +4,7 @@ import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
+import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
 import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
@@ -87,6 +88,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const [notice, setNotice] = useState('');
   // The model and thinking settings being saved: a message waits for them, so it goes out under them.
   const settings = usePendingSettings();
+  // How the conversation's model thinks (the picker learns it from the listing): the switch offers a budget or an effort.
+  const [thinkingKind, setThinkingKind] = useState<ThinkingKind>('budget');
   // The Tools panel's view is read again when a run ends or a decision lands (a grant may have
   // been given, the conversation tainted): changes apply from the next step.
   const [toolsKey, setToolsKey] = useState(0);
@@ -399,9 +402,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus conversationId={initial.id} />
         <div className="mx-auto mt-1.5 flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-1.5">
-          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} track={settings.track} />
+          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} kind={thinkingKind} track={settings.track} />
           <div className="px-3">
-            <ModelPicker conversationId={initial.id} initial={initial.model} track={settings.track} />
+            <ModelPicker conversationId={initial.id} initial={initial.model} track={settings.track} onThinkingKind={setThinkingKind} />
           </div>
         </div>
       </div>

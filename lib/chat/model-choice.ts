@@ -1,5 +1,6 @@
 import { AppError } from '@/lib/http/errors';
 import { modelChoiceProblem } from '@/lib/model/models';
+import type { ThinkingKind } from '@/lib/model/thinking-kind';
 import type { Runtime } from '@/lib/server/runtime';
 
 /** One model as the page's picker shows it (GET /api/models). Nothing about the key or the endpoint. */
@@ -8,6 +9,8 @@ export interface ModelView {
   label: string;
   contextWindow: number;
   maxOutputTokens: number;
+  /** How it thinks: with a budget of tokens, or adaptively with an effort (lib/model/thinking-kind.ts). */
+  thinking: ThinkingKind;
 }
 
 export interface ModelsView {
@@ -21,7 +24,13 @@ export interface ModelsView {
 export async function listModels(rt: Pick<Runtime, 'models'>): Promise<ModelsView> {
   const listing = await rt.models.list();
   return {
-    models: listing.models.map(({ id, label, contextWindow, maxOutputTokens }) => ({ id, label, contextWindow, maxOutputTokens })),
+    models: listing.models.map(({ id, label, contextWindow, maxOutputTokens, thinking }) => ({
+      id,
+      label,
+      contextWindow,
+      maxOutputTokens,
+      thinking,
+    })),
     default: listing.default,
     error: listing.error,
   };

@@ -12,6 +12,7 @@ import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { listMessages } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
@@ -94,17 +95,23 @@ export async function setInstructions(rt: Runtime, userId: string, id: string, t
   return toSettingsView(c);
 }
 
-/** Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own). */
+/**
+ * Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own):
+ * the budget a model that takes one may think, and the effort of a model that only thinks
+ * adaptively (lib/agent/thinking.ts). What is not sent keeps its value.
+ */
 export async function setThinking(
   rt: Runtime,
   userId: string,
   id: string,
-  thinking: { enabled: boolean; budgetTokens?: number },
+  thinking: { enabled: boolean; budgetTokens?: number; effort?: ThinkingEffort },
 ): Promise<ConversationSettingsView> {
-  const budgetTokens = thinking.budgetTokens ?? THINKING_BUDGET.default;
+  const current = (await owned(rt, userId, id)).thinking;
+  const budgetTokens = thinking.budgetTokens ?? current?.budgetTokens ?? THINKING_BUDGET.default;
   const problem = thinkingBudgetProblem(budgetTokens);
   if (problem) throw new AppError('bad_request', 'body', `thinking.budgetTokens: ${problem}`, 'thinking.budgetTokens');
-  const c = await setConversationThinking(rt.handle.db, userId, id, { v: 1, enabled: thinking.enabled, budgetTokens });
+  const effort = thinking.effort ?? current?.effort ?? DEFAULT_THINKING_EFFORT;
+  const c = await setConversationThinking(rt.handle.db, userId, id, { v: 2, enabled: thinking.enabled, budgetTokens, effort });
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   return toSettingsView(c);
 }

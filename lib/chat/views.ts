@@ -2,7 +2,7 @@ import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredUsage } from '@/db/stored-json';
-import type { RunStatus } from '@/db/vocabulary';
+import { DEFAULT_THINKING_EFFORT, type RunStatus, type ThinkingEffort } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
 import type { ForkOrigin } from '@/lib/share/views';
@@ -11,8 +11,11 @@ export interface ConversationSummary {
   id: string;
   title: string;
   model: string;
-  /** Extended thinking for the next turns: off, or on with a budget of tokens. */
-  thinking: { enabled: boolean; budgetTokens: number };
+  /**
+   * Extended thinking for the next turns: off, or on with a budget of tokens (a model that takes
+   * one) and an effort (a model that only thinks adaptively; GET /api/models says which is which).
+   */
+  thinking: { enabled: boolean; budgetTokens: number; effort: ThinkingEffort };
   createdAt: string;
   updatedAt: string;
 }
@@ -75,7 +78,11 @@ export function toSummary(c: ConversationRow): ConversationSummary {
     id: c.id,
     title: c.title,
     model: c.model,
-    thinking: { enabled: c.thinking?.enabled === true, budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default },
+    thinking: {
+      enabled: c.thinking?.enabled === true,
+      budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default,
+      effort: c.thinking?.effort ?? DEFAULT_THINKING_EFFORT,
+    },
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };

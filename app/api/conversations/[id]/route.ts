@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { THINKING_EFFORTS } from '@/db/vocabulary';
 import { remove, rename, setInstructions, setModel, setThinking, view } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
@@ -15,6 +16,7 @@ const patchSchema = z
       .object({
         enabled: z.boolean({ error: 'must be true or false' }),
         budgetTokens: z.number({ error: 'must be a number of tokens' }).optional(),
+        effort: z.enum(THINKING_EFFORTS, { error: `must be one of ${THINKING_EFFORTS.join(', ')}` }).optional(),
       })
       .strict()
       .optional(),

@@ -39,13 +39,22 @@ describe('/api/conversations/:id settings', () => {
     expect((await (await routes.conversation.GET(req('GET', cookie), at(id))).json()).thinking).toEqual({
       enabled: false,
       budgetTokens: 8000,
+      effort: 'high',
     });
     const res = await routes.conversation.PATCH(req('PATCH', cookie, { thinking: { enabled: true } }), at(id));
     expect(res.status).toBe(200);
-    expect((await res.json()).thinking).toEqual({ enabled: true, budgetTokens: 8000 });
+    expect((await res.json()).thinking).toEqual({ enabled: true, budgetTokens: 8000, effort: 'high' });
     const sent = await routes.messages.POST(req('POST', cookie, { text: 'think about it' }), at(id));
     expect(sent.status).toBe(202);
-    expect((await getLatestRun(h.db, id))!.thinking).toEqual({ v: 1, enabled: true, budgetTokens: 8000 });
+    expect((await getLatestRun(h.db, id))!.thinking).toEqual({ v: 2, enabled: true, budgetTokens: 8000, effort: 'high' });
+    // The effort (for a model that only thinks adaptively) is chosen on its own; the rest keeps its value.
+    const effort = await routes.conversation.PATCH(req('PATCH', cookie, { thinking: { enabled: true, effort: 'low' } }), at(id));
+    expect((await effort.json()).thinking).toEqual({ enabled: true, budgetTokens: 8000, effort: 'low' });
+    const badEffort = await routes.conversation.PATCH(req('PATCH', cookie, { thinking: { enabled: true, effort: 'max' } }), at(id));
+    expect((await badEffort.json()).error).toMatchObject({
+      field: 'thinking.effort',
+      message: 'thinking.effort: must be one of low, medium, high',
+    });
   });
 
   it('says which field is wrong: a budget outside what the API takes, an empty body', async () => {
