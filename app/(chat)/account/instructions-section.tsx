@@ -21,6 +21,8 @@ export function InstructionsSection({ initial }: { initial: string }) {
   const [error, setError] = useState<string | null>(null);
   const [justSaved, setJustSaved] = useState(false);
   const changed = text.trim() !== saved;
+  // Only while there is something to say: the page has other status messages (the password's).
+  const status = justSaved && !changed ? (saved ? 'Saved.' : 'Removed.') : changed ? 'Not saved yet.' : '';
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -73,9 +75,11 @@ export function InstructionsSection({ initial }: { initial: string }) {
           <Button type="submit" variant="primary" loading={busy} disabled={!changed && !busy}>
             Save instructions
           </Button>
-          <span role="status" className="text-sm text-muted" data-testid="personal-instructions-status">
-            {justSaved && !changed ? (saved ? 'Saved.' : 'Removed.') : changed ? 'Not saved yet.' : ''}
-          </span>
+          {status && (
+            <span role="status" className="text-sm text-muted" data-testid="personal-instructions-status">
+              {status}
+            </span>
+          )}
         </CardFooter>
       </form>
     </Section>
