@@ -61,6 +61,9 @@ export const users = pgTable('users', {
   // Bumped by triggers (migration 0016) on every change to the user's servers, grants, switches
   // and session endings: the engine reads it each step and reuses what it read at the same value.
   toolsRev: bigint('tools_rev', { mode: 'number' }).notNull().default(0),
+  // The person's own instructions for every conversation (how to answer, who they are): system
+  // text of each model step, never in a share or a fork. Null: none.
+  instructions: text('instructions'),
   createdAt: createdAt(),
 });
 
@@ -136,6 +139,9 @@ export const conversations = pgTable(
     forkedFrom: jsonb('forked_from').$type<StoredForkOrigin>(),
     // Extended thinking for this conversation's turns (null: off).
     thinking: jsonb('thinking').$type<StoredThinking>(),
+    // The person's instructions for this conversation (system text after their own); not copied
+    // into a share or a fork. Null: none.
+    instructions: text('instructions'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

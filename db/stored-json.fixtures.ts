@@ -78,6 +78,10 @@ export const STORED_SAMPLES = {
     ],
   },
   thinking: {
+    v2: [
+      { v: 2, enabled: true, budgetTokens: 4000, effort: 'low' },
+      { v: 2, enabled: false, budgetTokens: 8000, effort: 'high' },
+    ],
     v1: [
       { v: 1, enabled: true, budgetTokens: 4000 },
       { v: 1, enabled: false, budgetTokens: 4000 },

@@ -7,9 +7,11 @@ import {
   AUDIT_OUTCOMES,
   AUDIT_VERDICTS,
   DECISION_KINDS,
+  DEFAULT_THINKING_EFFORT,
   INPUT_RESPONSE_ACTIONS,
   SIGN_IN_REASONS,
   TAINT_SOURCES,
+  THINKING_EFFORTS,
   TRUST_LEVELS,
   VERDICTS,
 } from './vocabulary';
@@ -202,9 +204,15 @@ export type StoredForkOrigin = z.infer<typeof forkOriginV1>;
 export const storedForkOrigin = forkOriginV1;
 
 // ── conversations.thinking and runs.thinking: extended thinking, per conversation, fixed per run ──
-const thinkingV1 = z.object({ v: z.literal(1), enabled: z.boolean(), budgetTokens: z.number().int() });
-export type StoredThinking = z.infer<typeof thinkingV1>;
-export const storedThinking = thinkingV1;
+// `budgetTokens` is what a model that takes a budget may think; `effort` is how hard a model that
+// only thinks adaptively works (lib/agent/thinking.ts picks one per model).
+const thinkingV2 = z.object({ v: z.literal(2), enabled: z.boolean(), budgetTokens: z.number().int(), effort: z.enum(THINKING_EFFORTS) });
+export type StoredThinking = z.infer<typeof thinkingV2>;
+/** Version 1 had no effort: the API's default. */
+const thinkingV1 = z
+  .object({ v: z.literal(1), enabled: z.boolean(), budgetTokens: z.number().int() })
+  .transform((o): StoredThinking => ({ ...o, v: 2, effort: DEFAULT_THINKING_EFFORT }));
+export const storedThinking = z.union([thinkingV2, thinkingV1]);
 
 // ── runs.error, runs.usage, runs.name_map ──────────────────────────────────────────────────
 export const storedRunError = z.object({ v: z.literal(1).optional(), code: z.string(), message: z.string() });

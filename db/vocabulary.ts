@@ -185,3 +185,12 @@ export type ShareAudience = (typeof SHARE_AUDIENCES)[number];
 /** How long a new share link lives (the owner can revoke it sooner). */
 export const SHARE_EXPIRIES = ['never', '1d', '7d', '30d'] as const;
 export type ShareExpiry = (typeof SHARE_EXPIRIES)[number];
+
+/**
+ * How hard a model that only thinks adaptively (`thinking: { type: 'adaptive' }`) works: the
+ * request's `output_config.effort`, a conversation's choice (stored in `conversations.thinking`).
+ * The API's own default is `high`.
+ */
+export const THINKING_EFFORTS = ['low', 'medium', 'high'] as const;
+export type ThinkingEffort = (typeof THINKING_EFFORTS)[number];
+export const DEFAULT_THINKING_EFFORT: ThinkingEffort = 'high';

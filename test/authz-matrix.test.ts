@@ -236,7 +236,7 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
 const NO_BODY = Symbol('no body');
 /** A minimal valid body for each write, keyed `METHOD path`; a function gets what the factories made. */
 const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown)> = {
-  'PATCH conversations/[id]': { title: 'Renamed by the owner' },
+  'PATCH conversations/[id]': { title: 'Renamed by the owner', instructions: 'Answer briefly.' },
   'POST conversations/[id]/cancel': NO_BODY,
   'POST conversations/[id]/messages': { text: 'hello' },
   'PUT conversations/[id]/grants': { scope: 'tool:builtin-notes/create', enabled: true },

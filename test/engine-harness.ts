@@ -10,12 +10,13 @@ import { trackedSchedule, type EngineDeps } from '@/lib/agent/deps';
 import type { EventPayload } from '@/lib/agent/event-payloads';
 import type { BusEvent, RunEventType } from '@/lib/agent/events';
 import { createModelClient } from '@/lib/model/client';
+import type { ModelCatalog } from '@/lib/model/models';
 import { buildEngineDeps } from '@/lib/server/engine-deps';
 
 /** Engine deps over a test database (no tools unless given); background work is tracked so tests can await it. */
 export function engineDeps(
   h: DbHandle,
-  overrides: Partial<EngineDeps> & { client?: Anthropic; modelName?: string; bus?: EventBus } = {},
+  overrides: Partial<EngineDeps> & { client?: Anthropic; modelName?: string; bus?: EventBus; models?: ModelCatalog } = {},
 ): EngineDeps & { bus: EventBus; idle(): Promise<void> } {
   const { client, modelName, tools, ...rest } = overrides;
   const work = trackedSchedule((err) => console.error('background work failed', err));

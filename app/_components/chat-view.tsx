@@ -4,6 +4,7 @@ import { ArrowDown } from 'lucide-react';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
+import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
 import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
@@ -15,6 +16,7 @@ import { EmptyConversation } from './empty-conversation';
 import { ExportMenu } from './export-menu';
 import { InHeaderSlot } from './header-slot';
 import type { InputResponses } from './input-card';
+import { ConversationInstructions } from './instructions/conversation-instructions';
 import { Markdown } from './markdown';
 import { Note } from './message-item';
 import { MessageList, type CardActions } from './message-list';
@@ -87,6 +89,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const [notice, setNotice] = useState('');
   // The model and thinking settings being saved: a message waits for them, so it goes out under them.
   const settings = usePendingSettings();
+  // How the conversation's model thinks (the picker learns it from the listing): the switch offers a budget or an effort.
+  const [thinkingKind, setThinkingKind] = useState<ThinkingKind>('budget');
   // The Tools panel's view is read again when a run ends or a decision lands (a grant may have
   // been given, the conversation tainted): changes apply from the next step.
   const [toolsKey, setToolsKey] = useState(0);
@@ -303,6 +307,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
         <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
+        <ConversationInstructions conversationId={initial.id} initial={initial.instructions} track={settings.track} />
         <ExportMenu conversationId={initial.id} />
         {shareButton()}
         {toolsButton()}
@@ -411,9 +416,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         )}
         <Composer busy={sending} running={running} onSend={send} onStop={stop} autoFocus conversationId={initial.id} />
         <div className="mx-auto mt-1.5 flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-1.5">
-          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} track={settings.track} />
+          <ThinkingToggle conversationId={initial.id} initial={initial.thinking} kind={thinkingKind} track={settings.track} />
           <div className="px-3">
-            <ModelPicker conversationId={initial.id} initial={initial.model} track={settings.track} />
+            <ModelPicker conversationId={initial.id} initial={initial.model} track={settings.track} onThinkingKind={setThinkingKind} />
           </div>
         </div>
       </div>

@@ -4,6 +4,7 @@ import { TriangleAlert } from 'lucide-react';
 import { useEffect, useId, useState } from 'react';
 
 import type { ModelsView } from '@/lib/chat/model-choice';
+import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
 import { api, ApiError } from './api';
 import type { ConversationSummary } from './types';
@@ -19,11 +20,14 @@ export function ModelPicker({
   conversationId,
   initial,
   track,
+  onThinkingKind,
 }: {
   conversationId: string;
   initial: string;
   /** Registers the save, so a message sent meanwhile waits for it (./pending-settings.ts). */
   track?: <T>(save: Promise<T>) => Promise<T>;
+  /** Told how the chosen model thinks (a budget, or adaptively with an effort), once it is known and on each change. */
+  onThinkingKind?: (kind: ThinkingKind) => void;
 }) {
   const [model, setModel] = useState(initial);
   const [listing, setListing] = useState<ModelsView | null>(null);
@@ -62,6 +66,10 @@ export function ModelPicker({
   // A model the server no longer lists stays visible as what the conversation had.
   const options = current || !listing ? models : [{ id: model, label: `${model} (no longer offered)` }, ...models];
   const label = current?.label ?? model;
+  const kind = current?.thinking;
+  useEffect(() => {
+    if (kind) onThinkingKind?.(kind);
+  }, [kind, onThinkingKind]);
 
   return (
     <div className="flex min-w-0 items-center gap-1.5 text-xs text-faint" data-testid="model-picker">

@@ -17,6 +17,8 @@ export async function loadAccountData(db: Db, userId: string) {
       email: users.email,
       name: users.name,
       plan: users.plan,
+      // Their own instructions for every conversation: the person's data, like their notes.
+      instructions: users.instructions,
       createdAt: users.createdAt,
       passwordHash: users.passwordHash,
     })
@@ -44,6 +46,7 @@ export async function loadAccountData(db: Db, userId: string) {
         id: conversations.id,
         title: conversations.title,
         model: conversations.model,
+        instructions: conversations.instructions,
         createdAt: conversations.createdAt,
         updatedAt: conversations.updatedAt,
       })

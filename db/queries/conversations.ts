@@ -55,6 +55,21 @@ export async function renameConversation(db: Db, userId: string, id: string, tit
   return rows[0] ? parseConversationRow(rows[0]) : null;
 }
 
+/** The person's instructions for the conversation (null: none); they apply from its next model step. */
+export async function setConversationInstructions(
+  db: Db,
+  userId: string,
+  id: string,
+  instructions: string | null,
+): Promise<ConversationRow | null> {
+  const rows = await db
+    .update(conversations)
+    .set({ instructions })
+    .where(and(eq(conversations.id, id), eq(conversations.userId, userId)))
+    .returning();
+  return rows[0] ? parseConversationRow(rows[0]) : null;
+}
+
 /** The conversation's extended-thinking setting (null: off); applies from its next turn. */
 export async function setConversationThinking(
   db: Db,

@@ -5,11 +5,13 @@ import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 
 import { createAuthSession, endAuthSession, touchAuthSession } from './auth-sessions';
+import { setConversationInstructions } from './conversations';
 import { switchOff, switchOn } from './grants';
 import { addModelTokens } from './model-usage';
 import { deleteServer, insertServer, setServerEnabled, type NewServer } from './servers';
 import { readStepState, readToolsRev } from './step-state';
 import { markConversationTainted } from './taint';
+import { setUserInstructions } from './users';
 
 const server: NewServer = {
   name: 'Weather',
@@ -71,6 +73,17 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       expect(await readStepState(h.db, user.id, conversation.id)).toMatchObject({ tokensToday: 1234, tainted: true });
       expect(await readStepState(h.db, user.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
+    });
+
+    it("reads the person's instructions and the conversation's with them, no statement of their own", async () => {
+      const { user, conversation } = await userAndConversation(h);
+      expect((await readStepState(h.db, user.id, conversation.id))!.instructions).toEqual({ personal: null, conversation: null });
+      await setUserInstructions(h.db, user.id, 'I am Ada.');
+      await setConversationInstructions(h.db, user.id, conversation.id, 'Answer in French.');
+      expect((await readStepState(h.db, user.id, conversation.id))!.instructions).toEqual({
+        personal: 'I am Ada.',
+        conversation: 'Answer in French.',
+      });
     });
   });
 }

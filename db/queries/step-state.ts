@@ -4,7 +4,10 @@ import type { Db } from '../connection';
 import { utcDay } from './model-usage';
 import { rowsOf } from './rate-limits';
 
-/** What a run's step must know of the database before it calls the model, read in one statement. */
+/**
+ * What a run's step must know of the database before it calls the model, read in one statement
+ * (the person's instructions with it: no statement of their own).
+ */
 export interface StepState {
   /** `users.tools_rev`: what was read at the same value (servers, grants, switches) may be reused. */
   toolsRev: number;
@@ -17,6 +20,8 @@ export interface StepState {
    * stored result of an untrusted server (the same rule as getConversationTaint).
    */
   tainted: boolean;
+  /** The person's instructions (null: none): their own for every conversation, and this conversation's. */
+  instructions: { personal: string | null; conversation: string | null };
 }
 
 /** The step's state, or null when the conversation or its user is gone. */
@@ -29,18 +34,26 @@ export async function readStepState(db: Db, userId: string, conversationId: stri
       (conversations.tainted is not null or exists (
         select 1 from tool_calls t
         where t.conversation_id = conversations.id and t.trust = 'untrusted' and t.status in ('succeeded', 'errored')
-      )) as tainted
+      )) as tainted,
+      u.instructions as personal_instructions,
+      conversations.instructions as conversation_instructions
     from users u, conversations
     where u.id = ${userId} and conversations.id = ${conversationId}`);
-  const row = rowsOf<{ tools_rev: string | number; tokens_today: string | number; has_stored_results: boolean; tainted: boolean }>(
-    result,
-  )[0];
+  const row = rowsOf<{
+    tools_rev: string | number;
+    tokens_today: string | number;
+    has_stored_results: boolean;
+    tainted: boolean;
+    personal_instructions: string | null;
+    conversation_instructions: string | null;
+  }>(result)[0];
   if (!row) return null;
   return {
     toolsRev: Number(row.tools_rev),
     tokensToday: Number(row.tokens_today),
     hasStoredResults: Boolean(row.has_stored_results),
     tainted: Boolean(row.tainted),
+    instructions: { personal: row.personal_instructions ?? null, conversation: row.conversation_instructions ?? null },
   };
 }
 

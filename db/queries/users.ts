@@ -48,6 +48,18 @@ export async function getUserPlan(db: Db, id: string): Promise<string | null> {
   return rows[0]?.plan ?? null;
 }
 
+/** The person's own instructions for every conversation (null: none); false when there is no such user. */
+export async function setUserInstructions(db: Db, id: string, instructions: string | null): Promise<boolean> {
+  const rows = await db.update(users).set({ instructions }).where(eq(users.id, id)).returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** The person's own instructions (null: none or no such user). */
+export async function getUserInstructions(db: Db, id: string): Promise<string | null> {
+  const rows = await db.select({ instructions: users.instructions }).from(users).where(eq(users.id, id)).limit(1);
+  return rows[0]?.instructions ?? null;
+}
+
 export async function setUserPlan(db: Db, email: string, plan: Plan): Promise<UserRow | null> {
   const rows = await db
     .update(users)

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession, findLiveAuthSession } from '@/db/queries/auth-sessions';
-import { createConversation, listConversations } from '@/db/queries/conversations';
+import { createConversation, listConversations, setConversationInstructions } from '@/db/queries/conversations';
 import { appendMessage } from '@/db/queries/messages';
 import { createNote } from '@/db/queries/notes';
 import { insertRun } from '@/db/queries/runs';
 import { insertServer } from '@/db/queries/servers';
 import { insertShareLink } from '@/db/queries/shares';
 import { insertToolCalls } from '@/db/queries/tool-calls';
-import { findUserByEmail, findUserById } from '@/db/queries/users';
+import { findUserByEmail, findUserById, setUserInstructions } from '@/db/queries/users';
 import { authSessions, messages, notes, passwordResetTokens, toolCalls } from '@/db/schema';
 import { verifyCredentials } from '@/lib/auth/credentials';
 import { PASSWORD_CHECK_THROTTLE } from '@/lib/auth/limits';
@@ -150,7 +150,13 @@ for (const { kind, available } of TEST_DATABASES) {
         snapshotTitle: 'Trip mine',
         snapshotAt: new Date(),
       });
+      await setUserInstructions(h.db, session.user.id, 'I am the exporter.');
+      await setConversationInstructions(h.db, session.user.id, conversation.id, 'Answer in French.');
+      await setUserInstructions(h.db, other.session.user.id, 'theirs: instructions');
       const data = await buildAccountExport(h.db, session.user.id);
+      // The person's own instructions are their data: both kinds are in it.
+      expect(data.profile.instructions).toBe('I am the exporter.');
+      expect(data.conversations[0]!.instructions).toBe('Answer in French.');
       expect(data.conversations[0]!.shareLinks).toMatchObject([{ audience: 'signed_in', includeToolDetails: false, expiresAt: null }]);
       expect(data.profile).toMatchObject({ email: 'export@example.test', plan: 'pro', hasPassword: true });
       expect(data.sessions.map((s) => s.userAgent).sort()).toEqual(['Other Browser 1', 'This Browser']);

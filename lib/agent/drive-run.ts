@@ -140,7 +140,8 @@ async function advanceStep(
   tokensChecked: boolean,
   history: DriveHistory,
 ): Promise<SteppedRun | null> {
-  // One read of what the step must know: the tool-state revision, today's tokens, stored results, taint.
+  // One read of what the step must know: the tool-state revision, today's tokens, stored results,
+  // taint, and the person's instructions (an edit applies from the next step).
   const state = await readStepState(deps.db, run.userId, run.conversationId);
   if (!state) return null; // the conversation was deleted (its runs with it)
   // The plan's model tokens for today: a turn that reached them stops before its next model call.
@@ -167,7 +168,7 @@ async function advanceStep(
   const messageId = randomUUID();
   // Sent within the model's window: older results stubbed, the oldest turns summarized when needed (./context).
   const target = { conversationId: run.conversationId, runId: run.id, messageId };
-  const sent = await streamFittedStep(deps, run, history, offer, target, signal);
+  const sent = await streamFittedStep(deps, run, history, offer, target, signal, state.instructions);
   return afterStep(deps, run, { ...step, nameMap: sent.offer.nameMap }, sent.offer, messageId, sent.outcome, signal, history);
 }
 

@@ -8,12 +8,14 @@ import { DEFAULT_SYSTEM_PROMPT, type EngineDeps } from './deps';
 import { retryDelayMs, retryingMessage } from './model-retry';
 import { observe, type ModelStepOutcome } from './observe';
 import { outputRequest } from './run-model';
+import { stepSystem, type StepInstructions } from './step-system';
 
-/** What one step asks the model: the history, the tools offered, and the run's thinking setting. */
+/** What one step asks the model: the history, the tools offered, the run's thinking setting and the person's instructions. */
 export interface StepRequest {
   messages: Anthropic.MessageParam[];
   tools: Anthropic.ToolUnion[];
   thinking?: StoredThinking | null;
+  instructions?: StepInstructions | null;
 }
 
 export type StepOutcome =
@@ -55,15 +57,16 @@ export async function streamModelStep(
 
 /**
  * The request of a step as it is sent (and counted, ./context/fit.ts): the model, `max_tokens`
- * with room for thinking, the system prompt, the history and the tools, with the prompt cache's
- * breakpoints on the tool list and the history (./context/cache-breakpoints.ts).
+ * with room for thinking, the system prompt with the person's instructions (./step-system.ts), the
+ * history and the tools, with the prompt cache's breakpoints on the tool list and the history
+ * (./context/cache-breakpoints.ts).
  */
 export function modelRequest(deps: EngineDeps, request: StepRequest) {
   return withCacheBreakpoints({
     model: deps.model.model,
     // The configured length within the model's own limit (./run-model.ts).
     ...outputRequest(deps.model, request.thinking),
-    system: deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    system: stepSystem(deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, request.instructions),
     messages: request.messages,
     ...(request.tools.length ? { tools: request.tools } : {}),
   });

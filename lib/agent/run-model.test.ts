@@ -15,7 +15,7 @@ import { startRun } from './engine';
 import { toMessageParams } from './history';
 import { depsForRun, outputRequest } from './run-model';
 
-const ON = { v: 1 as const, enabled: true, budgetTokens: 8000 };
+const ON = { v: 2 as const, enabled: true, budgetTokens: 8000, effort: 'high' as const };
 const model = (m: Partial<EngineDeps['model']>) => ({ client: null as never, model: 'claude-opus-4-1', ...m });
 
 describe('max_tokens for a model', () => {

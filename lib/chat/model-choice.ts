@@ -1,5 +1,6 @@
 import { AppError } from '@/lib/http/errors';
 import { modelChoiceProblem } from '@/lib/model/models';
+import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
 import type { ChatRuntime } from './runtime';
 
@@ -9,6 +10,8 @@ export interface ModelView {
   label: string;
   contextWindow: number;
   maxOutputTokens: number;
+  /** How it thinks: with a budget of tokens, or adaptively with an effort (lib/model/thinking-kind.ts). */
+  thinking: ThinkingKind;
 }
 
 export interface ModelsView {
@@ -22,7 +25,13 @@ export interface ModelsView {
 export async function listModels(rt: Pick<ChatRuntime, 'models'>): Promise<ModelsView> {
   const listing = await rt.models.list();
   return {
-    models: listing.models.map(({ id, label, contextWindow, maxOutputTokens }) => ({ id, label, contextWindow, maxOutputTokens })),
+    models: listing.models.map(({ id, label, contextWindow, maxOutputTokens, thinking }) => ({
+      id,
+      label,
+      contextWindow,
+      maxOutputTokens,
+      thinking,
+    })),
     default: listing.default,
     error: listing.error,
   };

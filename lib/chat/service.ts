@@ -4,6 +4,7 @@ import {
   getConversation,
   listConversations,
   renameConversation,
+  setConversationInstructions,
   setConversationModel,
   setConversationThinking,
 } from '@/db/queries/conversations';
@@ -11,15 +12,26 @@ import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { listMessages } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
+import { checkedInstructions } from '@/lib/instructions';
 
 import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
 import { checkedModel, modelForTurn } from './model-choice';
 import type { ChatRuntime } from './runtime';
-import { toMessageView, toRunView, toSummary, withTurnMarks, type ConversationSummary, type ConversationView } from './views';
+import {
+  toMessageView,
+  toRunView,
+  toSettingsView,
+  toSummary,
+  withTurnMarks,
+  type ConversationSettingsView,
+  type ConversationSummary,
+  type ConversationView,
+} from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
 
@@ -51,7 +63,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     listEndedRunUsage(rt.handle.db, id),
   ]);
   return {
-    ...toSummary(c),
+    ...toSettingsView(c),
     forkedFrom: c.forkedFrom && {
       title: c.forkedFrom.title,
       snapshotAt: c.forkedFrom.snapshotAt,
@@ -65,28 +77,51 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
   };
 }
 
-export async function rename(rt: ChatRuntime, userId: string, id: string, newTitle: string) {
+export async function rename(rt: ChatRuntime, userId: string, id: string, newTitle: string): Promise<ConversationSettingsView> {
   const c = await renameConversation(rt.handle.db, userId, id, newTitle);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
-  return toSummary(c);
+  return toSettingsView(c);
 }
 
-/** Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own). */
-export async function setThinking(rt: ChatRuntime, userId: string, id: string, thinking: { enabled: boolean; budgetTokens?: number }) {
-  const budgetTokens = thinking.budgetTokens ?? THINKING_BUDGET.default;
+/**
+ * The person's instructions for this conversation (empty text clears them): system text of its
+ * model steps from the next one, after their own instructions; never in a share or a fork.
+ */
+export async function setInstructions(rt: ChatRuntime, userId: string, id: string, text: string): Promise<ConversationSettingsView> {
+  const checked = checkedInstructions(text, 'conversation');
+  if ('problem' in checked) throw new AppError('bad_request', 'body', `instructions: ${checked.problem}`, 'instructions');
+  const c = await setConversationInstructions(rt.handle.db, userId, id, checked.text);
+  if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
+  return toSettingsView(c);
+}
+
+/**
+ * Extended thinking on or off for the conversation's next turns (a turn in progress keeps its own):
+ * the budget a model that takes one may think, and the effort of a model that only thinks
+ * adaptively (lib/agent/thinking.ts). What is not sent keeps its value.
+ */
+export async function setThinking(
+  rt: ChatRuntime,
+  userId: string,
+  id: string,
+  thinking: { enabled: boolean; budgetTokens?: number; effort?: ThinkingEffort },
+): Promise<ConversationSettingsView> {
+  const current = (await owned(rt, userId, id)).thinking;
+  const budgetTokens = thinking.budgetTokens ?? current?.budgetTokens ?? THINKING_BUDGET.default;
   const problem = thinkingBudgetProblem(budgetTokens);
   if (problem) throw new AppError('bad_request', 'body', `thinking.budgetTokens: ${problem}`, 'thinking.budgetTokens');
-  const c = await setConversationThinking(rt.handle.db, userId, id, { v: 1, enabled: thinking.enabled, budgetTokens });
+  const effort = thinking.effort ?? current?.effort ?? DEFAULT_THINKING_EFFORT;
+  const c = await setConversationThinking(rt.handle.db, userId, id, { v: 2, enabled: thinking.enabled, budgetTokens, effort });
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
-  return toSummary(c);
+  return toSettingsView(c);
 }
 
 /** The conversation's model for its next turns, one the listing offers (a turn in progress keeps its own). */
-export async function setModel(rt: ChatRuntime, userId: string, id: string, model: string) {
+export async function setModel(rt: ChatRuntime, userId: string, id: string, model: string): Promise<ConversationSettingsView> {
   await checkedModel(rt, model);
   const c = await setConversationModel(rt.handle.db, userId, id, model);
   if (!c) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
-  return toSummary(c);
+  return toSettingsView(c);
 }
 
 export async function remove(rt: ChatRuntime, userId: string, id: string) {

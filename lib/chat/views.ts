@@ -2,7 +2,7 @@ import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredUsage } from '@/db/stored-json';
-import type { RunStatus } from '@/db/vocabulary';
+import { DEFAULT_THINKING_EFFORT, type RunStatus, type ThinkingEffort } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
 
@@ -10,8 +10,11 @@ export interface ConversationSummary {
   id: string;
   title: string;
   model: string;
-  /** Extended thinking for the next turns: off, or on with a budget of tokens. */
-  thinking: { enabled: boolean; budgetTokens: number };
+  /**
+   * Extended thinking for the next turns: off, or on with a budget of tokens (a model that takes
+   * one) and an effort (a model that only thinks adaptively; GET /api/models says which is which).
+   */
+  thinking: { enabled: boolean; budgetTokens: number; effort: ThinkingEffort };
   createdAt: string;
   updatedAt: string;
 }
@@ -53,6 +56,12 @@ export interface SummaryMarkView {
   text: string;
 }
 
+/** A conversation's own settings: what `PATCH /api/conversations/:id` answers, and part of its view. */
+export interface ConversationSettingsView extends ConversationSummary {
+  /** The person's instructions for this conversation ('' when none); only its owner ever sees them. */
+  instructions: string;
+}
+
 /** Where a forked conversation came from (a share link, lib/share), shown as a note at its top. */
 export interface ForkOrigin {
   title: string;
@@ -61,7 +70,7 @@ export interface ForkOrigin {
   toolDetailsHidden: boolean;
 }
 
-export interface ConversationView extends ConversationSummary {
+export interface ConversationView extends ConversationSettingsView {
   /** Set when the conversation was continued from someone's share link (lib/share). */
   forkedFrom: ForkOrigin | null;
   messages: MessageView[];
@@ -76,10 +85,18 @@ export function toSummary(c: ConversationRow): ConversationSummary {
     id: c.id,
     title: c.title,
     model: c.model,
-    thinking: { enabled: c.thinking?.enabled === true, budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default },
+    thinking: {
+      enabled: c.thinking?.enabled === true,
+      budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default,
+      effort: c.thinking?.effort ?? DEFAULT_THINKING_EFFORT,
+    },
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };
+}
+
+export function toSettingsView(c: ConversationRow): ConversationSettingsView {
+  return { ...toSummary(c), instructions: c.instructions ?? '' };
 }
 
 export function toRunView(r: RunRow): RunView {

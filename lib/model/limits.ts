@@ -4,6 +4,8 @@
 // known models below (or an operator's own, `MODEL_LIMITS`), then a default that fits every
 // current Claude model.
 
+import type { ThinkingKind } from './thinking-kind';
+
 type Env = Record<string, string | undefined>;
 
 export interface ModelLimits {
@@ -33,10 +35,12 @@ export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = {
   'claude-3-5-haiku': { contextWindow: 200_000, maxOutputTokens: 8_192 },
 };
 
-/** What the models endpoint said about one model; either figure may be missing (null). */
+/** What the models endpoint said about one model; any of it may be missing (null). */
 export interface ListedLimits {
   contextWindow?: number | null;
   maxOutputTokens?: number | null;
+  /** How it thinks, from its capabilities (./thinking-kind.ts); null when the listing did not say. */
+  thinking?: ThinkingKind | null;
 }
 
 /**

@@ -33,11 +33,11 @@ describe('the model listing', () => {
       defaultModel: { id: 'demo', label: DEMO_MODEL_LABEL },
     });
     expect(await catalog.list()).toEqual({
-      models: [{ id: 'demo', label: DEMO_MODEL_LABEL, ...KNOWN_MODEL_LIMITS.demo }],
+      models: [{ id: 'demo', label: DEMO_MODEL_LABEL, ...KNOWN_MODEL_LIMITS.demo, thinking: 'budget' }],
       default: 'demo',
       error: null,
     });
-    expect(catalog.listedLimits('demo')).toEqual({ contextWindow: 200_000, maxOutputTokens: 64_000 });
+    expect(catalog.listedLimits('demo')).toEqual({ contextWindow: 200_000, maxOutputTokens: 64_000, thinking: null });
   });
 
   it('reads every page, leaves retired models out, and offers the configured model even when it is not listed', async () => {
@@ -62,13 +62,13 @@ describe('the model listing', () => {
     expect(listing.models.map((m) => m.id)).not.toContain('claude-old-1');
     expect(listing.models.slice(0, 3)).toEqual([
       // Not listed (an alias): first, with the default limits.
-      { id: 'claude-alias', label: 'claude-alias', contextWindow: 200_000, maxOutputTokens: 8_192 },
-      { id: 'claude-big-1', label: 'Claude Big', contextWindow: 1_000_000, maxOutputTokens: 128_000 },
+      { id: 'claude-alias', label: 'claude-alias', contextWindow: 200_000, maxOutputTokens: 8_192, thinking: 'budget' },
+      { id: 'claude-big-1', label: 'Claude Big', contextWindow: 1_000_000, maxOutputTokens: 128_000, thinking: 'budget' },
       // Listed without figures: the known table's.
-      { id: 'claude-sonnet-4-5-20250929', label: 'Claude Sonnet 4.5', contextWindow: 200_000, maxOutputTokens: 64_000 },
+      { id: 'claude-sonnet-4-5-20250929', label: 'Claude Sonnet 4.5', contextWindow: 200_000, maxOutputTokens: 64_000, thinking: 'budget' },
     ]);
-    expect(catalog.listedLimits('claude-big-1')).toEqual({ contextWindow: 1_000_000, maxOutputTokens: 128_000 });
-    expect(catalog.listedLimits('claude-sonnet-4-5-20250929')).toEqual({ contextWindow: null, maxOutputTokens: null });
+    expect(catalog.listedLimits('claude-big-1')).toEqual({ contextWindow: 1_000_000, maxOutputTokens: 128_000, thinking: null });
+    expect(catalog.listedLimits('claude-sonnet-4-5-20250929')).toEqual({ contextWindow: null, maxOutputTokens: null, thinking: null });
     expect(catalog.listedLimits('claude-alias')).toBeNull();
   });
 
@@ -93,7 +93,7 @@ describe('the model listing', () => {
     const t = clock();
     const catalog = createModelCatalog({ client: failing.client, defaultModel: { id: 'm-1', label: 'Model one' }, now: t.now, env: {} });
     const listing = await catalog.list();
-    expect(listing.models).toEqual([{ id: 'm-1', label: 'Model one', contextWindow: 200_000, maxOutputTokens: 8_192 }]);
+    expect(listing.models).toEqual([{ id: 'm-1', label: 'Model one', contextWindow: 200_000, maxOutputTokens: 8_192, thinking: 'budget' }]);
     expect(listing.error).toMatch(/^Could not list the models, so only m-1 is offered\. The model provider had a server error \(503\)/);
     await catalog.list();
     expect(failing.modelListings).toHaveLength(1);
@@ -109,15 +109,15 @@ describe('the model listing', () => {
     t.advance(MODEL_LIST_TTL_MS + 1);
     const after = await recovering.list();
     expect(after.error).toMatch(/Could not reach the model/);
-    expect(after.models).toEqual([{ id: 'm-1', label: 'm-1', contextWindow: 200_000, maxOutputTokens: 4_000 }]);
-    expect(recovering.listedLimits('m-1')).toEqual({ contextWindow: null, maxOutputTokens: 4_000 });
+    expect(after.models).toEqual([{ id: 'm-1', label: 'm-1', contextWindow: 200_000, maxOutputTokens: 4_000, thinking: 'budget' }]);
+    expect(recovering.listedLimits('m-1')).toEqual({ contextWindow: null, maxOutputTokens: 4_000, thinking: null });
   });
 
   it('looks limits up synchronously: nothing before the first listing, which the lookup starts', async () => {
     const server = await scripted({ models: [{ id: 'm-1', max_input_tokens: 50_000 }] });
     const catalog = createModelCatalog({ client: server.client, defaultModel: { id: 'm-1', label: 'm-1' } });
     expect(catalog.listedLimits('m-1')).toBeNull();
-    await expect.poll(() => catalog.listedLimits('m-1')).toEqual({ contextWindow: 50_000, maxOutputTokens: null });
+    await expect.poll(() => catalog.listedLimits('m-1')).toEqual({ contextWindow: 50_000, maxOutputTokens: null, thinking: null });
     expect(server.modelListings).toHaveLength(1);
   });
 

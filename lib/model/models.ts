@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import { describeModelError } from './errors';
 import { modelLimits, type ListedLimits } from './limits';
+import { listedThinkingKind, thinkingKind, type ThinkingKind } from './thinking-kind';
 
 // The models a person can choose for a conversation: what the models endpoint lists for the
 // configured key (every page, retired models left out), cached per process. A listing that fails
@@ -17,6 +18,8 @@ export interface ListedModel {
   label: string;
   contextWindow: number;
   maxOutputTokens: number;
+  /** How it thinks: from its listed capabilities, else the table of known ids (./thinking-kind.ts). */
+  thinking: ThinkingKind;
 }
 
 export interface ModelListing {
@@ -57,7 +60,10 @@ export interface ModelCatalogOptions {
 }
 
 interface Listed {
-  info: Pick<Anthropic.ModelInfo, 'id' | 'display_name' | 'max_input_tokens' | 'max_tokens'>;
+  info: Pick<Anthropic.ModelInfo, 'id' | 'display_name' | 'max_input_tokens' | 'max_tokens'> & {
+    // Optional: an older endpoint or a gateway may not send it at all.
+    capabilities?: Anthropic.ModelCapabilities | null;
+  };
 }
 
 interface CacheEntry {
@@ -80,7 +86,10 @@ export function createModelCatalog(opts: ModelCatalogOptions): ModelCatalog {
     try {
       const listed = await listAll(opts.client);
       const reported = new Map(
-        listed.map(({ info }) => [info.id, { contextWindow: info.max_input_tokens, maxOutputTokens: info.max_tokens }]),
+        listed.map(({ info }): [string, ListedLimits] => [
+          info.id,
+          { contextWindow: info.max_input_tokens, maxOutputTokens: info.max_tokens, thinking: listedThinkingKind(info.capabilities) },
+        ]),
       );
       const models = listed.map(({ info }) => toListedModel(info.id, info.display_name || info.id, reported.get(info.id)!, opts.env));
       // The configured model is always offered, listed or not (an alias such as `claude-sonnet-4-5`
@@ -124,7 +133,7 @@ async function listAll(client: Anthropic): Promise<Listed[]> {
 }
 
 function toListedModel(id: string, label: string, reported: ListedLimits | null, env: Env | undefined): ListedModel {
-  return { id, label, ...modelLimits(id, reported, env) };
+  return { id, label, ...modelLimits(id, reported, env), thinking: thinkingKind(id, reported?.thinking) };
 }
 
 /** Whether `id` may be chosen, and the sentence that says what may when it may not. */

@@ -2,12 +2,13 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { createConversation, deleteConversation, getConversation } from '@/db/queries/conversations';
+import { createConversation, deleteConversation, getConversation, setConversationInstructions } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
-import { createUser } from '@/db/queries/users';
+import { createUser, setUserInstructions } from '@/db/queries/users';
 import { shareLinks, toolGrants } from '@/db/schema';
 import { decideCall } from '@/lib/agent/decide';
+import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/deps';
 import { startRun } from '@/lib/agent/engine';
 import { toMessageParams } from '@/lib/agent/history';
 import { AppError } from '@/lib/http/errors';
@@ -307,6 +308,43 @@ for (const { kind, available } of TEST_DATABASES) {
       const [call] = await listConversationToolCalls(h.db, conversationId);
       expect(call!.input).toEqual({ message: SECRET });
       await env.close();
+    });
+
+    it('never carries the owner’s instructions: not in the shared view, not in a fork, not to the reader’s model', async () => {
+      const { owner, conversation, env } = await conversationWithTurns();
+      await setUserInstructions(h.db, owner.id, 'OWNER-PERSONAL: I am the owner, born in 1970.');
+      await setConversationInstructions(h.db, owner.id, conversation.id, 'OWNER-CONVERSATION: keep this private.');
+      const { url } = await createShare(
+        rt,
+        owner.id,
+        conversation.id,
+        { includeToolDetails: true, audience: 'anyone', expiresIn: 'never' },
+        ORIGIN,
+      );
+      const shared = JSON.stringify(await openShare(rt, tokenOf(url), null, null));
+      expect(shared).toContain('The echo came back.');
+      expect(shared).not.toMatch(/OWNER-(PERSONAL|CONVERSATION)/);
+
+      const reader = await newUser('reader');
+      await setUserInstructions(h.db, reader.id, 'Reader here.');
+      const { conversationId } = await forkShare(rt, tokenOf(url), { userId: reader.id, address: null });
+      expect((await getConversation(h.db, reader.id, conversationId))!.instructions).toBeNull();
+      expect(JSON.stringify(await listMessages(h.db, conversationId))).not.toMatch(/OWNER-/);
+      // The reader's turn in the fork: their own instructions, none of the owner's.
+      const next = await toolEngine(h, { script: [{ blocks: [text('Continuing.')] }] });
+      await startRun(next.deps, { conversationId, userId: reader.id, sessionId: null, text: 'and now?' });
+      await next.deps.idle();
+      const system = next.model.requests[0]!.body.system;
+      expect(JSON.stringify(system)).not.toMatch(/OWNER-/);
+      expect(system).toEqual([
+        { type: 'text', text: DEFAULT_SYSTEM_PROMPT },
+        {
+          type: 'text',
+          text: expect.stringContaining('<personal_instructions>\nReader here.\n</personal_instructions>'),
+          cache_control: { type: 'ephemeral' },
+        },
+      ]);
+      await Promise.all([env.close(), next.close()]);
     });
 
     it('limits lookups per client: a signed-in reader, an address behind a trusted proxy, and everyone else together', async () => {

@@ -1,11 +1,13 @@
 import { Download, FileJson } from 'lucide-react';
 
 import { buttonClasses, CardFooter } from '@/app/_components/ui';
+import { personalInstructions } from '@/lib/account/instructions';
 import { listSessions } from '@/lib/account/sessions';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
 import { DeleteSection } from './delete-section';
+import { InstructionsSection } from './instructions-section';
 import { PasswordSection } from './password-section';
 import { SessionsSection } from './sessions-section';
 import { Section } from './ui';
@@ -15,7 +17,10 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const sessions = await listSessions(rt.handle.db, session);
+  const [sessions, instructions] = await Promise.all([
+    listSessions(rt.handle.db, session),
+    personalInstructions(rt.handle.db, session.user.id),
+  ]);
   return (
     <div className="h-full overflow-y-auto">
       <div className="mx-auto max-w-2xl space-y-6 px-4 py-8 sm:py-12">
@@ -25,6 +30,7 @@ export default async function AccountPage() {
             Signed in as <span className="font-medium break-words text-fg">{session.user.email}</span>
           </p>
         </div>
+        <InstructionsSection initial={instructions.text} />
         <PasswordSection />
         <SessionsSection sessions={sessions} />
         <Section
@@ -33,8 +39,9 @@ export default async function AccountPage() {
           icon={FileJson}
           description={
             <>
-              One JSON file with your profile, sessions, conversations (messages and tool calls) and notes. It holds no passwords or keys.
-              Your activity log (every tool call and grant change, signed) is a file of its own; deleting the account deletes it too.
+              One JSON file with your profile, instructions, sessions, conversations (messages and tool calls) and notes. It holds no
+              passwords or keys. Your activity log (every tool call and grant change, signed) is a file of its own; deleting the account
+              deletes it too.
             </>
           }
         >

@@ -95,8 +95,8 @@ describe('models and the "continue" of a cut answer, over the routes', () => {
     const raw = await res.text();
     expect(JSON.parse(raw)).toEqual({
       models: [
-        { id: 'claude-big-1', label: 'Claude Big', contextWindow: 1_000_000, maxOutputTokens: 1_000 },
-        { id: 'claude-mid-1', label: 'Claude Mid', contextWindow: 200_000, maxOutputTokens: 8_192 },
+        { id: 'claude-big-1', label: 'Claude Big', contextWindow: 1_000_000, maxOutputTokens: 1_000, thinking: 'budget' },
+        { id: 'claude-mid-1', label: 'Claude Mid', contextWindow: 200_000, maxOutputTokens: 8_192, thinking: 'budget' },
       ],
       default: 'claude-mid-1',
       error: null,

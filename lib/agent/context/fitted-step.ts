@@ -6,6 +6,7 @@ import { DEFAULT_SYSTEM_PROMPT, type EngineDeps } from '../deps';
 import { modelRequest, streamModelStep, type StepOutcome } from '../model-step';
 import { HOST_SERVER, READ_RESULT_TOOL } from '../read-result-tool';
 import { outputRequest } from '../run-model';
+import { stepSystem, type StepInstructions } from '../step-system';
 import { estimateRequestTokens } from '../token-estimate';
 import { withHostTool, type ToolOffer } from '../tool-host';
 import type { DriveHistory } from './drive-history';
@@ -28,8 +29,9 @@ export async function streamFittedStep(
   offer: ToolOffer,
   target: { conversationId: string; runId: string; messageId: string },
   signal: AbortSignal,
+  instructions: StepInstructions | null = null,
 ): Promise<{ outcome: StepOutcome; offer: ToolOffer }> {
-  const system = deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  const system = stepSystem(deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT, instructions);
   // The request's own max_tokens (what it asks for, within the model's limit) counts against the window.
   const maxTokens = outputRequest(deps.model, run.thinking).max_tokens;
   const settings = deps.context ?? DEFAULT_CONTEXT_SETTINGS;
@@ -39,13 +41,14 @@ export async function streamFittedStep(
   const frame: StepFrame = {
     gauge,
     fixedRaw: estimateRequestTokens({ system, tools: offer.tools, messages: [] }),
-    count: (messages) => countInputTokens(deps.model.client, modelRequest(deps, { messages, tools: offer.tools, thinking: run.thinking })),
+    count: (messages) =>
+      countInputTokens(deps.model.client, modelRequest(deps, { messages, tools: offer.tools, thinking: run.thinking, instructions })),
   };
   const attempt = async (fitted: FittedHistory) => {
     const offered = fitted.stubbed && deps.tools ? withHostTool(offer, READ_RESULT_TOOL, HOST_SERVER) : offer;
-    const request = { messages: fitted.messages, tools: offered.tools, thinking: run.thinking };
+    const request = { messages: fitted.messages, tools: offered.tools, thinking: run.thinking, instructions };
     const outcome = await streamModelStep(deps, target, request, signal);
-    return { outcome, offer: offered, raw: estimateRequestTokens({ system, ...request }) };
+    return { outcome, offer: offered, raw: estimateRequestTokens({ system, messages: request.messages, tools: request.tools }) };
   };
 
   let sent = await attempt(await fitHistory(deps, run, drive, room, frame, signal));

@@ -24,6 +24,10 @@
 // - Else a short text: it says it is the "offline demo model", echoes
 //   `You wrote: "<text>"` and lists the offered tools (with a search tool
 //   offered, says other enabled tools can be named). stop_reason "end_turn".
+//   When the system text carries the person's instructions (lib/model/
+//   instructions.ts), it opens with "I received your instructions for every
+//   conversation, starting “<first line>”, and for this conversation, starting
+//   “<first line>”." (each part only when that kind is there).
 // - One output token per word; past `max_tokens` the text stops and
 //   stop_reason is "max_tokens" (later tool calls are dropped).
 // - Test triggers in the last user text:

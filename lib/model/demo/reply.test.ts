@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { instructionsSystemText } from '../instructions';
 import { decideReply, lastUserText, limitToMaxTokens } from './reply';
 import type { DemoRequest, RequestMessage } from './types';
 import { splitWords } from './words';
@@ -13,6 +14,25 @@ function request(messages: RequestMessage[], extra: Partial<DemoRequest> = {}): 
 }
 
 describe('decideReply', () => {
+  it("acknowledges the person's instructions the system text carries, quoting the first line of each kind", () => {
+    const answer = (system?: string) => {
+      const reply = decideReply(request([{ role: 'user', content: 'hello' }], { system }));
+      return reply.blocks[0]!.type === 'text' ? reply.blocks[0]!.text : '';
+    };
+    const personal = instructionsSystemText('personal', '\nI am Ada, a botanist.\nUse metric units.');
+    const conversation = instructionsSystemText('conversation', 'Answer in French.');
+    expect(answer(['You are Switchboard.', personal, conversation].join('\n')).split('\n\n')[0]).toBe(
+      'I received your instructions for every conversation, starting “I am Ada, a botanist.”, ' +
+        'and for this conversation, starting “Answer in French.”.',
+    );
+    expect(answer(['You are Switchboard.', conversation].join('\n'))).toMatch(
+      /^I received your instructions for this conversation, starting “Answer in French\.”\.\n\nThis is the offline demo model/,
+    );
+    // Without instructions (or with the app's prompt alone) the answer is as it always was.
+    expect(answer('You are Switchboard.')).toMatch(/^This is the offline demo model/);
+    expect(answer()).toMatch(/^This is the offline demo model/);
+  });
+
   it('quotes tool results, cutting long ones and naming images, and never calls a tool', () => {
     const long = 'x'.repeat(400);
     const reply = decideReply(

@@ -1,6 +1,7 @@
 import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
 import { describeDocuments } from './documents';
+import { instructionsAck } from './instructions-ack';
 import { argsFromSchema } from './schema-args';
 import { isSummaryRequest, summaryReply } from './summary';
 import { findToolMentions } from './tool-mentions';
@@ -150,12 +151,15 @@ function decideContent(request: DemoRequest, options: ReplyOptions): DemoReply {
     return limitToMaxTokens({ blocks: [intro, ...calls], stopReason: 'tool_use', failMidstream }, request.max_tokens);
   }
 
-  const text =
+  const answer =
     describeDocuments(messages, userText) ??
     plainAnswer(
       userText,
       tools.map((t) => t.name),
     );
+  // The person's instructions, when the system text carries them, are acknowledged first.
+  const ack = instructionsAck(request.system);
+  const text = ack ? `${ack}\n\n${answer}` : answer;
   return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
 }
 
