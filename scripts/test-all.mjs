@@ -31,9 +31,9 @@ function readJson(path) {
   }
 }
 
-// 0. types, the layer table (.dependency-cruiser.cjs), formatting and lint (the other source rules run with vitest below): one check each. The
-// type check comes first: vitest and the e2e build strip types without checking them, so without
-// it a type error passes every other part.
+// 0. types, the layer table (.dependency-cruiser.cjs), formatting and lint (the other source rules
+// run with vitest below): one check each. The type check comes first: vitest and the e2e build strip
+// types without checking them, so without it a type error passes every other part.
 for (const [label, cmd, args] of [
   ['types (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
   ['layers (dependency-cruiser)', 'npx', ['depcruise', 'app', 'lib', 'db', '--config', '.dependency-cruiser.cjs', '--output-type', 'err']],
