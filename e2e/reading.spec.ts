@@ -44,8 +44,10 @@ test('scrolling up while an answer streams stops the auto-scroll, and "Jump to l
   await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
   const jump = page.getByTestId('jump-to-latest');
   await expect(jump).toBeVisible();
-  // The reader stays where they are while text keeps arriving.
-  await page.waitForTimeout(600);
+  // The reader stays where they are while text keeps arriving: wait until more has streamed in.
+  const streaming = page.getByTestId('streaming-message');
+  const shown = (await streaming.textContent())?.length ?? 0;
+  await expect.poll(async () => (await streaming.textContent())?.length ?? 0).toBeGreaterThan(shown + 200);
   expect(await scroller.evaluate((el) => el.scrollTop)).toBeLessThan(50);
 
   await jump.click();
