@@ -36,8 +36,9 @@ const everythingEntry = path.join(
 
 export default defineConfig({
   testDir: 'e2e',
-  // Against `next dev` from a cold build folder: playwright.first-run.config.ts.
-  testIgnore: ['first-run/**'],
+  // Against `next dev` from a cold build folder: playwright.first-run.config.ts. The screenshots are
+  // for people to look at, not a check: `npm run screenshots` takes them (SCREENSHOTS=1).
+  testIgnore: ['first-run/**', ...(process.env.SCREENSHOTS === '1' ? [] : ['screenshots.spec.ts'])],
   fullyParallel: false,
   workers: 1,
   // One retry: a test that passes only on its retry is listed by name as flaky at the end of `npm test`
