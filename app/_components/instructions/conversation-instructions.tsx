@@ -7,7 +7,7 @@ import { createPortal } from 'react-dom';
 import { api, ApiError } from '../api';
 import { InHeaderSlot } from '../header-slot';
 import type { ConversationView } from '../types';
-import { Button, cx, Dialog } from '../ui';
+import { Button, Dialog, HeaderButton } from '../ui';
 import { draftProblem, InstructionsField } from './instructions-field';
 
 /**
@@ -65,27 +65,22 @@ const noBody = () => null;
 function InstructionsButton({ set, open, onOpen, className }: { set: boolean; open: boolean; onOpen: () => void; className?: string }) {
   const label = set ? 'Instructions (set for this conversation)' : 'Instructions';
   return (
-    <button
-      type="button"
-      aria-haspopup="dialog"
-      aria-expanded={open}
-      onClick={onOpen}
+    <HeaderButton
+      text="Instructions"
+      icon={ScrollText}
+      open={open}
+      onOpen={onOpen}
+      iconOnlyOnPhone
+      emphasized={set}
       data-testid="conversation-instructions-button"
       data-set={set}
       aria-label={label}
       title={set ? 'This conversation has its own instructions' : 'Instructions for this conversation'}
-      className={cx(
-        'relative inline-flex h-8 shrink-0 items-center gap-1.5 rounded-control px-2.5 text-[13px] font-medium transition-colors',
-        'hover:bg-surface-hover hover:text-fg max-md:h-10 max-md:px-2.5',
-        set ? 'text-fg' : 'text-muted',
-        className,
-      )}
+      className={className}
     >
-      <ScrollText className="size-4" aria-hidden />
-      <span className="max-md:hidden">Instructions</span>
       {/* Set: a dot beside the word (and on the icon alone on a phone), not colour alone — the label says it too. */}
       {set && <span className="size-1.5 rounded-full bg-accent max-md:absolute max-md:right-1.5 max-md:top-2" aria-hidden />}
-    </button>
+    </HeaderButton>
   );
 }
 
