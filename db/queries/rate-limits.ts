@@ -23,6 +23,15 @@ export function rateLimitHit(key: string, windowMs: number, now: Date): SQL {
     returning count`;
 }
 
+/** The hits counted against `key` in its current window, without adding one (0 once the window has passed). */
+export async function rateLimitCount(db: Db, key: string, windowMs: number, now = new Date()): Promise<number> {
+  const windowStart = new Date(now.getTime() - windowMs);
+  const result = await db.execute(
+    sql`select count from rate_limits where key = ${key} and window_start > ${windowStart.toISOString()}::timestamptz`,
+  );
+  return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
+}
+
 /** Takes one hit back (a sign-in that succeeded does not count against the limit). */
 export async function undoRateLimitHit(db: Db, key: string): Promise<void> {
   await db.execute(sql`update rate_limits set count = greatest(count - 1, 0) where key = ${key}`);

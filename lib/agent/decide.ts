@@ -7,8 +7,9 @@ import {
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
 import { isOneOf, PAUSED_RUN_STATUSES, type DecisionKind, type ToolCallStatus } from '@/db/vocabulary';
+import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { prepareSessionGrant, SessionGrantRefused } from '@/lib/consent/session-grant';
-import { inputProblem, withInputDefaults } from '@/lib/mcp/schema-guard';
+import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
@@ -63,8 +64,13 @@ export async function decideCall(deps: EngineDeps, given: DecisionInput): Promis
   if (edited && d.decision === 'deny') throw new DecisionError('invalid', 'input: only an approval can carry edited arguments.', 'input');
   if (edited) {
     if (filled?.problem) throw new DecisionError('invalid', `input: ${filled.problem}`, 'input');
-    if (inputProblem(call.verdict?.constraint, d.input)) {
-      throw new DecisionError('invalid', 'input: the edited arguments are outside what your grant allows for this tool.', 'input');
+    const outside = constraintUnmetBy(call.verdict?.constraint, d.input);
+    if (outside) {
+      throw new DecisionError(
+        'invalid',
+        `input: the edited arguments are outside what your grant allows for this tool: ${outside}`,
+        'input',
+      );
     }
   }
 

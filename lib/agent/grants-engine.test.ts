@@ -174,6 +174,48 @@ for (const { kind, available } of TEST_DATABASES) {
       await s.env.close();
     });
 
+    it('a path prefix is compared after normalising: encoded dots and sibling folders are refused, with the reason', async () => {
+      const s = await setup(
+        [
+          {
+            blocks: [
+              toolUse('tu_1', 'fx__write', { path: '/notes/a.md' }),
+              toolUse('tu_2', 'fx__write', { path: '/notes-private/secret.md' }),
+              toolUse('tu_3', 'fx__write', { path: '/notes/%2e%2e/%2E%2E/etc/passwd' }),
+              toolUse('tu_4', 'fx__write', { path: '/notes/x\\..\\..\\etc' }),
+              toolUse('tu_5', 'fx__write', { path: '/notes' }),
+            ],
+          },
+          { blocks: [text('done')] },
+        ],
+        [],
+      );
+      const catalog = await s.env.deps.tools!.gateway.listTools(s.env.server, { userId: s.user.id });
+      await writeGrant(h.db, {
+        owner: s.owner,
+        scope: toolScope(FIXTURE_SERVER_ID, 'write'),
+        tools: catalog.tools.filter((t) => t.name === 'write'),
+        serverUrl: s.env.server.url,
+        autoApprove: true,
+        constraint: constraintFor({ kind: 'path_prefix', field: 'path', prefix: '/notes' }),
+        expiresIn: '12h',
+        plan: 'pro',
+        existing: await listLiveGrants(h.db, s.owner),
+      });
+      await s.start();
+      await s.env.deps.idle();
+      const calls = await s.calls();
+      expect(calls.map((c) => c.status)).toEqual(['errored', 'rejected', 'rejected', 'rejected', 'errored']);
+      expect(fixture.calls.filter((c) => c.name === 'write').map((c) => c.arguments.path)).toEqual(
+        expect.arrayContaining(['/notes/a.md', '/notes']),
+      );
+      expect(fixture.calls.map((c) => c.arguments.path)).not.toContain('/notes-private/secret.md');
+      expect(calls[1]!.verdict!.reason).toMatch(/path: "\/notes-private\/secret\.md" is not \/notes or under \/notes\//);
+      expect(calls[2]!.verdict!.reason).toMatch(/encoded dot, slash, backslash or percent sign/);
+      expect(calls[3]!.verdict!.reason).toMatch(/encoded dot, slash, backslash or percent sign/);
+      await s.env.close();
+    });
+
     it('is refused, naming the field, where it would not take effect (destructive, tainted, bad constraint)', async () => {
       const s = await setup(
         [{ blocks: [toolUse('tu_1', 'fx__wipe', {}), toolUse('tu_2', 'fx__counter', {})] }, { blocks: [text('ok')] }],

@@ -2,8 +2,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { NewToolCall } from '@/db/queries/tool-calls';
 import type { StoredVerdict } from '@/db/stored-json';
+import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
-import { inputProblem, withInputDefaults } from '@/lib/mcp/schema-guard';
+import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 
 import { argsHash } from './args-hash';
@@ -80,12 +81,13 @@ export function proposeCalls(
         isError: true,
       };
     }
-    const constraintUnmet = inputProblem(grant.constraint, filled) !== null;
+    const constraintWhy = constraintUnmetBy(grant.constraint, filled);
     const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
-      constraintUnmet,
+      constraintUnmet: constraintWhy !== null,
+      constraintWhy,
       runTainted: ctx.tainted,
     });
     // The grant's constraint travels with the call: an edited input must meet it too.

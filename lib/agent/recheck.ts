@@ -1,7 +1,7 @@
 import type { RunRow } from '@/db/queries/runs';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
+import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { isUsable, NOT_SWITCHED_ON } from '@/lib/consent/grant-source';
-import { inputProblem } from '@/lib/mcp/schema-guard';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
 import type { ToolHost } from './tool-host';
@@ -49,8 +49,9 @@ export async function callsNoLongerAllowed(
         refused.set(call.id, `${server.displayName} no longer offers it as it was approved.`);
       } else if (!isUsable(grant)) {
         refused.set(call.id, grant.why ?? NOT_SWITCHED_ON);
-      } else if (inputProblem(grant.constraint, call.input) !== null) {
-        refused.set(call.id, "The arguments are outside what the person's grant now allows for this tool.");
+      } else {
+        const why = constraintUnmetBy(grant.constraint, call.input);
+        if (why) refused.set(call.id, `The arguments are outside what the person's grant now allows for this tool: ${why}`);
       }
     }
   }

@@ -8,8 +8,8 @@ import {
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
 import type { StoredVerdict } from '@/db/stored-json';
+import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
-import { inputProblem } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 import type { McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 
@@ -111,11 +111,13 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
     const grant = (await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId }, [tool])).get(tool);
     if (!grant) return ended(call, 'rejected', `${call.modelName} was not run: this tool is not switched on for this conversation.`);
     const tainted = await isConversationTainted(deps.db, run.conversationId);
+    const constraintWhy = constraintUnmetBy(grant.constraint, call.input);
     const judged = verdictFor({
       tool: { trust: tool.trust, annotations: tool.annotations },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
-      constraintUnmet: inputProblem(grant.constraint, call.input) !== null,
+      constraintUnmet: constraintWhy !== null,
+      constraintWhy,
       runTainted: tainted,
     });
     const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted };

@@ -30,7 +30,7 @@ export interface SignInContext {
  * throttles, one scrypt each) and give the same answer.
  *
  * Limits, all counted in Postgres before the password is checked, so concurrent attempts on
- * several instances cannot slip past them:
+ * several instances cannot slip past them (a malformed request is refused before any of them):
  * - per email: a growing delay between checks (limits.ts), not a lock-out — once it has passed,
  *   the right password gets in;
  * - across all clients: failed sign-ins per minute, since a per-client limit means nothing when
@@ -44,8 +44,11 @@ export async function verifyCredentials(db: Db, input: { email?: unknown; passwo
   const now = ctx.now ?? new Date();
   const limits = ctx.limits ?? authLimits();
   const parsed = credentialsSchema.safeParse(input);
-  const email = parsed.success ? normalizeEmail(parsed.data.email) : '';
-  const user = parsed.success ? await findUserByEmail(db, email) : null;
+  // A request no account could match (no email, an empty or oversized password) guesses nothing:
+  // refused before any counter, so a flood of them cannot fill the global limit for everyone.
+  if (!parsed.success) return { ok: false, reason: 'invalid' };
+  const email = normalizeEmail(parsed.data.email);
+  const user = await findUserByEmail(db, email);
   const device = user ? ctx.knownDevices.find((d) => d.userId === user.id) : undefined;
 
   // Fixed-window counters are hit first and given back when the attempt turns out not to be a failure.
@@ -64,7 +67,7 @@ export async function verifyCredentials(db: Db, input: { email?: unknown; passwo
     return { ok: false, reason: 'rate_limited' };
   }
 
-  const password = parsed.success ? parsed.data.password : '';
+  const password = parsed.data.password;
   const valid = await checkPassword(password, user?.passwordHash ?? null);
   if (!user || !user.passwordHash || !valid) return { ok: false, reason: 'invalid' };
 

@@ -127,6 +127,24 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await attempt('global-owner@example.test', RIGHT, { now: at(t0, 60_001), limits })).toMatchObject({ ok: true });
     });
 
+    it('rate limits: a malformed request is refused without counting against the global limit', async () => {
+      const t0 = new Date('2030-05-02T00:00:00Z');
+      const limits = { ...DEFAULT_AUTH_LIMITS, signInFailuresPerMinute: 3 };
+      const malformed = [{}, { email: 'x' }, { email: 'a@b', password: '' }, { email: 'someone@example.test', password: 'p'.repeat(1025) }];
+      for (const input of malformed) {
+        for (let i = 0; i < 3; i++) {
+          expect(await verifyCredentials(h.db, input, { client: '203.0.113.30', knownDevices: [], now: t0, limits })).toEqual({
+            ok: false,
+            reason: 'invalid',
+          });
+        }
+      }
+      for (let i = 0; i < 3; i++) {
+        expect(await attempt(`malformed-spray-${i}@example.test`, 'guess', { now: t0, limits })).toEqual({ ok: false, reason: 'invalid' });
+      }
+      expect(await attempt('malformed-spray-3@example.test', 'guess', { now: t0, limits })).toEqual({ ok: false, reason: 'rate_limited' });
+    });
+
     it('rate limits: with TRUSTED_PROXIES, failures are also limited per client address', async () => {
       const t0 = new Date('2030-06-01T00:00:00Z');
       const limits = { ...DEFAULT_AUTH_LIMITS, signInFailuresPerClient: 2 };

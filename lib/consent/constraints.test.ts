@@ -60,11 +60,11 @@ describe('the three forms, checked by the schema guard', () => {
   });
 
   it('a prefix with regex metacharacters is matched literally', () => {
-    const prefix = 'C:\\data (old)/[x]+.v1$^|{2}*?/';
+    const prefix = 'C:/data (old)/[x]+.v1$^|{2}*?/';
     const c = constraintFor({ kind: 'path_prefix', field: 'file', prefix });
     expect(accepts(c, { file: `${prefix}report.txt` })).toBe(true);
-    expect(accepts(c, { file: 'C:\\data (old)/[x]+Xv1$^|{2}*?/report.txt' })).toBe(false); // "." is not "any character"
-    expect(accepts(c, { file: 'C:\\data old/x.v1/' })).toBe(false);
+    expect(accepts(c, { file: 'C:/data (old)/[x]+Xv1$^|{2}*?/report.txt' })).toBe(false); // "." is not "any character"
+    expect(accepts(c, { file: 'C:/data old/x.v1/' })).toBe(false);
     expect(escapeForPattern('a.b*c')).toBe('a\\.b\\*c');
   });
 
@@ -79,6 +79,8 @@ describe('the three forms, checked by the schema guard', () => {
     const bad: [ConstraintChoice, string][] = [
       [{ kind: 'path_prefix', field: 'path', prefix: '/notes/../' }, 'prefix'],
       [{ kind: 'path_prefix', field: 'path', prefix: '' }, 'prefix'],
+      [{ kind: 'path_prefix', field: 'path', prefix: '/notes/%2E%2e/' }, 'prefix'],
+      [{ kind: 'path_prefix', field: 'path', prefix: 'C:\\notes\\' }, 'prefix'],
       [{ kind: 'one_of', field: 'mode', values: [] }, 'values'],
       [{ kind: 'one_of', field: 'mode', values: ['a', 'a'] }, 'values'],
       [{ kind: 'exact', field: '', value: 'x' }, 'field'],

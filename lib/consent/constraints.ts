@@ -23,7 +23,15 @@ export const CONSTRAINT_LIMITS = { maxFieldName: 200, maxString: 1000, maxValues
 
 const ALLOWED =
   'A constraint is one of three forms about one argument: an exact value, one of a list of values, ' +
-  'or a path prefix (a text argument that starts with the prefix and has no "..").';
+  'or a path prefix (a text argument that is the prefix or lies under it, with no "..").';
+
+/**
+ * Spellings a path prefix cannot judge: an encoded dot, slash, backslash or percent sign would be
+ * read as a separator (or as another escape) by the server after the prefix was compared, and a
+ * backslash is a separator on some systems. Values and prefixes containing one are refused.
+ */
+const UNJUDGEABLE = /%(2e|2f|5c|25)|\\/i;
+const UNJUDGEABLE_WHY = 'an encoded dot, slash, backslash or percent sign (%2e, %2f, %5c, %25) or a backslash';
 
 // RE2 has no look-ahead, so "no .." is a second pattern under `not`.
 const NO_DOT_DOT = '\\.\\.';
@@ -71,6 +79,8 @@ export function choiceProblem(choice: ConstraintChoice): ConstraintProblem | nul
         return { field: 'prefix', message: `The prefix is at most ${CONSTRAINT_LIMITS.maxString} characters long.` };
       if (prefix.includes('..'))
         return { field: 'prefix', message: 'A path prefix may not contain "..": it could climb out of the folder it names.' };
+      if (UNJUDGEABLE.test(prefix))
+        return { field: 'prefix', message: `A path prefix may not contain ${UNJUDGEABLE_WHY}: write the path plainly.` };
       return null;
     }
     default:
@@ -134,6 +144,74 @@ export function choiceOf(fragment: unknown): ConstraintChoice | null {
   if (!choice || choiceProblem(choice)) return null;
   // Exactly the fragment this choice builds, nothing more (no extra keyword that would change its meaning).
   return sameJson(constraintFor(choice), fragment) ? choice : null;
+}
+
+/** The argument and literal prefix of a stored path-prefix fragment, however old, or null. */
+function pathPrefixOf(fragment: unknown): { field: string; prefix: string } | null {
+  if (!isRecord(fragment) || !isRecord(fragment.properties)) return null;
+  const fields = Object.keys(fragment.properties);
+  if (fields.length !== 1) return null;
+  const property = fragment.properties[fields[0]!];
+  if (!isRecord(property) || typeof property.pattern !== 'string') return null;
+  const prefix = unescapePrefix(property.pattern);
+  return prefix === null ? null : { field: fields[0]!, prefix };
+}
+
+/** Removes "." and ".." segments (RFC 3986, 5.2.4) as a server resolving the path would; never above the root. */
+export function withoutDotSegments(path: string): string {
+  const segments = path.split('/');
+  const out: string[] = [];
+  segments.forEach((segment, i) => {
+    const last = i === segments.length - 1;
+    if (segment !== '.' && segment !== '..') {
+      out.push(segment);
+      return;
+    }
+    if (segment === '..' && out.length > 0 && !(out.length === 1 && out[0] === '')) out.pop();
+    if (last) out.push(''); // "/a/." names the folder "/a/"
+  });
+  return out.join('/');
+}
+
+/** The path as a server would resolve it: dot segments removed (in a URL, from its path only). */
+function resolvedPath(value: string): string {
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(value)?.[0];
+  if (origin === undefined) return withoutDotSegments(value);
+  const rest = value.slice(origin.length);
+  const cut = rest.search(/[?#]/);
+  return cut < 0 ? origin + withoutDotSegments(rest) : origin + withoutDotSegments(rest.slice(0, cut)) + rest.slice(cut);
+}
+
+/** A prefix has a trailing separator: "/notes" is "/notes" itself or under "/notes/", never "/notes-private". */
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`);
+}
+
+function underWords(prefix: string): string {
+  return prefix.endsWith('/') ? `under ${prefix}` : `${prefix} or under ${prefix}/`;
+}
+
+/**
+ * Why a call's input is outside a path-prefix constraint once its value is read the way a server
+ * would read it, or null (also for any other form, which the schema guard alone decides). The
+ * stored fragment's pattern compares the text as written; here the value is refused if it holds
+ * an encoded dot, slash, backslash or percent sign or a backslash, decoded once, its dot segments
+ * resolved, and compared with the prefix plus a separator.
+ */
+export function pathPrefixProblem(fragment: unknown, input: unknown): string | null {
+  const form = pathPrefixOf(fragment);
+  if (!form || !isRecord(input)) return null;
+  const value = input[form.field];
+  if (typeof value !== 'string') return null; // the schema guard says what is wrong with it
+  const shown = JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (UNJUDGEABLE.test(value)) return `${form.field}: ${shown} contains ${UNJUDGEABLE_WHY}, which a path limited to a prefix may not hold.`;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    return `${form.field}: ${shown} has a "%" that is not a valid escape; a path limited to a prefix is written plainly.`;
+  }
+  return isUnder(resolvedPath(decoded), form.prefix) ? null : `${form.field}: ${shown} is not ${underWords(form.prefix)}.`;
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -219,7 +297,9 @@ export function describeChoice(choice: ConstraintChoice): string {
         ? `${choice.field} is ${quote(choice.values[0]!)}`
         : `${choice.field} is one of ${choice.values.map(quote).join(', ')}`;
     case 'path_prefix':
-      return `${choice.field} starts with ${choice.prefix} (no ..)`;
+      return choice.prefix.endsWith('/')
+        ? `${choice.field} starts with ${choice.prefix} (no ..)`
+        : `${choice.field} is ${choice.prefix} or starts with ${choice.prefix}/ (no ..)`;
   }
 }
 

@@ -17,6 +17,8 @@ export interface PolicyInput {
   overPlan: boolean;
   /** The grant's argument constraint, if any, was not met by this input. */
   constraintUnmet: boolean;
+  /** What about the input missed the constraint, in words, added to the reason (lib/consent/constraint-check.ts). */
+  constraintWhy?: string | null;
   /** Text from an untrusted server has entered the conversation's context (lib/agent/taint.ts). */
   runTainted: boolean;
 }
@@ -51,7 +53,10 @@ export function verdictFor(input: PolicyInput): PolicyVerdict {
   if (input.grant.state === 'suspended')
     return result('reject', "The tool's definition changed since it was granted; it is suspended until the person reviews it.");
   if (input.overPlan) return result('reject', "This tool is not included in the user's plan.");
-  if (input.constraintUnmet) return result('reject', "The arguments are outside what the person's grant allows for this tool.");
+  if (input.constraintUnmet) {
+    const outside = "The arguments are outside what the person's grant allows for this tool";
+    return result('reject', input.constraintWhy ? `${outside}: ${input.constraintWhy}` : `${outside}.`);
+  }
   if (input.tool.annotations.destructiveHint === true)
     return result('ask', 'The server marks this tool as destructive: it asks every time.');
   if (input.runTainted && !isTrustedReadOnly(input.tool)) {

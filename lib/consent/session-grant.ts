@@ -4,9 +4,9 @@ import { isConversationTainted } from '@/db/queries/taint';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import type { AuditKeyring } from '@/lib/audit/key';
-import { inputProblem } from '@/lib/mcp/schema-guard';
 
 import { autoApproveProblem } from './auto-approve';
+import { constraintUnmetBy } from './constraint-check';
 import { auditGrantEvents, changeOf } from './grant-audit';
 import { constraintCompileProblem, grantLimitProblem, writeGrant, type GrantWrite } from './grant-writes';
 import { serverScope, toolScope } from './scopes';
@@ -52,8 +52,12 @@ export async function prepareSessionGrant(
   if (opts.constraint) {
     const bad = constraintCompileProblem(opts.constraint, tool.inputSchema);
     if (bad) throw refuse(bad, 'constraint');
-    if (inputProblem(opts.constraint, opts.input)) {
-      throw refuse("constraint: this call's own arguments do not meet it; a constraint must allow the call being approved.", 'constraint');
+    const outside = constraintUnmetBy(opts.constraint, opts.input);
+    if (outside) {
+      throw refuse(
+        `constraint: this call's own arguments do not meet it (${outside}); a constraint must allow the call being approved.`,
+        'constraint',
+      );
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/connection';
-import { hitRateLimit } from '@/db/queries/rate-limits';
+import { hitRateLimit, rateLimitCount } from '@/db/queries/rate-limits';
 import { positiveIntFromEnv } from '@/lib/env-int';
 import { AppError } from '@/lib/http/errors';
 
@@ -24,25 +24,33 @@ export function shareLookupLimits(env: Env = process.env): ShareLookupLimits {
   };
 }
 
+type Visitor = { userId: string | null; address: string | null };
+
+/** The visitor's bucket: a signed-in person, an address our proxies vouch for, or everyone else together. */
+function bucketOf(visitor: Visitor, limits: ShareLookupLimits): [key: string, limit: number] {
+  if (visitor.userId) return [`share:user:${visitor.userId}`, limits.perClient];
+  if (visitor.address) return [`share:client:${visitor.address}`, limits.perClient];
+  return ['share:unidentified', limits.unidentified];
+}
+
+function tooMany(limit: number): AppError {
+  return new AppError('rate_limited', 'share', `Too many shared links opened in a minute (at most ${limit}). Wait a minute and try again.`);
+}
+
 /**
- * Counts one token lookup against its client before the token is looked up, so a client that
- * tries tokens one after another is slowed whether or not they exist. A token is 256 random bits
- * and cannot be guessed; the limit keeps a flood of lookups from costing the database. Visitors
- * the app cannot tell apart (no session, no trusted proxy address) share one, larger bucket.
+ * Refuses a visitor whose failed lookups this minute have reached the limit, before the token is
+ * looked up; counts nothing. Only failures count (`countFailedShareLookup`): a token is 256
+ * random bits and cannot be guessed, the limit slows a client trying tokens one after another,
+ * and reading a real link must not use up the bucket that every visitor the app cannot tell
+ * apart (no session, no TRUSTED_PROXIES address) shares. A malformed token never gets here.
  */
-export async function admitShareLookup(db: Db, client: { userId: string | null; address: string | null }, env: Env = process.env) {
-  const limits = shareLookupLimits(env);
-  const [key, limit] = client.userId
-    ? [`share:user:${client.userId}`, limits.perClient]
-    : client.address
-      ? [`share:client:${client.address}`, limits.perClient]
-      : ['share:unidentified', limits.unidentified];
-  const count = await hitRateLimit(db, key, SHARE_LOOKUP_WINDOW_MS);
-  if (count > limit) {
-    throw new AppError(
-      'rate_limited',
-      'share',
-      `Too many shared links opened in a minute (at most ${limit}). Wait a minute and try again.`,
-    );
-  }
+export async function admitShareLookup(db: Db, visitor: Visitor, env: Env = process.env): Promise<void> {
+  const [key, limit] = bucketOf(visitor, shareLookupLimits(env));
+  if ((await rateLimitCount(db, key, SHARE_LOOKUP_WINDOW_MS)) >= limit) throw tooMany(limit);
+}
+
+/** Counts a well-formed token that opened nothing (unknown, revoked or expired) against its visitor. */
+export async function countFailedShareLookup(db: Db, visitor: Visitor, env: Env = process.env): Promise<void> {
+  const [key, limit] = bucketOf(visitor, shareLookupLimits(env));
+  if ((await hitRateLimit(db, key, SHARE_LOOKUP_WINDOW_MS)) > limit) throw tooMany(limit);
 }

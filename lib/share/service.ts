@@ -19,7 +19,7 @@ import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
 import { isExpired, shareExpiresAt } from './expiry';
-import { admitShareLookup } from './lookup-limits';
+import { admitShareLookup, countFailedShareLookup } from './lookup-limits';
 import { forkMessageContent, forkRuns, forkToolCall, toSharedMessage, toSharedToolCall } from './redact';
 import { hashShareToken, isWellFormedShareToken, newShareToken, shareUrl } from './tokens';
 import type { CreatedShare, SharedConversationView, ShareLinkView } from './views';
@@ -140,15 +140,19 @@ export async function revokeShare(rt: ShareRuntime, userId: string, shareId: str
 }
 
 /**
- * The link a token opens, after the lookup limit: unknown, revoked and expired links are the same
+ * The link a token opens, within the limit of failed lookups: unknown, revoked and expired links are the same
  * 404 (nothing says which); a signed-in-only link asks a signed-out visitor to sign in.
  */
 async function resolveShare(rt: ShareRuntime, token: string, visitor: ShareVisitor): Promise<ShareLinkRow> {
   const db = rt.handle.db;
-  await admitShareLookup(db, visitor);
+  // A malformed token cannot be one of ours: refused before anything is counted or looked up.
   if (!isWellFormedShareToken(token)) throw new AppError('not_found', 'share', NOT_FOUND);
+  await admitShareLookup(db, visitor);
   const link = await getShareLinkByTokenHash(db, hashShareToken(token));
-  if (!link || isExpired(link.expiresAt, new Date())) throw new AppError('not_found', 'share', NOT_FOUND);
+  if (!link || isExpired(link.expiresAt, new Date())) {
+    await countFailedShareLookup(db, visitor);
+    throw new AppError('not_found', 'share', NOT_FOUND);
+  }
   if (link.audience === 'signed_in' && !visitor.userId) {
     throw new AppError('unauthorized', 'share', 'Sign in to read this conversation: its owner shares it with signed-in people only.');
   }

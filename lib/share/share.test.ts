@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
@@ -6,7 +6,7 @@ import { createConversation, deleteConversation, getConversation, setConversatio
 import { listMessages } from '@/db/queries/messages';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser, setUserInstructions } from '@/db/queries/users';
-import { shareLinks, toolGrants } from '@/db/schema';
+import { rateLimits, shareLinks, toolGrants } from '@/db/schema';
 import { decideCall } from '@/lib/agent/decide';
 import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/deps';
 import { startRun } from '@/lib/agent/engine';
@@ -360,16 +360,46 @@ for (const { kind, available } of TEST_DATABASES) {
           ORIGIN,
         );
         const reader = await newUser('reader');
-        for (let i = 0; i < 3; i++) await openShare(rt, tokenOf(url), { userId: reader.id }, null);
+        for (let i = 0; i < 3; i++) await rejection(openShare(rt, 'y'.repeat(43), { userId: reader.id }, null));
         const limited = await rejection(openShare(rt, tokenOf(url), { userId: reader.id }, null));
         expect(limited.code).toBe('rate_limited:share');
         expect(limited.message).toMatch(/at most 3/);
-        // Unknown tokens count too: the limit is checked before the lookup.
+        // Past the limit of failed lookups, the limit is checked before the lookup.
         for (let i = 0; i < 3; i++) await rejection(openShare(rt, 'x'.repeat(43), null, '203.0.113.9'));
         expect((await rejection(openShare(rt, tokenOf(url), null, '203.0.113.9'))).code).toBe('rate_limited:share');
         // Others are not held back.
         expect((await openShare(rt, tokenOf(url), null, '203.0.113.10')).title).toBeTruthy();
         expect((await openShare(rt, tokenOf(url), null, null)).title).toBeTruthy();
+        await env.close();
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
+
+    it('counts failed lookups only: malformed tokens touch no bucket, and reading a real link uses up nothing', async () => {
+      vi.stubEnv('SHARE_LOOKUPS_PER_MINUTE', '2');
+      vi.stubEnv('SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE', '2');
+      await h.db.delete(rateLimits).where(like(rateLimits.key, 'share:%'));
+      try {
+        const { owner, conversation, env } = await conversationWithTurns();
+        const { url } = await createShare(
+          rt,
+          owner.id,
+          conversation.id,
+          { includeToolDetails: false, audience: 'anyone', expiresIn: 'never' },
+          ORIGIN,
+        );
+        // A flood of malformed tokens (wrong length, wrong alphabet) is a 404 each, and counts nothing.
+        for (const bad of ['AAAA', 'A'.repeat(42), 'A'.repeat(44), `${'A'.repeat(42)}=`, `${'A'.repeat(42)}/`]) {
+          for (let i = 0; i < 5; i++) expect((await rejection(openShare(rt, bad, null, null))).code).toBe('not_found:share');
+        }
+        expect(await h.db.select().from(rateLimits).where(like(rateLimits.key, 'share:%'))).toEqual([]);
+        // Every signed-out reader shares one bucket, and successful reads do not fill it.
+        for (let i = 0; i < 10; i++) expect((await openShare(rt, tokenOf(url), null, null)).title).toBeTruthy();
+        for (let i = 0; i < 5; i++) expect((await openShare(rt, tokenOf(url), null, '203.0.113.20')).title).toBeTruthy();
+        // Well-formed tokens that open nothing are what counts.
+        for (let i = 0; i < 2; i++) expect((await rejection(openShare(rt, 'z'.repeat(43), null, null))).code).toBe('not_found:share');
+        expect((await rejection(openShare(rt, 'z'.repeat(43), null, null))).code).toBe('rate_limited:share');
         await env.close();
       } finally {
         vi.unstubAllEnvs();
