@@ -37,6 +37,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
     namespace: 'fixture',
     url: 'https://mcp.example.test/mcp',
     trust: 'untrusted',
+    trustContent: false,
     timeoutMs: 30_000,
     enabled: false,
     builtin: false,
