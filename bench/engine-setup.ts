@@ -64,10 +64,10 @@ export async function userWithServer(handle: DbHandle, mcpUrl: string): Promise<
   const ctx = { db: handle.db, box, remote: setup.remote, builtinListing: setup.builtinListing, allowLoopback: true };
   const added = await addServer(ctx, userId, { name: 'Bench fixture', namespace: 'fx', url: mcpUrl });
   if (added.status !== 'connected') throw new Error(`the bench fixture server did not connect: ${added.lastError}`);
-  // Trusted, as an operator's vetted server is: an untrusted one taints the conversation as soon
-  // as its tools are offered, and every call then waits for a person (lib/consent/policy.ts).
-  // The kept catalog carries the trust it was listed under: list again.
-  await updateServer(handle.db, userId, added.id, { trust: 'trusted' }, { urlChanged: false });
+  // Trusted both ways, as an operator's vetted server is: an untrusted one taints the conversation as
+  // soon as its tools are offered (its results, unless its content is trusted), and every call then
+  // waits for a person (lib/consent/policy.ts). The kept catalog carries the trust it was listed under: list again.
+  await updateServer(handle.db, userId, added.id, { trust: 'trusted', trustContent: true }, { urlChanged: false });
   const listed = await refreshServer(ctx, userId, added.id);
   await enableServerTools(ctx, userId, added.id, Object.fromEntries(listed.tools.map((t) => [t.name, t.fingerprint])));
   const app = createAppTools(handle.db, {

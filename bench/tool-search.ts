@@ -39,6 +39,7 @@ export async function toolSearchFigures(report: BenchReport, db: BenchDb): Promi
       displayName: DOMAINS[ns]!.title,
       url: servers.urlOf(ns),
       trust: 'trusted',
+      trustContent: true,
       timeoutMs: 5000,
     }));
     const tools: ToolHost = {

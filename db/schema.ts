@@ -302,6 +302,9 @@ export const toolCalls = pgTable(
     // The tool as it was when called: trust and hints decide retries, schemas validate edits
     // and results, and the audit log shows what the person approved.
     trust: text('trust', { enum: TRUST_LEVELS }),
+    // Whether the person trusted its server's content when the outcome was stored: a result whose
+    // content was not trusted taints the conversation (db/queries/taint.ts reads it back).
+    contentTrusted: boolean('content_trusted').notNull().default(false),
     annotations: jsonb('annotations').$type<StoredAnnotations>(),
     inputSchema: jsonb('input_schema').$type<Record<string, unknown>>(),
     outputSchema: jsonb('output_schema').$type<Record<string, unknown>>(),
@@ -425,7 +428,11 @@ export const mcpServers = pgTable(
     // Prefix of the model-facing tool names (lib/mcp/naming.ts); unique per user.
     namespace: text('namespace').notNull(),
     url: text('url').notNull(),
+    // Whether its annotations (read-only, idempotent…) are believed.
     trust: text('trust', { enum: TRUST_LEVELS }).notNull().default('untrusted'),
+    // Whether what it returns is believed: unless it is, its results, errors, questions, progress,
+    // prompts and resources taint the conversation (lib/agent/taint.ts).
+    trustContent: boolean('trust_content').notNull().default(false),
     // Sealed JSON object of header name → value.
     headersSealed: text('headers_sealed'),
     // A pre-registered OAuth client, when the person has one for this server.

@@ -8,7 +8,8 @@ import { appOrigin, jsonWrite, newUser, sendWithEnter, signInViaUi, signOutViaUi
 // offered; "Allow for this session" lasts until sign-out; a switched-off default outlasts it; a
 // tool whose definition changes is suspended until the person looks again; an edited call runs
 // as edited. Against the e2e fixture server (e2e/fixtures/mcp-fixture-server.ts) on loopback,
-// added as a trusted server so that its results do not taint the conversation.
+// added as a server trusted both ways (its annotations and its content) so that its results do not
+// taint the conversation.
 
 const FIXTURE_CONTROL = `http://127.0.0.1:${FIXTURE_PORT}/test/description`;
 
@@ -62,7 +63,13 @@ test('consent: the Tools panel, allow for this session, sign-out, a changed tool
   // The fixture server, added and reviewed as on the servers page (e2e/servers.spec.ts covers the page itself).
   const added = await page.request.post('/api/servers', {
     headers: jsonWrite(origin),
-    data: { name: 'Fixture', url: FIXTURE_URL, trust: 'trusted', headers: { [FIXTURE_API_KEY_HEADER]: FIXTURE_API_KEY } },
+    data: {
+      name: 'Fixture',
+      url: FIXTURE_URL,
+      trust: 'trusted',
+      trustContent: true,
+      headers: { [FIXTURE_API_KEY_HEADER]: FIXTURE_API_KEY },
+    },
   });
   expect(added.status(), await added.text()).toBe(201);
   const { server } = (await added.json()) as { server: { id: string; tools: { name: string; fingerprint: string }[] } };

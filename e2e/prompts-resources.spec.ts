@@ -115,7 +115,7 @@ test('a prompt from `/`, a resource with `@` the model quotes, a template, marke
 
   // Both came from an untrusted server: the conversation is tainted, and the panel says by what.
   const tools = (await (await page.request.get(`/api/conversations/${id}/tools`)).json()) as { tainted: { reason: string } | null };
-  expect(tools.tainted?.reason).toMatch(new RegExp(`^The prompt "summarize" of the untrusted server "${SERVER}"`));
+  expect(tools.tainted?.reason).toMatch(new RegExp(`^The prompt "summarize" of the server "${SERVER}" \\(content not trusted\\)`));
 
   // After a reload the marks are still there (read from the stored origin).
   await page.reload();

@@ -125,6 +125,24 @@ test('add the fixture server with its API key, review and enable its tools, then
     await expect(server.getByRole('button', { name: 'Edit' })).toBeFocused();
   });
 
+  await test.step('Edit: trusting its content is a switch of its own, beside its annotations, and says what it changes', async () => {
+    await expect(server).toContainText('content untrusted');
+    await server.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit “Fixture”' });
+    const annotations = dialog.getByRole('switch', { name: 'Trust its annotations' });
+    const content = dialog.getByRole('switch', { name: 'Trust its content' });
+    await expect(annotations).toHaveAttribute('aria-checked', 'false');
+    await expect(content).toHaveAttribute('aria-checked', 'false');
+    await expect(dialog.getByText(/asks you before any tool that reaches outside systems/)).toBeVisible();
+    await content.click();
+    await expect(content).toHaveAttribute('aria-checked', 'true');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(server).toContainText('content trusted');
+    await page.reload();
+    await expect(card(page, 'Fixture')).toContainText('content trusted');
+  });
+
   await test.step('Test connection and Refresh tools keep it connected', async () => {
     await server.getByRole('button', { name: 'Test connection' }).click();
     await expect(server.getByTestId('server-status')).toHaveText('Connected');

@@ -11,8 +11,14 @@ import { startScriptedModel, type RecordedRequest, type ScriptedReply } from './
 
 export const FIXTURE_SERVER_ID = 'fixture-server';
 
-export function fixtureConfig(url: string, trust: Trust = 'trusted', timeoutMs = 5000): McpServerConfig {
-  return { id: FIXTURE_SERVER_ID, namespace: 'fx', displayName: 'Fixture', url, trust, timeoutMs };
+/** The fixture server's config; unless a test says otherwise, a trusted one is trusted both ways (annotations and content). */
+export function fixtureConfig(
+  url: string,
+  trust: Trust = 'trusted',
+  timeoutMs = 5000,
+  trustContent = trust === 'trusted',
+): McpServerConfig {
+  return { id: FIXTURE_SERVER_ID, namespace: 'fx', displayName: 'Fixture', url, trust, trustContent, timeoutMs };
 }
 
 /** The engine wired to a scripted model and the fixture MCP server, both real HTTP on 127.0.0.1. */
@@ -21,6 +27,8 @@ export async function toolEngine(
   opts: {
     script: (ScriptedReply | ((req: RecordedRequest) => ScriptedReply))[];
     trust?: Trust;
+    /** Whether the fixture's content is trusted (default: as far as its annotations are). */
+    trustContent?: boolean;
     timeoutMs?: number;
     grants?: Record<string, Partial<ToolGrant>>;
     /** Another grant source (e.g. the stored one); `grants` is then ignored. */
@@ -31,7 +39,7 @@ export async function toolEngine(
 ) {
   const fixture = opts.fixture ?? (await startFixtureServer());
   const model = await startScriptedModel(opts.script);
-  const server = fixtureConfig(fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000);
+  const server = fixtureConfig(fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000, opts.trustContent);
   const tools: ToolHost = {
     gateway: createMcpGateway({ fetch: loopbackFetch }),
     serversFor: async () => [server],

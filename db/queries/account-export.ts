@@ -101,6 +101,7 @@ export async function loadAccountData(db: Db, userId: string) {
         namespace: mcpServers.namespace,
         url: mcpServers.url,
         trust: mcpServers.trust,
+        trustContent: mcpServers.trustContent,
         timeoutMs: mcpServers.timeoutMs,
         enabled: mcpServers.enabled,
         hasHeaders: sql<boolean>`${mcpServers.headersSealed} is not null`,

@@ -14,6 +14,8 @@ export interface NewServer {
   namespace: string;
   url: string;
   trust: Trust;
+  /** Absent: false, what a new server starts with. */
+  trustContent?: boolean;
   headersSealed: string | null;
   oauthClientId: string | null;
   oauthClientSecretSealed: string | null;

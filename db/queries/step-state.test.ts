@@ -61,7 +61,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await readStepState(h.db, user.id, conversation.id)).toMatchObject({
         tokensToday: 0,
         hasStoredResults: false,
-        tainted: false,
+        taintedBy: null,
       });
       await addModelTokens(h.db, user.id, 1234);
       await markConversationTainted(h.db, conversation.id, {
@@ -71,7 +71,7 @@ for (const { kind, available } of TEST_DATABASES) {
         serverId: 's',
         serverName: 'S',
       });
-      expect(await readStepState(h.db, user.id, conversation.id)).toMatchObject({ tokensToday: 1234, tainted: true });
+      expect(await readStepState(h.db, user.id, conversation.id)).toMatchObject({ tokensToday: 1234, taintedBy: 'S' });
       expect(await readStepState(h.db, user.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
     });
 

@@ -16,10 +16,10 @@ export interface StepState {
   /** Whether a tool result of the conversation was too large to send whole (the paging tool is offered then). */
   hasStoredResults: boolean;
   /**
-   * Whether text from an untrusted server entered the conversation's context: its mark, or a
-   * stored result of an untrusted server (the same rule as getConversationTaint).
+   * The server whose untrusted content entered the conversation's context, by name, or null: its
+   * mark, or a stored result whose content was not trusted (the same rule as getConversationTaint).
    */
-  tainted: boolean;
+  taintedBy: string | null;
   /** The person's instructions (null: none): their own for every conversation, and this conversation's. */
   instructions: { personal: string | null; conversation: string | null };
 }
@@ -31,10 +31,11 @@ export async function readStepState(db: Db, userId: string, conversationId: stri
     select u.tools_rev,
       coalesce((select tokens from model_usage where user_id = u.id and day = ${utcDay(now)}), 0) as tokens_today,
       exists (select 1 from tool_calls t where t.conversation_id = conversations.id and t.full_text is not null) as has_stored_results,
-      (conversations.tainted is not null or exists (
-        select 1 from tool_calls t
-        where t.conversation_id = conversations.id and t.trust = 'untrusted' and t.status in ('succeeded', 'errored')
-      )) as tainted,
+      coalesce(conversations.tainted ->> 'serverName', (
+        select coalesce(t.server_name, 'an untrusted server') from tool_calls t
+        where t.conversation_id = conversations.id and not t.content_trusted and t.status in ('succeeded', 'errored')
+        order by t.created_at asc limit 1
+      )) as tainted_by,
       u.instructions as personal_instructions,
       conversations.instructions as conversation_instructions
     from users u, conversations
@@ -43,7 +44,7 @@ export async function readStepState(db: Db, userId: string, conversationId: stri
     tools_rev: string | number;
     tokens_today: string | number;
     has_stored_results: boolean;
-    tainted: boolean;
+    tainted_by: string | null;
     personal_instructions: string | null;
     conversation_instructions: string | null;
   }>(result)[0];
@@ -52,7 +53,7 @@ export async function readStepState(db: Db, userId: string, conversationId: stri
     toolsRev: Number(row.tools_rev),
     tokensToday: Number(row.tokens_today),
     hasStoredResults: Boolean(row.has_stored_results),
-    tainted: Boolean(row.tainted),
+    taintedBy: row.tainted_by ?? null,
     instructions: { personal: row.personal_instructions ?? null, conversation: row.conversation_instructions ?? null },
   };
 }

@@ -5,9 +5,9 @@ import { conversations } from '../schema';
 import { parseStored, storedTaint, type StoredTaint } from '../stored-json';
 
 /**
- * Records that text from an untrusted server entered the conversation's model context. Only the
- * first time counts (it is what the panel explains); a conversation never becomes untainted.
- * Returns whether this call was the one that set it.
+ * Records that content the person does not vouch for (from a server whose content is not
+ * trusted) entered the conversation's model context. Only the first time counts (it is what the
+ * panel explains); a conversation never becomes untainted. Returns whether this call set it.
  */
 export async function markConversationTainted(db: Db, conversationId: string, taint: StoredTaint): Promise<boolean> {
   const rows = await db
@@ -19,12 +19,13 @@ export async function markConversationTainted(db: Db, conversationId: string, ta
 }
 
 /**
- * How the conversation first got tainted, or null. Besides the stored mark, a stored result of an
- * untrusted server counts by itself: conversations from before the mark existed have only that,
- * and a crash between storing a result and marking the conversation must not leave it untainted.
+ * How the conversation first got tainted, or null. Besides the stored mark, a stored result whose
+ * content was not trusted (`tool_calls.content_trusted`, as it stood when the result was stored)
+ * counts by itself: conversations from before the mark existed have only that, and a crash
+ * between storing a result and marking the conversation must not leave it untainted.
  */
 export async function getConversationTaint(db: Db, conversationId: string): Promise<StoredTaint | null> {
-  // One statement: the mark, and the first stored result of an untrusted server (read only when there is no mark).
+  // One statement: the mark, and the first stored result of untrusted content (read only when there is no mark).
   // Raw `conversations.…` in the subquery: an interpolated column may be rendered unqualified, and `id` alone is t.id there.
   const rows = await db
     .select({
@@ -32,7 +33,7 @@ export async function getConversationTaint(db: Db, conversationId: string): Prom
       first: sql<FirstUntrusted | null>`(select json_build_object('serverId', t.server_id, 'serverName', t.server_name, 'tool', t.tool,
           'at', coalesce(t.ended_at, t.created_at))
         from tool_calls t
-        where conversations.tainted is null and t.conversation_id = conversations.id and t.trust = 'untrusted'
+        where conversations.tainted is null and t.conversation_id = conversations.id and not t.content_trusted
           and t.status in ('succeeded', 'errored')
         order by t.created_at asc limit 1)`,
     })
@@ -60,7 +61,7 @@ interface FirstUntrusted {
   at: string;
 }
 
-/** Whether text from an untrusted server has entered the conversation's model context (see getConversationTaint). */
+/** Whether content the person does not vouch for has entered the conversation's model context (see getConversationTaint). */
 export async function isConversationTainted(db: Db, conversationId: string): Promise<boolean> {
   return (await getConversationTaint(db, conversationId)) !== null;
 }

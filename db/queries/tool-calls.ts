@@ -49,6 +49,7 @@ export type ToolCallPatch = Partial<
     | 'signIn'
     | 'requestState'
     | 'foundTools'
+    | 'contentTrusted'
     | 'startedAt'
     | 'endedAt'
   >

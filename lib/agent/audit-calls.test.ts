@@ -96,7 +96,7 @@ for (const { kind, available } of TEST_DATABASES) {
           by: user.id,
           decision: 'allow_once',
           // The untrusted server's tool descriptions entered the context with the offer: the conversation is tainted.
-          rule: 'Text from an untrusted server has entered this conversation, so tools that write or reach outside need approval.',
+          rule: expect.stringMatching(/^The conversation holds content from "[^"]+", which could steer the model; /),
         },
         arguments: { edited: false },
         outcome: 'succeeded',

@@ -161,10 +161,10 @@ async function advanceStep(
     : NO_TOOLS;
   // An untrusted server's tool descriptions are about to enter the model's context. Nothing else
   // taints the conversation until the step's calls run: what is known now holds for its proposals.
-  const tainted = await markOfferTaint(deps.db, run.conversationId, offer, { tainted: state.tainted });
+  const taintedBy = await markOfferTaint(deps.db, run.conversationId, offer, { taintedBy: state.taintedBy });
   // The step's number and its name map are written with what it produced (afterStep), not before
   // the model call: until then nothing of the step is stored, and a take-over simply redoes it.
-  const step = { number: run.step + 1, nameMap: offer.nameMap, tainted, toolsRev: state.toolsRev };
+  const step = { number: run.step + 1, nameMap: offer.nameMap, taintedBy, toolsRev: state.toolsRev };
   const messageId = randomUUID();
   // Sent within the model's window: older results stubbed, the oldest turns summarized when needed (./context).
   const target = { conversationId: run.conversationId, runId: run.id, messageId };
@@ -175,7 +175,7 @@ async function advanceStep(
 async function afterStep(
   deps: EngineDeps,
   run: RunRow,
-  step: { number: number; nameMap: RunRow['nameMap']; tainted: boolean; toolsRev: number },
+  step: { number: number; nameMap: RunRow['nameMap']; taintedBy: string | null; toolsRev: number },
   offer: ToolOffer,
   messageId: string,
   outcome: StepOutcome,
@@ -210,7 +210,7 @@ async function afterStep(
           conversationId: run.conversationId,
           userId: run.userId,
           step: step.number,
-          tainted: step.tainted,
+          taintedBy: step.taintedBy,
         })
       : [];
   const message = { id: messageId, role: 'assistant' as const, content, stopReason: outcome.stopReason };

@@ -98,7 +98,10 @@ async function executeOne(
 
   let current = call;
   let outcome: CallOutcome | undefined;
-  const taint = callTaint(deps.db, call, tool.trust !== 'trusted' || server.trust !== 'trusted');
+  // Believed only if it was when proposed and still is: a person who stops trusting the server's
+  // content meanwhile is heard. Stored with the outcome, so the taint read later is what held here.
+  const contentTrusted = call.contentTrusted && server.trustContent === true;
+  const taint = callTaint(deps.db, call, !contentTrusted);
   const onProgress = (p: ProgressUpdate) => {
     taint.progress(p);
     deps.events.live(run.conversationId, run.id, 'tool_call.progress', { toolCallId: current.id, ...p });
@@ -131,8 +134,11 @@ async function executeOne(
   }
   const ran = outcome!;
   await taint.outcome(ran);
-  const overQuota = ran.kind === 'result' ? (quota: number) => resultPatch(current, server, ran.result, quotaFullNote(quota)) : undefined;
-  return complete(deps, current, patchFor(current, server, ran), overQuota);
+  const overQuota =
+    ran.kind === 'result'
+      ? (quota: number) => ({ ...resultPatch(current, server, ran.result, quotaFullNote(quota)), contentTrusted })
+      : undefined;
+  return complete(deps, current, { ...patchFor(current, server, ran), contentTrusted }, overQuota);
 }
 
 /** The host's own tools: answered here, never by a server. */

@@ -276,7 +276,7 @@ for (const { kind, available } of TEST_DATABASES) {
       ]);
       await expect(
         decideCall(s.env.deps, { userId: s.user.id, toolCallId: counter!.id, decision: 'allow_session', argsHash: counter!.argsHash }),
-      ).rejects.toMatchObject({ field: 'decision', message: expect.stringMatching(/untrusted server/) });
+      ).rejects.toMatchObject({ field: 'decision', message: expect.stringMatching(/content you do not trust/) });
       // Nothing was decided, and no grant changed.
       expect((await s.calls()).slice(0, 2).map((c) => c.status)).toEqual(['pending_approval', 'pending_approval']);
       expect((await listLiveGrants(h.db, s.owner)).every((g) => !g.autoApprove)).toBe(true);

@@ -19,7 +19,8 @@ import type { ToolOffer } from './tool-host';
 export function proposeCalls(
   content: Anthropic.ContentBlockParam[],
   offer: ToolOffer,
-  ctx: { runId: string; conversationId: string; userId: string; step: number; tainted: boolean },
+  /** `taintedBy`: the server whose untrusted content is in the conversation, by name; null: none is. */
+  ctx: { runId: string; conversationId: string; userId: string; step: number; taintedBy: string | null },
 ): NewToolCall[] {
   const uses = content.filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use');
   return uses.map((use, position) => {
@@ -67,6 +68,8 @@ export function proposeCalls(
       serverName: server.displayName,
       tool: tool.name,
       trust: tool.trust,
+      // Its result taints the conversation unless the person trusts this server's content (lib/agent/taint.ts).
+      contentTrusted: server.trustContent === true,
       annotations: { ...tool.annotations },
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema ?? null,
@@ -83,15 +86,21 @@ export function proposeCalls(
     }
     const constraintWhy = constraintUnmetBy(grant.constraint, filled);
     const judged = verdictFor({
-      tool: { trust: tool.trust, annotations: tool.annotations },
+      tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
       constraintUnmet: constraintWhy !== null,
       constraintWhy,
-      runTainted: ctx.tainted,
+      taintedBy: ctx.taintedBy,
     });
     // The grant's constraint travels with the call: an edited input must meet it too.
-    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted: ctx.tainted };
+    const verdict: StoredVerdict = {
+      v: 1,
+      ...judged,
+      grantId: grant.grantId,
+      constraint: grant.constraint,
+      tainted: ctx.taintedBy !== null,
+    };
     if (judged.verdict === 'reject') {
       return {
         ...described,

@@ -18,6 +18,8 @@ export const HOST_SERVER: McpServerConfig = {
   displayName: 'Switchboard',
   url: 'builtin://switchboard',
   trust: 'trusted',
+  // What its tools answer is the host's own (a stored result, already judged when it came in).
+  trustContent: true,
   timeoutMs: 10_000,
   builtin: true,
 };

@@ -1,5 +1,5 @@
 import { getRun, type RunRow } from '@/db/queries/runs';
-import { isConversationTainted } from '@/db/queries/taint';
+import { getConversationTaint } from '@/db/queries/taint';
 import {
   getToolCall,
   listCallsAwaitingSignIn,
@@ -110,17 +110,23 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
     }
     const grant = (await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId }, [tool])).get(tool);
     if (!grant) return ended(call, 'rejected', `${call.modelName} was not run: this tool is not switched on for this conversation.`);
-    const tainted = await isConversationTainted(deps.db, run.conversationId);
+    const taintedBy = (await getConversationTaint(deps.db, run.conversationId))?.serverName ?? null;
     const constraintWhy = constraintUnmetBy(grant.constraint, call.input);
     const judged = verdictFor({
-      tool: { trust: tool.trust, annotations: tool.annotations },
+      tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
       constraintUnmet: constraintWhy !== null,
       constraintWhy,
-      runTainted: tainted,
+      taintedBy,
     });
-    const verdict: StoredVerdict = { v: 1, ...judged, grantId: grant.grantId, constraint: grant.constraint, tainted };
+    const verdict: StoredVerdict = {
+      v: 1,
+      ...judged,
+      grantId: grant.grantId,
+      constraint: grant.constraint,
+      tainted: taintedBy !== null,
+    };
     if (judged.verdict === 'reject') return { ...ended(call, 'rejected', `${call.modelName} was not run: ${judged.reason}`), verdict };
     if (judged.verdict === 'ask' && !call.decision) return { status: 'pending_approval', verdict };
     return { ...runnable, verdict };

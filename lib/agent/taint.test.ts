@@ -118,7 +118,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       expect(await storedMark(conversation.id)).toMatchObject({ source: 'result', serverName: 'Fixture', tool: 'lying_readonly' });
       expect((await conversationTaint(h.db, conversation.id))!.reason).toMatch(
-        /^A result of "lying_readonly" from the untrusted server "Fixture" entered the conversation/,
+        /^A result of "lying_readonly" from the server "Fixture" \(content not trusted\) entered the conversation/,
       );
       // A conversation from before the mark existed: its untrusted result still counts.
       await forgetMark(conversation.id);
@@ -141,7 +141,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await getRun(h.db, runId))!.status).toBe('awaiting_input');
       expect(await storedMark(conversation.id)).toMatchObject({ source: 'elicitation', serverName: 'Fixture', tool: 'ask_input' });
       expect((await conversationTaint(h.db, conversation.id))!.reason).toMatch(
-        /^The untrusted server "Fixture" asked a question while running "ask_input"/,
+        /^The server "Fixture" \(content not trusted\) asked a question while running "ask_input"/,
       );
       await env.close();
     });
@@ -157,7 +157,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       expect(await storedMark(conversation.id)).toMatchObject({ source: 'progress', serverName: 'Fixture', tool: 'slow' });
       expect((await conversationTaint(h.db, conversation.id))!.reason).toMatch(
-        /^The untrusted server "Fixture" sent progress messages while running "slow"/,
+        /^The server "Fixture" \(content not trusted\) sent progress messages while running "slow"/,
       );
       await env.close();
     });
@@ -208,7 +208,9 @@ for (const { kind, available } of TEST_DATABASES) {
         expect(await storedMark(conversation.id)).toMatchObject({ source: 'tool_description', serverName: 'Stranger' });
         const [call] = await listConversationToolCalls(h.db, conversation.id);
         expect(call).toMatchObject({ status: 'pending_approval', verdict: { verdict: 'ask' } });
-        expect(call!.verdict!.reason).toMatch(/untrusted server/);
+        expect(call!.verdict!.reason).toMatch(
+          /^The conversation holds content from "Stranger", which could steer the model; this tool is not marked read-only/,
+        );
         expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
         expect(fixture.state.counter).toBe(before);
         // A trusted read-only tool is still automatic: it cannot act on what was read.

@@ -9,11 +9,14 @@ import type { CallOutcome, ProgressUpdate } from '@/lib/mcp/types';
 import type { ToolOffer } from './tool-host';
 
 /**
- * Where the engine marks a conversation tainted: each place where text written by an untrusted
- * server enters what the model reads (or what the person is shown inside the turn) — the tool
- * descriptions and titles of a step's offer, a result, an elicitation message, progress text.
- * The mark is durable (`conversations.tainted`), set once, and read at propose time by the
- * decision table (`runTainted`) and by the tools panel (lib/consent/taint.ts explains it).
+ * Where the engine marks a conversation tainted: each place where text the person does not vouch
+ * for enters what the model reads (or what the person is shown inside the turn). A server's tool
+ * descriptions and titles are its definition, reviewed and pinned by fingerprint: they taint when
+ * its annotations are not trusted (`trust`). What it returns at run time — a result, an error, an
+ * elicitation message, progress text — taints unless the person trusts its content
+ * (`trustContent`): believing a server's annotations is not believing what a web page it fetched
+ * says. The mark is durable (`conversations.tainted`), set once, and read at propose time by the
+ * decision table (`taintedBy`) and by the tools panel (lib/consent/taint.ts explains it).
  */
 
 export function taintOf(source: TaintSource, from: { serverId: string; serverName: string; tool?: string | null }): StoredTaint {
@@ -28,35 +31,40 @@ export function taintOf(source: TaintSource, from: { serverId: string; serverNam
 }
 
 /**
- * Before a model step: an untrusted server's tool offered to the model brings its description and
- * title in. `tainted`: the conversation is known to be tainted already (nothing to write). Returns
- * whether it is tainted now.
+ * Before a model step: a tool offered to the model brings its description and title in; those of
+ * a server whose annotations are not trusted taint. `taintedBy`: who tainted the conversation
+ * already (nothing to write). Returns who tainted it, by server name, or null: it is not tainted.
  */
-export async function markOfferTaint(db: Db, conversationId: string, offer: ToolOffer, opts: { tainted?: boolean } = {}): Promise<boolean> {
+export async function markOfferTaint(
+  db: Db,
+  conversationId: string,
+  offer: ToolOffer,
+  opts: { taintedBy?: string | null } = {},
+): Promise<string | null> {
+  if (opts.taintedBy) return opts.taintedBy;
   const first = [...offer.routes.values()].find((r) => r.tool.trust !== 'trusted' || r.server.trust !== 'trusted');
-  if (!first) return Boolean(opts.tainted);
-  if (opts.tainted) return true;
+  if (!first) return null;
   const from = { serverId: first.tool.serverId, serverName: first.server.displayName, tool: first.tool.name };
   await markConversationTainted(db, conversationId, taintOf('tool_description', from));
-  return true;
+  return from.serverName;
 }
 
 /**
- * The marks one call of a server may set while it runs (nothing for a trusted server): its first
+ * The marks one call of a server may set while it runs (nothing when its content is trusted): its first
  * progress message with text (one write, not one per message), and then its outcome — the
  * server's own words, a result, its error or its question to the person — before it is stored.
  */
-export function callTaint(db: Db, call: ToolCallRow, untrusted: boolean) {
+export function callTaint(db: Db, call: ToolCallRow, untrustedContent: boolean) {
   let marking: Promise<void> | undefined;
   return {
     progress(p: ProgressUpdate): void {
-      if (!untrusted || !p.message || marking) return;
+      if (!untrustedContent || !p.message || marking) return;
       marking = markCallTaint(db, call, 'progress').catch((err) => console.error('[taint] progress mark failed:', errorSummary(err)));
     },
     async outcome(outcome: CallOutcome): Promise<void> {
       await marking;
       const source = OUTCOME_SOURCES[outcome.kind];
-      if (untrusted && source) await markCallTaint(db, call, source);
+      if (untrustedContent && source) await markCallTaint(db, call, source);
     },
   };
 }
@@ -71,7 +79,7 @@ const OUTCOME_SOURCES: Record<CallOutcome['kind'], TaintSource | null> = {
   needs_sign_in: null,
 };
 
-/** Marks the conversation of a call to an untrusted server; a no-op once it is tainted. */
+/** Marks the conversation of a call whose server's content is not trusted; a no-op once it is tainted. */
 export async function markCallTaint(
   db: Db,
   call: { conversationId: string; serverId: string | null; serverName: string | null; tool: string | null },

@@ -37,6 +37,7 @@ const row: ToolCallRow & { fullText: string } = {
     constraint: { enum: [1] },
   },
   trust: 'untrusted',
+  contentTrusted: true,
   annotations: { readOnlyHint: true },
   inputSchema: { type: 'object' },
   outputSchema: null,

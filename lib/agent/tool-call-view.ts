@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 import type { WaitReason } from '@/db/vocabulary';
 import { autoApproveProblem } from '@/lib/consent/auto-approve';
+import { holdsPrivateData } from '@/lib/mcp/builtin';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { toolCallViewSchema } from './event-payloads';
@@ -49,7 +50,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
 /** "Allow for this session" is offered only where it would take effect (lib/consent/auto-approve.ts). */
 function allowForSessionOf(c: ToolCallRow): ToolCallView['allowForSession'] {
   if (!c.serverId || !c.tool || !c.trust) return { offered: false, why: 'It names no tool of a server.' };
-  const why = autoApproveProblem({ trust: c.trust, annotations: c.annotations ?? {} }, c.verdict?.tainted === true);
+  const tool = { trust: c.trust, annotations: c.annotations ?? {}, privateData: holdsPrivateData(c.serverId) };
+  const why = autoApproveProblem(tool, c.verdict?.tainted === true);
   return { offered: why === null, why };
 }
 

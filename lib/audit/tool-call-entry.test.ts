@@ -28,6 +28,7 @@ const base: ToolCallRow = {
     constraint: null,
   },
   trust: 'trusted',
+  contentTrusted: true,
   annotations: { readOnlyHint: true },
   inputSchema: null,
   outputSchema: null,

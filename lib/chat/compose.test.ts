@@ -41,7 +41,7 @@ for (const { kind, available } of TEST_DATABASES) {
       [h, fx] = await Promise.all([openTestDb(kind), startFixtureServer()]);
       const base = { namespace: 'fx', url: fx.url, timeoutMs: 5_000 };
       untrusted = { ...base, id: 'srv-untrusted', displayName: 'Outside docs', trust: 'untrusted' };
-      trusted = { ...base, id: 'srv-trusted', namespace: 'fx2', displayName: 'House docs', trust: 'trusted' };
+      trusted = { ...base, id: 'srv-trusted', namespace: 'fx2', displayName: 'House docs', trust: 'trusted', trustContent: true };
       compose = { db: h.db, connectDeps: { fetch: loopbackFetch }, serversFor: async () => [untrusted, trusted] };
     });
     afterAll(async () => {
@@ -116,7 +116,9 @@ for (const { kind, available } of TEST_DATABASES) {
       );
       const taint = await getConversationTaint(h.db, conversationId);
       expect(taint).toMatchObject({ source: 'prompt', serverId: untrusted.id, serverName: 'Outside docs', prompt: 'summarize' });
-      expect(describeTaint(taint!)).toMatch(/^The prompt "summarize" of the untrusted server "Outside docs" was put into the conversation/);
+      expect(describeTaint(taint!)).toMatch(
+        /^The prompt "summarize" of the server "Outside docs" \(content not trusted\) was put into the conversation/,
+      );
     });
 
     it('an attached resource is a document block the model reads (the demo quotes it), marked with its server', async () => {

@@ -19,8 +19,8 @@ import type { CallerIdentity, McpServerConfig } from '@/lib/mcp/types';
  * merges adjacent same-role messages) and always ending on a user message, so the run has
  * something to answer. Attached resources become document blocks of one user message, before
  * the person's own text. Both are held to the tool-result budget (RESULT_BUDGET_CHARS, cut with a
- * marker the model and the person read), and both taint the conversation when the server is
- * untrusted: its words enter the model's context as surely as a result's.
+ * marker the model and the person read), and both taint the conversation unless the person
+ * trusts the server's content: its words enter the model's context as surely as a result's.
  */
 
 export const MAX_ATTACHMENTS = 5;
@@ -79,7 +79,7 @@ export async function composePrompt(deps: ComposeDeps, caller: Required<CallerId
   const firstText = messages.flatMap((m) => (m.role === 'user' ? m.content : [])).find((b) => b.type === 'text');
   return {
     messages,
-    taint: server.trust === 'trusted' ? null : taint('prompt', server, { prompt: prompt.name }),
+    taint: server.trustContent === true ? null : taint('prompt', server, { prompt: prompt.name }),
     titleText: firstText?.type === 'text' ? firstText.text : (prompt.title ?? prompt.name),
   };
 }
@@ -102,7 +102,7 @@ export async function composeAttachments(
     const read = resourceBlocks(server, ref.uri, contents);
     documents.push(...read.blocks);
     resources.push({ serverId: server.id, serverName: server.displayName, uri: ref.uri, ...read.about });
-    if (server.trust !== 'trusted') firstUntrusted ??= { server, uri: ref.uri };
+    if (server.trustContent !== true) firstUntrusted ??= { server, uri: ref.uri };
   }
   const content: StoredMessageContent = [...documents, ...(text.trim() ? [{ type: 'text' as const, text }] : [])];
   return {
@@ -168,7 +168,7 @@ function resourceBlocks(
   const blocks: StoredMessageContent = [];
   const chars = contents.reduce((n, c) => n + (c.text?.length ?? 0), 0);
   let left = RESULT_BUDGET_CHARS;
-  const from = `attached by the person from the MCP server "${server.displayName}"${server.trust === 'trusted' ? '' : ' (untrusted)'}`;
+  const from = `attached by the person from the MCP server "${server.displayName}"${server.trustContent === true ? '' : ' (untrusted)'}`;
   for (const c of contents) {
     if (c.text !== undefined) {
       const shown = cut(c.text, left);

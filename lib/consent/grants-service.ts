@@ -10,6 +10,7 @@ import {
 import { isConversationTainted } from '@/db/queries/taint';
 import type { GrantExpiry } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
+import { holdsPrivateData } from '@/lib/mcp/builtin';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
 import { autoApproveProblem } from './auto-approve';
@@ -170,7 +171,7 @@ async function switchScopeOn(
   }
   if (input.autoApprove) {
     const tainted = await isConversationTainted(deps.db, owner.conversationId);
-    const problems = needGrant.map((t) => autoApproveProblem(t, tainted));
+    const problems = needGrant.map((t) => autoApproveProblem({ ...t, privateData: holdsPrivateData(t.serverId) }, tainted));
     if (problems.every((p) => p !== null)) throw bad(`autoApprove: ${problems[0]}`, 'autoApprove');
   }
   const before = standings.grants.find((g) => g.scope === input.scope);

@@ -7,24 +7,29 @@ const base: PolicyInput = {
   grant: { state: 'active', autoApprove: false },
   overPlan: false,
   constraintUnmet: false,
-  runTainted: false,
+  taintedBy: null,
 };
-const decide = (
-  over: Partial<PolicyInput> & { annotations?: PolicyInput['tool']['annotations']; trust?: 'trusted' | 'untrusted'; autoApprove?: boolean },
-) =>
+type Over = Partial<PolicyInput> & {
+  annotations?: PolicyInput['tool']['annotations'];
+  trust?: 'trusted' | 'untrusted';
+  privateData?: boolean;
+  autoApprove?: boolean;
+};
+const judge = (over: Over) =>
   verdictFor({
     ...base,
     ...over,
-    tool: { trust: over.trust ?? 'trusted', annotations: over.annotations ?? {} },
+    tool: { trust: over.trust ?? 'trusted', annotations: over.annotations ?? {}, privateData: over.privateData ?? false },
     grant: over.grant ?? { state: 'active', autoApprove: over.autoApprove ?? false },
-  }).verdict;
+  });
+const decide = (over: Over) => judge(over).verdict;
 
 /**
  * Every row of the table in docs/ARCHITECTURE.md ("Consent"), first match wins, each with the
  * case the issue names. The reason is asserted too: it is what the card and the audit log say.
  */
 describe('the decision table, row by row', () => {
-  const rows: Array<{ row: string; input: Parameters<typeof decide>[0]; verdict: 'auto' | 'ask' | 'reject'; reason: RegExp }> = [
+  const rows: Array<{ row: string; input: Over; verdict: 'auto' | 'ask' | 'reject'; reason: RegExp }> = [
     { row: 'not granted', input: { grant: { state: 'missing', autoApprove: false } }, verdict: 'reject', reason: /not switched on/ },
     {
       row: 'expired grant (even a read-only tool with auto-approve)',
@@ -59,19 +64,49 @@ describe('the decision table, row by row', () => {
     },
     {
       row: 'tainted conversation with an auto-approved write asks',
-      input: { runTainted: true, autoApprove: true, annotations: { readOnlyHint: false } },
+      input: { taintedBy: 'Web', autoApprove: true, annotations: { readOnlyHint: false } },
       verdict: 'ask',
-      reason: /untrusted server has entered this conversation/,
+      reason: /^The conversation holds content from "Web", which could steer the model; this tool is not marked read-only/,
     },
     {
-      row: 'tainted: a lying read-only tool of an untrusted server asks',
-      input: { runTainted: true, trust: 'untrusted', autoApprove: true, annotations: { readOnlyHint: true } },
+      row: 'tainted: a lying read-only tool of an untrusted server asks (its annotations are not believed)',
+      input: { taintedBy: 'Web', trust: 'untrusted', autoApprove: true, annotations: { readOnlyHint: true } },
       verdict: 'ask',
-      reason: /untrusted server/,
+      reason: /content from "Web".*annotations are not trusted/,
     },
     {
-      row: 'trusted read-only runs, tainted or not',
-      input: { runTainted: true, annotations: { readOnlyHint: true } },
+      row: 'tainted: an unannotated tool of a trusted server asks, even with auto-approve',
+      input: { taintedBy: 'Web', autoApprove: true, annotations: {} },
+      verdict: 'ask',
+      reason: /content from "Web".*not marked read-only/,
+    },
+    {
+      row: 'tainted: a trusted read-only tool that reaches outside systems asks (the web search that would carry a secret out)',
+      input: { taintedBy: 'Web', annotations: { readOnlyHint: true, openWorldHint: true } },
+      verdict: 'ask',
+      reason: /^The conversation holds content from "Web", which could steer the model; this tool reaches outside systems/,
+    },
+    {
+      row: 'tainted: an open-world tool asks even with auto-approve the person gave',
+      input: { taintedBy: 'Web', autoApprove: true, annotations: { readOnlyHint: true, openWorldHint: true } },
+      verdict: 'ask',
+      reason: /reaches outside systems/,
+    },
+    {
+      row: "tainted: reading the person's notes asks, though first-party, trusted and read-only",
+      input: { taintedBy: 'Web', privateData: true, annotations: { readOnlyHint: true, openWorldHint: false } },
+      verdict: 'ask',
+      reason: /content from "Web".*reads the person's notes/,
+    },
+    {
+      row: 'tainted: a trusted read-only tool that stays inside and holds nothing private still runs',
+      input: { taintedBy: 'Web', annotations: { readOnlyHint: true, openWorldHint: false } },
+      verdict: 'auto',
+      reason: /trusted server marks this tool as read-only/,
+    },
+    {
+      row: 'untainted: open-world and notes reads of a trusted server run as before',
+      input: { privateData: true, annotations: { readOnlyHint: true, openWorldHint: true } },
       verdict: 'auto',
       reason: /trusted server marks this tool as read-only/,
     },
@@ -98,13 +133,7 @@ describe('the decision table, row by row', () => {
   ];
   for (const { row, input, verdict, reason } of rows) {
     it(row, () => {
-      const over = input;
-      const r = verdictFor({
-        ...base,
-        ...over,
-        tool: { trust: over.trust ?? 'trusted', annotations: over.annotations ?? {} },
-        grant: over.grant ?? { state: 'active', autoApprove: over.autoApprove ?? false },
-      });
+      const r = judge(input);
       expect(r.verdict).toBe(verdict);
       expect(r.reason).toMatch(reason);
     });
@@ -134,10 +163,11 @@ describe('verdictFor', () => {
   it('honors auto-approve for non-destructive tools, unless the run is tainted', () => {
     expect(decide({ autoApprove: true })).toBe('auto');
     expect(decide({ autoApprove: true, trust: 'untrusted' })).toBe('auto');
-    expect(decide({ autoApprove: true, runTainted: true })).toBe('ask');
-    expect(decide({ autoApprove: true, runTainted: true, annotations: { idempotentHint: true } })).toBe('ask');
-    // A trusted read-only tool stays automatic in a tainted run: it cannot act on what it read.
-    expect(decide({ runTainted: true, annotations: { readOnlyHint: true } })).toBe('auto');
+    expect(decide({ autoApprove: true, taintedBy: 'Web' })).toBe('ask');
+    expect(decide({ autoApprove: true, taintedBy: 'Web', annotations: { idempotentHint: true } })).toBe('ask');
+    // A trusted read-only tool that reaches nothing outside stays automatic in a tainted run: it cannot act on what it read.
+    expect(decide({ taintedBy: 'Web', annotations: { readOnlyHint: true } })).toBe('auto');
+    expect(decide({ taintedBy: 'Web', autoApprove: true, annotations: { readOnlyHint: true, openWorldHint: true } })).toBe('ask');
   });
 
   it('asks for everything else', () => {

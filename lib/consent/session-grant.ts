@@ -47,7 +47,7 @@ export async function prepareSessionGrant(
     throw refuse('decision: this tool is no longer available, so it cannot be allowed for the session; allow it once instead.');
 
   const tainted = await isConversationTainted(deps.db, run.conversationId);
-  const problem = autoApproveProblem(tool, tainted);
+  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted);
   if (problem) throw refuse(`decision: "allow_session" would not take effect: ${problem} Use allow_once.`);
   if (opts.constraint) {
     const bad = constraintCompileProblem(opts.constraint, tool.inputSchema);

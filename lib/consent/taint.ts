@@ -3,19 +3,25 @@ import { getConversationTaint } from '@/db/queries/taint';
 import type { StoredTaint } from '@/db/stored-json';
 
 /**
- * Why a conversation's auto-approval is narrowed, in words for the tools panel: which untrusted
- * server's text entered the model's context, what it was, and when. Null: nothing untrusted has
- * entered it, and auto-approval works as the person set it.
+ * Why a conversation's auto-approval is narrowed, in words for the tools panel: which server's
+ * text the person does not vouch for entered the model's context, what it was, and when. Null:
+ * nothing untrusted has entered it, and auto-approval works as the person set it.
  */
 export async function conversationTaint(db: Db, conversationId: string): Promise<{ reason: string } | null> {
   const taint = await getConversationTaint(db, conversationId);
   return taint ? { reason: describeTaint(taint) } : null;
 }
 
-export const TAINT_CONSEQUENCE = 'Since then, only read-only tools of trusted servers run without asking; everything else asks you first.';
+export const TAINT_CONSEQUENCE =
+  'Since then, a tool runs without asking only if a server whose annotations you trust marks it read-only, it reaches no ' +
+  'outside systems and it does not read your notes; everything else asks you first.';
 
 export function describeTaint(taint: StoredTaint): string {
-  const server = `the untrusted server "${taint.serverName}"`;
+  // A tool's description is its definition (trusted with the annotations); everything else is the server's content.
+  const server =
+    taint.source === 'tool_description'
+      ? `the untrusted server "${taint.serverName}"`
+      : `the server "${taint.serverName}" (content not trusted)`;
   const tool = taint.tool ? `"${taint.tool}"` : null;
   const what = {
     tool_description: `The description of ${tool ? `the tool ${tool}` : 'a tool'} from ${server} was offered to the model`,

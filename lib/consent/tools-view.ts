@@ -62,7 +62,10 @@ export interface ServerEntry {
   id: string;
   name: string;
   namespace: string;
+  /** Whether its annotations are believed. */
   trust: Trust;
+  /** Whether what it returns is believed (else its output taints the conversation). */
+  trustContent: boolean;
   builtin: boolean;
   scope: string;
   /** A server-wide grant, if any. */
@@ -147,6 +150,7 @@ function serverEntry(
     name: server.displayName,
     namespace: server.namespace,
     trust: server.trust,
+    trustContent: server.trustContent === true,
     builtin: server.builtin === true,
     scope: serverScope(server.id),
     grant: serverGrant ? grantView(serverGrant) : null,
@@ -179,7 +183,7 @@ function toolEntry(
           ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
           : null;
   const state: ToolState = leftOut && leftOut.reason !== 'suspended' ? 'left_out' : standing.state;
-  const problem = autoApproveProblem(tool, tainted);
+  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted);
   const granted = standing.grant?.covered.tools[tool.name];
   return {
     name: tool.name,
@@ -197,13 +201,16 @@ function toolEntry(
     state,
     enabled: modelName !== null,
     grant: standing.grant ? grantView(standing.grant) : null,
-    // A switch that would change nothing is not offered: a trusted read-only tool never asks.
+    // A switch that would change nothing is not offered: a trusted read-only tool asks only in a
+    // tainted conversation, where auto-approve would not lift that either.
     autoApprove:
-      standing.state === 'default_on'
-        ? { allowed: false, reason: 'It runs without asking already: a trusted first-party server marks it read-only.' }
-        : isTrustedReadOnly(tool)
-          ? { allowed: false, reason: 'It runs without asking already: a trusted server marks it read-only.' }
-          : { allowed: problem === null, reason: problem },
+      problem !== null
+        ? { allowed: false, reason: problem }
+        : standing.state === 'default_on'
+          ? { allowed: false, reason: 'It runs without asking already: a trusted first-party server marks it read-only.' }
+          : isTrustedReadOnly(tool)
+            ? { allowed: false, reason: 'It runs without asking already: a trusted server marks it read-only.' }
+            : { allowed: true, reason: null },
     leftOut,
     changes: standing.state === 'suspended' && granted ? changesOf(granted, tool, server.url) : null,
   };

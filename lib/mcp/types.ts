@@ -18,7 +18,15 @@ export interface McpServerConfig {
   displayName: string;
   /** `https://…` for remote servers; `builtin://<namespace>` for in-process first-party servers. */
   url: string;
+  /** Whether its annotations are believed (read-only, idempotent: lib/consent/policy.ts). */
   trust: Trust;
+  /**
+   * Whether what it returns is believed: unless it is, its results, errors, questions, progress,
+   * prompts and resources taint the conversation (lib/agent/taint.ts). Absent: not believed.
+   */
+  trustContent?: boolean;
+  /** Its tools read the person's own data (the notes server): in a tainted conversation they ask. */
+  privateData?: boolean;
   /** Per-call timeout; progress notifications reset it. */
   timeoutMs: number;
   headers?: Record<string, string>;

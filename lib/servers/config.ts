@@ -18,6 +18,7 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
     displayName: row.name,
     url: row.url,
     trust: row.trust,
+    trustContent: row.trustContent,
     timeoutMs: row.timeoutMs,
     ...(Object.keys(headers).length > 0 && { headers }),
     reviewedTools: row.reviewedTools.tools,

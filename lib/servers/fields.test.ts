@@ -8,6 +8,7 @@ import {
   checkOAuthClient,
   checkTimeout,
   checkTrust,
+  checkTrustContent,
   checkUrl,
   FieldProblem,
   headerNameProblem,
@@ -85,6 +86,15 @@ describe('server fields', () => {
     expect(problem(() => checkTimeout(1500.5)).field).toBe('timeoutMs');
     expect(checkTrust('trusted')).toBe('trusted');
     expect(problem(() => checkTrust('maybe')).message).toMatch(/"trusted", "untrusted"/);
+    expect(checkTrustContent(true)).toBe(true);
+    expect(checkTrustContent(false)).toBe(false);
+    for (const bad of ['true', 1, null]) {
+      expect(problem(() => checkTrustContent(bad))).toMatchObject({
+        field: 'trustContent',
+        message: expect.stringMatching(/true or false/),
+      });
+    }
+    expect(() => checkBody({ trustContent: true }, 'add')).not.toThrow();
     expect(checkOAuthClient({ clientId: 'abc', clientSecret: 's' })).toEqual({ clientId: 'abc', clientSecret: 's' });
     expect(checkOAuthClient(null)).toBeNull();
     expect(problem(() => checkOAuthClient({ clientId: '' })).field).toBe('oauthClient.clientId');

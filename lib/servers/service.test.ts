@@ -91,6 +91,7 @@ for (const { kind, available } of TEST_DATABASES) {
         name: 'Weather Tools',
         namespace: 'weather-tools',
         trust: 'untrusted',
+        trustContent: false,
         timeoutMs: 60_000,
         enabled: false,
         builtin: false,

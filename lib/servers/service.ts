@@ -33,6 +33,7 @@ import {
   checkOAuthClient,
   checkTimeout,
   checkTrust,
+  checkTrustContent,
   checkUrl,
   DEFAULT_TIMEOUT_MS,
   FieldProblem,
@@ -108,6 +109,7 @@ interface AddInput {
   namespace?: string;
   url: string;
   trust?: string;
+  trustContent?: boolean;
   headers?: Record<string, string>;
   oauthClient?: unknown;
   timeoutMs?: number;
@@ -118,6 +120,7 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   const name = checkName(body.name);
   const url = checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
   const trust = body.trust === undefined ? 'untrusted' : checkTrust(body.trust);
+  const trustContent = body.trustContent === undefined ? false : checkTrustContent(body.trustContent);
   const timeoutMs = body.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checkTimeout(body.timeoutMs);
   const headers = body.headers === undefined ? {} : (checkHeaders(body.headers) as Record<string, string>);
   const oauth = body.oauthClient === undefined ? null : checkOAuthClient(body.oauthClient);
@@ -131,6 +134,7 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
     namespace,
     url,
     trust,
+    trustContent,
     timeoutMs,
     headersSealed: sealHeaders(ctx, headers),
     oauthClientId: oauth?.clientId ?? null,
@@ -177,6 +181,7 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
   if (body.name !== undefined) patch.name = checkName(body.name);
   if (body.namespace !== undefined) patch.namespace = checkNamespace(body.namespace);
   if (body.trust !== undefined) patch.trust = checkTrust(body.trust);
+  if (body.trustContent !== undefined) patch.trustContent = checkTrustContent(body.trustContent);
   if (body.timeoutMs !== undefined) patch.timeoutMs = checkTimeout(body.timeoutMs);
   if (body.enabled !== undefined && body.enabled !== false) {
     throw new FieldProblem(

@@ -23,7 +23,10 @@ export interface ServerView {
   name: string;
   namespace: string;
   url: string;
+  /** Whether its annotations are believed. */
   trust: Trust;
+  /** Whether what it returns is believed (unless it is, its output taints the conversation). */
+  trustContent: boolean;
   timeoutMs: number;
   enabled: boolean;
   builtin: boolean;
@@ -65,6 +68,7 @@ export function userServerView(
     namespace: row.namespace,
     url: row.url,
     trust: row.trust,
+    trustContent: row.trustContent,
     timeoutMs: row.timeoutMs,
     enabled: row.enabled,
     builtin: false,
@@ -93,6 +97,7 @@ export function builtinServerView(listing: ListedCatalog): ServerView {
     namespace: s.namespace,
     url: s.url,
     trust: s.trust,
+    trustContent: s.trustContent === true,
     timeoutMs: s.timeoutMs,
     enabled: true,
     builtin: true,

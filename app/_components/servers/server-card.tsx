@@ -27,14 +27,28 @@ export function ServerBadges({ server }: { server: ServerView }) {
           built in
         </Badge>
       ) : server.trust === 'trusted' ? (
-        <Badge appearance="outline" tone="success" icon={ShieldCheck}>
-          trusted
+        <Badge appearance="outline" tone="success" icon={ShieldCheck} title="Its read-only claims are believed.">
+          annotations trusted
         </Badge>
       ) : (
         <Badge appearance="outline" icon={ShieldAlert} title="Switchboard does not rely on what this server says about its tools.">
           untrusted
         </Badge>
       )}
+      {!server.builtin &&
+        (server.trustContent ? (
+          <Badge appearance="outline" tone="success" icon={ShieldCheck} title="What its tools return does not narrow what runs unasked.">
+            content trusted
+          </Badge>
+        ) : (
+          <Badge
+            appearance="outline"
+            icon={ShieldAlert}
+            title="What its tools return marks the conversation: tools that reach outside, and notes reads, ask from then on."
+          >
+            content untrusted
+          </Badge>
+        ))}
       <Badge tone={status.tone} data-testid="server-status">
         {status.label}
       </Badge>

@@ -4,20 +4,21 @@ import { Plus, X } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, Dialog, Disclosure, Field, IconButton, Input, Notice, Select } from '@/app/_components/ui';
+import { Button, Dialog, Disclosure, Field, IconButton, Input, Notice, Switch } from '@/app/_components/ui';
 
 import {
   emptyForm,
   formFieldOf,
   formFrom,
   serverBody,
+  TRUST_HINTS,
   urlChangeDropsSecrets,
   type HeaderRow,
   type ServerForm,
   type ServerView,
 } from './server-view';
 
-const FORM_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'timeoutMs', 'headers', 'oauthClient']);
+const FORM_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'trustContent', 'timeoutMs', 'headers', 'oauthClient']);
 
 /** Add a server (no `original`) or edit one. Errors land next to the field the server names. */
 export function ServerFormDialog({
@@ -127,28 +128,36 @@ export function ServerFormDialog({
           >
             <Input autoComplete="off" spellCheck={false} value={form.namespace} onChange={(e) => set('namespace', e.target.value)} />
           </Field>
-          <Field id={`${ids}-trust`} label="Trust" error={errors.trust} hint="Trusted: its read-only claims are believed.">
-            <Select value={form.trust} onChange={(e) => set('trust', e.target.value as ServerForm['trust'])}>
-              <option value="untrusted">Untrusted</option>
-              <option value="trusted">Trusted</option>
-            </Select>
+          <Field id={`${ids}-timeout`} label="Timeout (seconds)" hint="From 1 to 300." error={errors.timeoutMs}>
+            <Input
+              type="number"
+              inputMode="numeric"
+              min={1}
+              value={form.timeoutSeconds}
+              onChange={(e) => set('timeoutSeconds', e.target.value)}
+            />
           </Field>
         </div>
-        <Field
-          id={`${ids}-timeout`}
-          label="Timeout (seconds)"
-          hint="From 1 to 300."
-          error={errors.timeoutMs}
-          className="sm:max-w-[50%] sm:pr-2"
-        >
-          <Input
-            type="number"
-            inputMode="numeric"
-            min={1}
-            value={form.timeoutSeconds}
-            onChange={(e) => set('timeoutSeconds', e.target.value)}
+
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-medium text-fg">Trust</legend>
+          <TrustSwitch
+            id={`${ids}-trust`}
+            label="Trust its annotations"
+            hint={TRUST_HINTS.annotations}
+            error={errors.trust}
+            checked={form.trust === 'trusted'}
+            onChange={(on) => set('trust', on ? 'trusted' : 'untrusted')}
           />
-        </Field>
+          <TrustSwitch
+            id={`${ids}-trust-content`}
+            label="Trust its content"
+            hint={TRUST_HINTS.content}
+            error={errors.trustContent}
+            checked={form.trustContent}
+            onChange={(on) => set('trustContent', on)}
+          />
+        </fieldset>
 
         <fieldset className="space-y-2" aria-describedby={errors.headers ? `${ids}-headers-error` : undefined}>
           <legend className="text-sm font-medium text-fg">Headers</legend>
@@ -234,5 +243,43 @@ export function ServerFormDialog({
         {general && <Notice tone="error">{general}</Notice>}
       </form>
     </Dialog>
+  );
+}
+
+/** One trust switch with its label beside it and what it means below (read by screen readers with it). */
+function TrustSwitch(props: {
+  id: string;
+  label: string;
+  hint: string;
+  error?: string;
+  checked: boolean;
+  onChange: (on: boolean) => void;
+}) {
+  const described = [props.error && `${props.id}-error`, `${props.id}-hint`].filter(Boolean).join(' ');
+  return (
+    <div className="flex items-start gap-3">
+      <Switch
+        id={props.id}
+        label={props.label}
+        checked={props.checked}
+        onChange={props.onChange}
+        aria-describedby={described}
+        aria-invalid={props.error ? true : undefined}
+        className="mt-0.5"
+      />
+      <div className="min-w-0 space-y-1">
+        <label htmlFor={props.id} className="block text-sm font-medium text-fg">
+          {props.label}
+        </label>
+        <p id={`${props.id}-hint`} className="text-[13px] text-faint">
+          {props.hint}
+        </p>
+        {props.error && (
+          <p id={`${props.id}-error`} className="text-[13px] text-danger-text">
+            {props.error}
+          </p>
+        )}
+      </div>
+    </div>
   );
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ImportSummary } from './import-dialog';
 import { ServerCard } from './server-card';
+import { ServerFormDialog } from './server-form-dialog';
 import {
   annotationBadges,
   emptyForm,
@@ -16,6 +17,7 @@ import {
   reviewMark,
   serverBody,
   signedInNotice,
+  TRUST_HINTS,
   urlChangeDropsSecrets,
   type ServerView,
 } from './server-view';
@@ -37,6 +39,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
     namespace: 'fixture',
     url: 'https://mcp.example.test/mcp',
     trust: 'untrusted',
+    trustContent: false,
     timeoutMs: 30_000,
     enabled: false,
     builtin: false,
@@ -113,6 +116,7 @@ describe('the add / edit body', () => {
         name: 'Fixture',
         url: 'https://mcp.example.test/mcp',
         trust: 'untrusted',
+        trustContent: false,
         timeoutMs: 12_000,
         headers: { 'X-Api-Key': 'secret' },
         oauthClient: { clientId: 'client-1' },
@@ -149,6 +153,9 @@ describe('the add / edit body', () => {
       ),
     ).toEqual({ body: { headers: { Authorization: 'Bearer x' } } });
     expect(serverBody({ ...formFrom(original), clientId: '' }, original)).toEqual({ body: { oauthClient: null } });
+    // The two trusts are separate switches, each sent only when changed.
+    expect(serverBody({ ...formFrom(original), trust: 'trusted' }, original)).toEqual({ body: { trust: 'trusted' } });
+    expect(serverBody({ ...formFrom(original), trustContent: true }, original)).toEqual({ body: { trustContent: true } });
     // A stored header left empty is kept (null) on the same URL, never across a new one.
     const keep = { ...formFrom(original), replaceHeaders: true };
     expect(serverBody(keep, original)).toEqual({ body: { headers: { 'X-Api-Key': null } } });
@@ -196,6 +203,25 @@ describe('oauth actions', () => {
 
 describe('the server card', () => {
   const html = (s: ServerView) => renderToStaticMarkup(createElement(ServerCard, { server: s, onChange: () => {} }));
+
+  it('says which trust the person gave: its annotations, its content, both or neither', () => {
+    const words = (s: ServerView) =>
+      [...html(s).matchAll(/>(untrusted|annotations trusted|content trusted|content untrusted)</g)].map((m) => m[1]);
+    expect(words(server())).toEqual(['untrusted', 'content untrusted']);
+    expect(words(server({ trust: 'trusted' }))).toEqual(['annotations trusted', 'content untrusted']);
+    expect(words(server({ trust: 'trusted', trustContent: true }))).toEqual(['annotations trusted', 'content trusted']);
+  });
+
+  it("the form's trust hint says what an untrusted server's content changes", () => {
+    expect(TRUST_HINTS.content).toMatch(/reaches outside systems/);
+    expect(TRUST_HINTS.content).toMatch(/read-only claim it does not believe/);
+    expect(TRUST_HINTS.content).toMatch(/reading your notes/);
+    expect(TRUST_HINTS.content).toMatch(/even on a trusted server/);
+    const form = renderToStaticMarkup(createElement(ServerFormDialog, { open: true, onClose: () => {}, onSaved: () => {} }));
+    expect(form).toContain('Trust its annotations');
+    expect(form).toContain('Trust its content');
+    expect(form).toContain('role="switch"');
+  });
 
   it('shows status in words, header names and never a value, the review before anything is enabled', () => {
     const out = html(server());

@@ -105,7 +105,10 @@ export type ServerForm = {
   name: string;
   namespace: string;
   url: string;
+  /** "Trust its annotations": its read-only claims are believed. */
   trust: 'trusted' | 'untrusted';
+  /** "Trust its content": what it returns does not taint the conversation. */
+  trustContent: boolean;
   timeoutSeconds: string;
   /** Edit: whether the person chose to replace the stored headers (an add always sends its rows). */
   replaceHeaders: boolean;
@@ -113,6 +116,23 @@ export type ServerForm = {
   clientId: string;
   clientSecret: string;
 };
+
+/**
+ * What the two trust switches mean, in the words of the form (lib/consent/policy.ts decides; these
+ * must say what it does). Annotations and content are separate: a web search can be honest about
+ * only reading, and still return a page anyone wrote.
+ */
+export const TRUST_HINTS = {
+  annotations:
+    'Believe what it says about its tools: a tool it marks read-only runs without asking, ' +
+    'unless the conversation holds content you do not trust.',
+  content:
+    'Believe what its tools return. Unless you do, its results, questions, progress, prompts and resources mark the ' +
+    'conversation as holding content you do not trust, which could steer the model. From then on, Switchboard asks you ' +
+    'before any tool that reaches outside systems, any tool whose read-only claim it does not believe, and before reading ' +
+    'your notes — even on a trusted server, and even if you allowed the tool to run without asking. ' +
+    'Trust only content nobody else can write: a web search, a mailbox or a shared document carries other people’s words.',
+} as const;
 
 /** The server's default (DEFAULT_TIMEOUT_MS in lib/servers/fields.ts). */
 export const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -123,6 +143,7 @@ export function emptyForm(): ServerForm {
     namespace: '',
     url: '',
     trust: 'untrusted',
+    trustContent: false,
     timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS),
     replaceHeaders: true,
     headers: [],
@@ -137,6 +158,7 @@ export function formFrom(server: ServerView): ServerForm {
     namespace: server.namespace,
     url: server.url,
     trust: server.trust,
+    trustContent: server.trustContent,
     timeoutSeconds: String(Math.round(server.timeoutMs / 1000)),
     replaceHeaders: false,
     headers: server.headerNames.map((name, i) => ({ key: i, name, value: '' })),
@@ -166,6 +188,7 @@ export function serverBody(form: ServerForm, original?: ServerView): { body: Rec
   const namespace = form.namespace.trim();
   if (namespace) put('namespace', namespace, original?.namespace);
   put('trust', form.trust, original?.trust);
+  put('trustContent', form.trustContent, original?.trustContent);
 
   const seconds = Number(form.timeoutSeconds);
   if (!Number.isFinite(seconds) || seconds <= 0)

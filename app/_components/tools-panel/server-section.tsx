@@ -55,6 +55,15 @@ export function ServerSection({
                 untrusted
               </Badge>
             )}
+            {!server.builtin && !server.trustContent && (
+              <Badge
+                appearance="outline"
+                tone="warning"
+                title="What its tools return marks this conversation: tools that reach outside, and notes reads, ask from then on."
+              >
+                content untrusted
+              </Badge>
+            )}
           </>
         }
         description={<code className="font-mono text-xs">{server.namespace}</code>}

@@ -37,7 +37,7 @@ export function ToolsPanelContent({
         </Notice>
       )}
       {view.tainted && (
-        <Notice tone="warning" title="Auto-approval covers only trusted read-only tools" data-testid="taint-notice">
+        <Notice tone="warning" title="Untrusted content is in this conversation: more tools ask" data-testid="taint-notice">
           {view.tainted.reason}
         </Notice>
       )}

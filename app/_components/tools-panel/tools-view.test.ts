@@ -194,7 +194,7 @@ describe('the panel, rendered', () => {
     expect(html).toContain('aria-label="All tools of Fixture"');
     expect(html).not.toContain('aria-label="All tools of Notes"');
     // No taint notice on a clean conversation.
-    expect(words).not.toContain('Auto-approval covers only');
+    expect(words).not.toContain('Untrusted content is in this conversation');
   });
 
   it('a tool changed on the server and not reviewed there yet shows the diff and where to review it', () => {
@@ -221,7 +221,7 @@ describe('the panel, rendered', () => {
   it('the taint notice says why auto-approval is narrowed', () => {
     const words = text(render(sampleView({ tainted: { reason: 'A result from Fixture (an untrusted server) is in the conversation.' } })));
     expect(words).toContain(
-      'Auto-approval covers only trusted read-only tools A result from Fixture (an untrusted server) is in the conversation.',
+      'Untrusted content is in this conversation: more tools ask A result from Fixture (an untrusted server) is in the conversation.',
     );
   });
 

@@ -149,7 +149,27 @@ describe('/api/servers routes', () => {
       req('PATCH', `/api/servers/${server.id}`, { cookie: alice, body: { name: 'Renamed', trust: 'trusted' } }),
       at(server.id),
     );
-    expect((await renamed.json()).server).toMatchObject({ name: 'Renamed', trust: 'trusted', headerNames: ['X-Api-Key'] });
+    expect((await renamed.json()).server).toMatchObject({
+      name: 'Renamed',
+      trust: 'trusted',
+      trustContent: false,
+      headerNames: ['X-Api-Key'],
+    });
+    // Trusting its content is a separate choice, a plain boolean.
+    const vouched = await routes.one.PATCH(
+      req('PATCH', `/api/servers/${server.id}`, { cookie: alice, body: { trustContent: true } }),
+      at(server.id),
+    );
+    expect((await vouched.json()).server).toMatchObject({ trust: 'trusted', trustContent: true });
+    const refused = await routes.one.PATCH(
+      req('PATCH', `/api/servers/${server.id}`, { cookie: alice, body: { trustContent: 'yes' } }),
+      at(server.id),
+    );
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toMatchObject({
+      field: 'trustContent',
+      message: expect.stringMatching(/true or false \(got "yes"\)/),
+    });
 
     // Bob cannot see, change or remove it.
     expect((await routes.one.PATCH(req('PATCH', '/', { cookie: bob, body: { name: 'Mine' } }), at(server.id))).status).toBe(404);

@@ -27,6 +27,8 @@ export const BUILTIN_SERVERS: readonly McpServerConfig[] = Object.freeze([
     displayName: 'Notes',
     url: 'builtin://notes',
     trust: 'trusted',
+    trustContent: true,
+    privateData: true,
     timeoutMs: 60_000,
     builtin: true,
   },
@@ -36,10 +38,16 @@ export const BUILTIN_SERVERS: readonly McpServerConfig[] = Object.freeze([
     displayName: 'Sandbox (JavaScript)',
     url: 'builtin://sandbox',
     trust: 'trusted',
+    trustContent: true,
     timeoutMs: 60_000,
     builtin: true,
   },
 ]);
+
+/** Whether a server holds the person's own data (its reads ask in a tainted conversation, lib/consent/policy.ts). */
+export function holdsPrivateData(serverId: string | null | undefined): boolean {
+  return BUILTIN_SERVERS.some((s) => s.id === serverId && s.privateData === true);
+}
 
 export type BuiltinNamespace = 'notes' | 'sandbox';
 
