@@ -251,6 +251,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let keep = false;
     try {
       ({ client, held } = await openForCall(server, opts.caller, options));
+      watchListChanged(client, server, opts.caller);
       let result: Record<string, unknown>;
       try {
         result = await runCall(client, tool, args, opts, signal);
@@ -262,6 +263,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         await closeQuietly(client, { keepSession: true });
         client = held = undefined;
         ({ client, held } = await establish(server, opts.caller, options));
+        watchListChanged(client, server, opts.caller);
         result = await runCall(client, tool, args, opts, signal);
       }
       keep = held !== undefined;
