@@ -92,6 +92,10 @@ for (const { kind, available } of TEST_DATABASES) {
         await other?.close();
       }
       expect(fixture.opened.length).toBe(opened);
+      // No handshake on the resumed session, yet every request names the version it negotiated.
+      const [row] = await kept(caller.conversationId!);
+      expect(fixture.versionsOnSessions.at(-1)).toBe(row?.protocolVersion);
+      expect(fixture.versionsOnSessions.every((v) => v !== undefined && /^2025-/.test(v))).toBe(true);
     });
 
     it('keeps one session per conversation: another conversation starts with nothing', async () => {

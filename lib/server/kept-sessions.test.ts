@@ -13,6 +13,7 @@ import type { CallOutcome, McpServerConfig } from '@/lib/mcp/types';
 import { getModelConfig } from '@/lib/model/client';
 import { sweep } from '@/lib/ops/sweep';
 import { createSecretBox } from '@/lib/secrets/secret-box';
+import { disconnectServer } from '@/lib/servers/oauth';
 import { addServer, editServer, enableServerTools, removeServer, type ServersContext } from '@/lib/servers/service';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
@@ -105,6 +106,14 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await call('recall', {}, moved)).toBe('nothing');
       expect(await kept()).toHaveLength(1);
       await removeServer(ctx, user.id, server.id);
+      expect(await kept()).toHaveLength(0);
+    });
+
+    it('disconnecting the server’s sign-in forgets its sessions (the next sign-in may be another account)', async () => {
+      const { user, server, call, kept } = await conversationWithServer();
+      await call('remember', { word: 'haw' });
+      expect(await kept()).toHaveLength(1);
+      await disconnectServer({ ...ctx, oauthFetch: loopbackFetch, appOrigin: 'http://127.0.0.1:3000' }, user.id, server.id);
       expect(await kept()).toHaveLength(0);
     });
   });
