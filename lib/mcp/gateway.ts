@@ -3,14 +3,13 @@ import { InsufficientScopeError, type Client, type StandardSchemaV1 } from '@mod
 import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
+import { createCallConnections } from './call-connections';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
 import {
   closeQuietly,
   connect,
-  endSession,
   isSessionGone,
   onRequestStreamEnd,
-  sessionOf,
   transportOf,
   type ConnectDeps,
   type ConnectOptions,
@@ -27,7 +26,7 @@ import {
   type FailureKind,
   type NeedsSignIn,
 } from './failures';
-import { keepsSessions, type LegacySessionStore } from './legacy-sessions';
+import type { LegacySessionStore } from './legacy-sessions';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
@@ -35,7 +34,8 @@ import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGatewa
  * closes it (a call's starts from what the last connection discovered: lib/mcp/discovery-memo.ts).
  * A call in a conversation to a 2025-era Streamable HTTP server goes on with the session the
  * conversation's last call to it left open, kept in `sessions` (lib/mcp/legacy-sessions.ts), so a
- * server that keeps state per session keeps it; a listing always has a session of its own.
+ * server that keeps state per session keeps it (./call-connections.ts picks a call's connection);
+ * a listing always has a session of its own.
  * Nothing here throws: every failure becomes data (`error` on a catalog, a `failed` / `timeout` /
  * `cancelled` outcome) with a sentence naming the server. Retrying is the engine's decision, not
  * this module's — except a call the server refused unprocessed because it forgot the session
@@ -51,12 +51,6 @@ export interface GatewayDeps extends ConnectDeps {
   discoveries?: DiscoveryMemo;
   /** Sessions of 2025-era servers kept between calls; without it each call opens and ends its own. */
   sessions?: LegacySessionStore;
-}
-
-/** A call's connection, and the kept session it is on (none: the session, if any, ends with the call). */
-interface Opened {
-  client: Client;
-  held?: KeptSession;
 }
 
 /** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
@@ -181,59 +175,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     }
   }
 
-  /** Sessions being opened right now, per kept-session key: parallel calls of one step wait and share it. */
-  const establishing = new Map<string, Promise<KeptSession | undefined>>();
-  const sessions = deps.sessions;
-
-  /** A new connection, starting from what the last one discovered. */
-  async function freshConnection(server: McpServerConfig, caller: CallerIdentity, options: ConnectOptions): Promise<Client> {
-    const prior = discoveries.get(server, caller);
-    const client = await connect(server, caller, { ...options, prior });
-    if (!prior) discoveries.remember(server, caller, client);
-    return client;
-  }
-
-  /**
-   * The connection for a call: on the conversation's kept session with this server when there is
-   * one (no handshake), else a new one — whose session is kept if it is a 2025-era one.
-   */
-  async function openForCall(server: McpServerConfig, caller: CallerIdentity, options: ConnectOptions): Promise<Opened> {
-    // A server known to speak 2026-07-28 is stateless: nothing to look up.
-    if (!sessions || !keepsSessions(server, caller) || discoveries.get(server, caller)?.kind === 'modern') {
-      return { client: await freshConnection(server, caller, options) };
-    }
-    const opening = establishing.get(sessionKey(server, caller));
-    const shared = opening && (await opening);
-    if (shared) return { client: await connect(server, caller, { ...options, session: shared }), held: shared };
-    const found = await sessions.resume(server, caller).catch(() => ({}) as { session?: KeptSession; idle?: KeptSession });
-    if (found.idle) void endSession(server, caller, found.idle, deps);
-    if (found.session) return { client: await connect(server, caller, { ...options, session: found.session }), held: found.session };
-    return establish(server, caller, options);
-  }
-
-  /**
-   * A new connection whose 2025-era session is kept for the conversation's next calls. Calls
-   * that need one meanwhile wait for it; a call already waiting for one shares it.
-   */
-  async function establish(server: McpServerConfig, caller: CallerIdentity, options: ConnectOptions): Promise<Opened> {
-    const key = sessionKey(server, caller);
-    const opening = establishing.get(key);
-    const shared = opening && (await opening);
-    if (shared) return { client: await connect(server, caller, { ...options, session: shared }), held: shared };
-    let settle: (kept: KeptSession | undefined) => void = () => {};
-    const pending = new Promise<KeptSession | undefined>((resolve) => (settle = resolve));
-    establishing.set(key, pending);
-    try {
-      const client = await freshConnection(server, caller, options);
-      const session = sessionOf(client);
-      const kept = session && sessions && (await sessions.keep(server, caller, session).catch(() => false)) ? session : undefined;
-      settle(kept);
-      return { client, held: kept };
-    } finally {
-      settle(undefined);
-      if (establishing.get(key) === pending) establishing.delete(key);
-    }
-  }
+  const connections = createCallConnections(deps, discoveries, deps.sessions);
 
   async function callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome> {
     const action = `run "${tool}"`;
@@ -250,7 +192,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     let held: KeptSession | undefined;
     let keep = false;
     try {
-      ({ client, held } = await openForCall(server, opts.caller, options));
+      ({ client, held } = await connections.open(server, opts.caller, options));
       watchListChanged(client, server, opts.caller);
       let result: Record<string, unknown>;
       try {
@@ -259,15 +201,15 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         if (!held || !isSessionGone(error) || signal.aborted) throw error;
         // The server no longer knows the session (expired, restarted) and did not process the
         // call: the spec has the client open a new session, and the call is sent once more.
-        await sessions?.forget(server, opts.caller, held).catch(() => {});
+        const gone = held;
         await closeQuietly(client, { keepSession: true });
         client = held = undefined;
-        ({ client, held } = await establish(server, opts.caller, options));
+        ({ client, held } = await connections.reopen(server, opts.caller, options, gone));
         watchListChanged(client, server, opts.caller);
         result = await runCall(client, tool, args, opts, signal);
       }
       keep = held !== undefined;
-      if (held) await sessions?.touch(server, opts.caller, held).catch(() => {});
+      if (held) await connections.succeeded(server, opts.caller, held);
 
       if (result.resultType === 'input_required') {
         const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
@@ -287,7 +229,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     } catch (error) {
       // Whatever went wrong, the next call asks the server what it speaks again, on a new session.
       discoveries.forget(server, opts.caller);
-      if (held) await sessions?.forget(server, opts.caller, held).catch(() => {});
+      if (held) await connections.failed(server, opts.caller, held);
       if (opts.signal.aborted) return cancelled();
       // Not a failure: the call waits for the person to sign in, then runs.
       const signIn = await signInNeeded(server, opts.caller, error);
@@ -385,11 +327,6 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
   }
 
   return { listTools, callTool };
-}
-
-/** Kept sessions are per (user, conversation, server, URL): lib/mcp/legacy-sessions.ts. */
-function sessionKey(server: McpServerConfig, caller: CallerIdentity): string {
-  return `${caller.userId}\n${caller.conversationId ?? ''}\n${server.id}\n${server.url}`;
 }
 
 class StreamEnded extends Error {
