@@ -17,11 +17,13 @@ import type { CallerIdentity, McpServerConfig } from './types';
 export interface Opened {
   client: Client;
   held?: KeptSession;
+  /** On a session opened before this call (kept, or another call's): the server may have forgotten it. */
+  resumed?: boolean;
 }
 
 export interface CallConnections {
   open(server: McpServerConfig, caller: CallerIdentity, options: ConnectOptions): Promise<Opened>;
-  /** The server answered 404 on `gone` (it forgot the session): forgets it and opens a new one, kept in its place. */
+  /** The server refused a call on `gone` (it forgot the session): forgets it and opens a new one, kept in its place. */
   reopen(server: McpServerConfig, caller: CallerIdentity, options: ConnectOptions, gone: KeptSession): Promise<Opened>;
   /** The call on `held` succeeded: its idle time counts from now. */
   succeeded(server: McpServerConfig, caller: CallerIdentity, held: KeptSession): Promise<void>;
@@ -48,6 +50,7 @@ export function createCallConnections(deps: ConnectDeps, discoveries: DiscoveryM
   ): Promise<Opened> => ({
     client: await connect(server, caller, { ...options, session }),
     held: session,
+    resumed: true,
   });
 
   /**

@@ -74,7 +74,7 @@ export interface ConnectOptions extends ConnectDeps {
   /**
    * A kept 2025-era session of this server (lib/mcp/legacy-sessions.ts) to go on with: no
    * handshake, no request at all until the first call (a server that forgot it answers that
-   * call 404: `isSessionGone`). Remote Streamable HTTP servers only.
+   * call 404: `isSessionRefused`). Remote Streamable HTTP servers only.
    */
   session?: KeptSession;
 }
@@ -309,9 +309,15 @@ export function sessionOf(client: Client): KeptSession | undefined {
   return client.getProtocolEra() === 'legacy' ? { sessionId: transport.sessionId, protocolVersion } : undefined;
 }
 
-/** A 404 to a request on a session: the server no longer knows it (expired, restarted), and did not process the request. */
-export function isSessionGone(error: unknown): boolean {
-  return error instanceof SdkHttpError && error.status === 404;
+/**
+ * The server refused a request on a resumed session at its door: 404 is the spec's answer for a
+ * session it no longer knows (expired, restarted); many published 2025-era servers answer 400
+ * "No valid session ID" instead (server-everything, older Python SDKs). Either way the request
+ * was not processed — a server answers a request it ran with 200 and its result or JSON-RPC
+ * error — so it may be sent again on a new session.
+ */
+export function isSessionRefused(error: unknown): boolean {
+  return error instanceof SdkHttpError && (error.status === 404 || error.status === 400);
 }
 
 /**

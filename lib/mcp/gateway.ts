@@ -8,7 +8,7 @@ import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalo
 import {
   closeQuietly,
   connect,
-  isSessionGone,
+  isSessionRefused,
   onRequestStreamEnd,
   transportOf,
   type ConnectDeps,
@@ -38,8 +38,8 @@ import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGatewa
  * a listing always has a session of its own.
  * Nothing here throws: every failure becomes data (`error` on a catalog, a `failed` / `timeout` /
  * `cancelled` outcome) with a sentence naming the server. Retrying is the engine's decision, not
- * this module's — except a call the server refused unprocessed because it forgot the session
- * (404), which is sent once more on a new one, as the spec has it.
+ * this module's — except a call the server refused unprocessed because it no longer knew the
+ * resumed session (404, or 400 from many servers), which is sent once more on a new one.
  */
 
 export interface GatewayDeps extends ConnectDeps {
@@ -190,15 +190,16 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     const options: ConnectOptions = { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal };
     let client: Client | undefined;
     let held: KeptSession | undefined;
+    let resumed: boolean | undefined;
     let keep = false;
     try {
-      ({ client, held } = await connections.open(server, opts.caller, options));
+      ({ client, held, resumed } = await connections.open(server, opts.caller, options));
       watchListChanged(client, server, opts.caller);
       let result: Record<string, unknown>;
       try {
         result = await runCall(client, tool, args, opts, signal);
       } catch (error) {
-        if (!held || !isSessionGone(error) || signal.aborted) throw error;
+        if (!held || !resumed || !isSessionRefused(error) || signal.aborted) throw error;
         // The server no longer knows the session (expired, restarted) and did not process the
         // call: the spec has the client open a new session, and the call is sent once more.
         const gone = held;
