@@ -415,6 +415,34 @@ export const oauthFlows = pgTable(
   (t) => [index('oauth_flows_server_idx').on(t.userId, t.serverId)],
 );
 
+// An MCP session kept open with a 2025-era Streamable HTTP server between calls and turns
+// (lib/mcp/legacy-sessions.ts): servers like Playwright MCP keep their state per session, so a
+// conversation must come back to the same one. Per (conversation, server, URL, caller); stored
+// here so any instance (or one restarted) resumes it. The session id is not a credential, but
+// it is the server's handle on the person's state: it never leaves the server side. No
+// reference to mcp_servers (built-in ids are not there): removing a server or changing its URL
+// forgets its sessions through lib/servers/hooks.ts; deleting the conversation deletes them.
+export const mcpSessions = pgTable(
+  'mcp_sessions',
+  {
+    userId: ownerRef(),
+    conversationId: conversationRef(),
+    serverId: text('server_id').notNull(),
+    serverUrl: text('server_url').notNull(),
+    sessionId: text('session_id').notNull(),
+    // What `initialize` negotiated: a resumed connection skips the handshake and sends it as `MCP-Protocol-Version`.
+    protocolVersion: text('protocol_version').notNull(),
+    createdAt: createdAt(),
+    // Idle past SESSION_IDLE_MS (lib/mcp/legacy-sessions.ts) from here, the session is ended (the sweep, or the next call).
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.serverId, t.serverUrl, t.userId] }),
+    index('mcp_sessions_user_server_idx').on(t.userId, t.serverId),
+    index('mcp_sessions_last_used_idx').on(t.lastUsedAt),
+  ],
+);
+
 // MCP servers a person added. Secrets (header values, the OAuth client secret) are sealed by
 // lib/secrets/secret-box.ts and never leave the server; changing the URL drops them. Nothing
 // is offered to the model until the person has seen the tools and enabled the server, and a

@@ -1,6 +1,7 @@
 // `npm run sweep`: takes over runs whose instance died (lease lapsed) and drives them to the end,
-// prunes audit entries past AUDIT_RETENTION_DAYS and deletes share links 30 days after they
-// expired. Meant for a scheduler next to `POST /api/internal/sweep`.
+// prunes audit entries past AUDIT_RETENTION_DAYS, deletes share links 30 days after they
+// expired and ends MCP sessions idle past their timeout. Meant for a scheduler next to
+// `POST /api/internal/sweep`.
 import { getAuditKeyring } from '../lib/audit/key';
 import { sweep } from '../lib/ops/sweep';
 import { getDbHandle } from '../lib/server/database';
@@ -17,4 +18,5 @@ console.log(`Took over ${done.resumed} run(s).`);
 console.log(`Pruned ${done.audit.entries} audit entries past retention (${done.audit.users} user(s)).`);
 if (done.audit.broken.length) console.error(`Not pruned, chain broken (run npm run audit:verify): ${done.audit.broken.join(', ')}`);
 console.log(`Deleted ${done.expiredShareLinks} share link(s) expired more than ${EXPIRED_SHARE_KEPT_DAYS} days ago.`);
+console.log(`Ended ${done.idleSessions.forgotten} idle MCP session(s) (${done.idleSessions.ended} confirmed by their server).`);
 await handle.close();

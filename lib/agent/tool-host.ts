@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { isUsable, NOT_SWITCHED_ON, type GrantSource, type RunGrantContext, type ToolGrant } from '@/lib/consent/grant-source';
+import type { SessionEnding } from '@/lib/mcp/legacy-sessions';
 import { buildToolNames, joinToolName, namespaceProblem } from '@/lib/mcp/naming';
 import type { CatalogTool, McpGateway, McpServerConfig } from '@/lib/mcp/types';
 
@@ -10,6 +11,8 @@ export interface ToolHost {
   /** `toolsRev`: the user's `users.tools_rev` as read this step; the servers read at the same value may be reused. */
   serversFor(userId: string, opts?: { toolsRev?: number }): Promise<McpServerConfig[]>;
   grants: GrantSource;
+  /** Ends the MCP sessions kept for conversations (lib/mcp/legacy-sessions.ts): idle ones (the sweep), a deleted conversation's. */
+  sessions?: SessionEnding;
 }
 
 export interface OfferedTool {

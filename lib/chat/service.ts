@@ -127,6 +127,8 @@ export async function setModel(rt: ChatRuntime, userId: string, id: string, mode
 export async function remove(rt: ChatRuntime, userId: string, id: string) {
   const c = await owned(rt, userId, id);
   await cancelRun(rt.engine, c.id);
+  // The servers are told its MCP sessions are over (the rows would go with the conversation anyway).
+  await rt.tools.host.sessions?.endConversation(userId, id);
   await deleteConversation(rt.handle.db, userId, id);
 }
 

@@ -24,7 +24,9 @@ import type { CallerIdentity, McpServerConfig } from './types';
 
 /**
  * One short-lived MCP client per use: the 2026-07-28 protocol is stateless, so nothing is kept
- * between calls. Streamable HTTP first (with version negotiation, so legacy servers still
+ * between calls. A 2025-era server's session may outlive the connection (`session`, `sessionOf`,
+ * `endSession`: lib/mcp/legacy-sessions.ts keeps it); the connection itself never does.
+ * Streamable HTTP first (with version negotiation, so legacy servers still
  * work), then the old HTTP+SSE transport for servers that only speak that. Built-in servers are
  * reached in-process through the same client code, by handing the transport a `fetch` that
  * calls their handler directly.
@@ -69,6 +71,18 @@ export interface ConnectOptions extends ConnectDeps {
   timeoutMs?: number;
   /** A cached era verdict (e.g. to resume an elicitation without a discovery round trip). */
   prior?: PriorDiscovery;
+  /**
+   * A kept 2025-era session of this server (lib/mcp/legacy-sessions.ts) to go on with: no
+   * handshake, no request at all until the first call (a server that forgot it answers that
+   * call 404: `isSessionRefused`). Remote Streamable HTTP servers only.
+   */
+  session?: KeptSession;
+}
+
+/** A 2025-era Streamable HTTP session: the server's `Mcp-Session-Id` and the version `initialize` negotiated. */
+export interface KeptSession {
+  sessionId: string;
+  protocolVersion: string;
 }
 
 const CLIENT_INFO = { name: 'switchboard', version: '0.1.0' };
@@ -168,10 +182,24 @@ export function shouldTrySse(error: unknown): boolean {
   return status >= 400 && status < 500 && ![401, 403, 407, 429].includes(status);
 }
 
+/** Every server's answers are bounded, the built-in in-process ones included. */
+function boundedBy(opts: ConnectOptions): (base: FetchLike) => FetchLike {
+  return (base) => boundedFetch(base, { maxBytes: opts.maxResponseBytes, onExceeded: opts.onResponseTooLarge });
+}
+
+/** How a remote server is reached: its URL, the guarded fetch with its configured headers, and its OAuth. */
+function remoteAccess(server: McpServerConfig, caller: CallerIdentity, opts: ConnectOptions) {
+  if (!opts.fetch) throw new RemoteServersDisabled(server.displayName);
+  const fetchFn = boundedBy(opts)(withHeaders(opts.fetch, server.headers));
+  // Configured header credentials (an API key in Authorization) win over OAuth.
+  const hasAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  const authProvider = hasAuthorization ? undefined : opts.oauth?.authProvider(server, caller);
+  return { url: new URL(server.url), fetchFn, authProvider };
+}
+
 export async function connect(server: McpServerConfig, caller: CallerIdentity, opts: ConnectOptions = {}): Promise<Client> {
   const requestOptions = { signal: opts.signal, timeout: opts.timeoutMs };
-  // Every server's answers are bounded, the built-in in-process ones included.
-  const bounded = (base: FetchLike) => boundedFetch(base, { maxBytes: opts.maxResponseBytes, onExceeded: opts.onResponseTooLarge });
+  const bounded = boundedBy(opts);
 
   if (isBuiltin(server)) {
     const local = opts.inProcess?.(server, caller);
@@ -189,12 +217,21 @@ export async function connect(server: McpServerConfig, caller: CallerIdentity, o
     }
   }
 
-  if (!opts.fetch) throw new RemoteServersDisabled(server.displayName);
-  const fetchFn = bounded(withHeaders(opts.fetch, server.headers));
-  const url = new URL(server.url);
-  // Configured header credentials (an API key in Authorization) win over OAuth.
-  const hasAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
-  const authProvider = hasAuthorization ? undefined : opts.oauth?.authProvider(server, caller);
+  const { url, fetchFn, authProvider } = remoteAccess(server, caller, opts);
+  if (opts.session) {
+    // The SDK's connect skips the handshake for a transport that already has a session; the
+    // version it negotiated then is not known to the client, so the transport is told it.
+    const resumed = newClient(opts);
+    const transport = new StreamableHTTPClientTransport(url, {
+      fetch: fetchFn,
+      authProvider,
+      onInsufficientScope: 'throw',
+      sessionId: opts.session.sessionId,
+    });
+    transport.setProtocolVersion(opts.session.protocolVersion);
+    await resumed.connect(declaring(transport, opts), requestOptions);
+    return resumed;
+  }
   const client = newClient(opts);
   let firstError: unknown;
   try {
@@ -248,16 +285,72 @@ export function onRequestStreamEnd(client: Client, onEnd: () => void): void {
   };
 }
 
+/** How long telling a server that a session is over may take: a courtesy, not worth waiting for. */
+const END_SESSION_MS = 1_000;
+
 /**
  * Closes a client without throwing. A sessionful legacy server (2025-era Streamable HTTP) is
- * told the session is over so it can free it; that courtesy gets a short time limit.
+ * told the session is over (HTTP DELETE) so it can free it, unless the session is kept for the
+ * next call (`keepSession`: lib/mcp/legacy-sessions.ts); then only this connection closes.
  */
-export async function closeQuietly(client: Client): Promise<void> {
+export async function closeQuietly(client: Client, opts: { keepSession?: boolean } = {}): Promise<void> {
   const transport = client.transport;
-  if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
-    await Promise.race([transport.terminateSession().catch(() => {}), new Promise((r) => setTimeout(r, 1_000).unref())]);
+  if (!opts.keepSession && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+    await withinEndTime(transport.terminateSession().catch(() => {}));
   }
   await client.close().catch(() => {});
+}
+
+/** The session a connection holds when it is one worth keeping: 2025-era Streamable HTTP, with an `Mcp-Session-Id`. */
+export function sessionOf(client: Client): KeptSession | undefined {
+  const transport = client.transport;
+  const protocolVersion = client.getNegotiatedProtocolVersion();
+  if (!(transport instanceof StreamableHTTPClientTransport) || !transport.sessionId || !protocolVersion) return undefined;
+  return client.getProtocolEra() === 'legacy' ? { sessionId: transport.sessionId, protocolVersion } : undefined;
+}
+
+/**
+ * The server refused a request on a resumed session at its door: 404 is the spec's answer for a
+ * session it no longer knows (expired, restarted); many published 2025-era servers answer 400
+ * "No valid session ID" instead (server-everything, older Python SDKs). Either way the request
+ * was not processed — a server answers a request it ran with 200 and its result or JSON-RPC
+ * error — so it may be sent again on a new session.
+ */
+export function isSessionRefused(error: unknown): boolean {
+  return error instanceof SdkHttpError && (error.status === 404 || error.status === 400);
+}
+
+/**
+ * Tells a remote server that a kept session is over (HTTP DELETE with its id), through the same
+ * guarded fetch, headers and OAuth as its calls. Best effort, within a second: true when the
+ * server confirmed it (or does not allow ending sessions, 405).
+ */
+export async function endSession(
+  server: McpServerConfig,
+  caller: CallerIdentity,
+  session: KeptSession,
+  deps: ConnectDeps,
+): Promise<boolean> {
+  try {
+    const { url, fetchFn, authProvider } = remoteAccess(server, caller, deps);
+    const transport = new StreamableHTTPClientTransport(url, { fetch: fetchFn, authProvider, sessionId: session.sessionId });
+    transport.setProtocolVersion(session.protocolVersion);
+    await transport.start();
+    const ended = await withinEndTime(
+      transport.terminateSession().then(
+        () => true,
+        () => false,
+      ),
+    );
+    await transport.close().catch(() => {});
+    return ended === true;
+  } catch {
+    return false;
+  }
+}
+
+function withinEndTime<T>(work: Promise<T>): Promise<T | undefined> {
+  return Promise.race([work, new Promise<undefined>((r) => setTimeout(() => r(undefined), END_SESSION_MS).unref())]);
 }
 
 export { SdkError, SdkHttpError };

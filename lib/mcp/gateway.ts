@@ -3,8 +3,18 @@ import { InsufficientScopeError, type Client, type StandardSchemaV1 } from '@mod
 import { storedInputRequests } from '@/db/stored-json';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
+import { createCallConnections } from './call-connections';
 import { buildServerCatalog, MAX_TOOLS_PER_SERVER, type RawTool } from './catalog';
-import { closeQuietly, connect, onRequestStreamEnd, transportOf, type ConnectDeps } from './connection';
+import {
+  closeQuietly,
+  connect,
+  isSessionRefused,
+  onRequestStreamEnd,
+  transportOf,
+  type ConnectDeps,
+  type ConnectOptions,
+  type KeptSession,
+} from './connection';
 import { createDiscoveryMemo, type DiscoveryMemo } from './discovery-memo';
 import {
   classifyFailure,
@@ -16,14 +26,20 @@ import {
   type FailureKind,
   type NeedsSignIn,
 } from './failures';
+import type { LegacySessionStore } from './legacy-sessions';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
 /**
  * The engine's door to MCP servers. Each listing and each call opens its own connection and
- * closes it (a call's starts from what the last connection discovered: lib/mcp/discovery-memo.ts),
- * and nothing here throws: every failure becomes data (`error` on a catalog, a
- * `failed` / `timeout` / `cancelled` outcome) with a sentence naming the server. Retrying is
- * the engine's decision, not this module's.
+ * closes it (a call's starts from what the last connection discovered: lib/mcp/discovery-memo.ts).
+ * A call in a conversation to a 2025-era Streamable HTTP server goes on with the session the
+ * conversation's last call to it left open, kept in `sessions` (lib/mcp/legacy-sessions.ts), so a
+ * server that keeps state per session keeps it (./call-connections.ts picks a call's connection);
+ * a listing always has a session of its own.
+ * Nothing here throws: every failure becomes data (`error` on a catalog, a `failed` / `timeout` /
+ * `cancelled` outcome) with a sentence naming the server. Retrying is the engine's decision, not
+ * this module's — except a call the server refused unprocessed because it no longer knew the
+ * resumed session (404, or 400 from many servers), which is sent once more on a new one.
  */
 
 export interface GatewayDeps extends ConnectDeps {
@@ -33,6 +49,8 @@ export interface GatewayDeps extends ConnectDeps {
   onToolsListChanged?: (server: McpServerConfig, caller: CallerIdentity) => void;
   /** What servers answered to `server/discover` (default: one memo per gateway). */
   discoveries?: DiscoveryMemo;
+  /** Sessions of 2025-era servers kept between calls; without it each call opens and ends its own. */
+  sessions?: LegacySessionStore;
 }
 
 /** A catalog plus what the listing said about caching it (the engine stores its own expiry). */
@@ -157,6 +175,8 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     }
   }
 
+  const connections = createCallConnections(deps, discoveries, deps.sessions);
+
   async function callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome> {
     const action = `run "${tool}"`;
     const cancelled = (): CallOutcome => ({ kind: 'cancelled', message: `The call to "${tool}" on ${server.displayName} was cancelled.` });
@@ -167,50 +187,30 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     const capTimer = opts.maxTotalTimeoutMs ? setTimeout(() => overall.abort(), opts.maxTotalTimeoutMs) : undefined;
     const size = watchSize();
     const signal = AbortSignal.any([opts.signal, overall.signal, size.connectOptions.signal]);
+    const options: ConnectOptions = { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal };
     let client: Client | undefined;
-    let streamTimer: ReturnType<typeof setTimeout> | undefined;
+    let held: KeptSession | undefined;
+    let resumed: boolean | undefined;
+    let keep = false;
     try {
-      const prior = discoveries.get(server, opts.caller);
-      client = await connect(server, opts.caller, { ...deps, timeoutMs: opts.timeoutMs, ...size.connectOptions, signal, prior });
-      if (!prior) discoveries.remember(server, opts.caller, client);
+      ({ client, held, resumed } = await connections.open(server, opts.caller, options));
       watchListChanged(client, server, opts.caller);
-      let lastTransportError: unknown;
-      client.onerror = (error) => (lastTransportError = error);
-
-      const params = {
-        name: tool,
-        arguments: args,
-        // The typed params reject these two keys; the wire needs them verbatim.
-        ...(opts.resume && { inputResponses: opts.resume.inputResponses }),
-        ...(opts.resume?.requestState !== undefined && { requestState: opts.resume.requestState }),
-      } as { name: string; arguments: Record<string, unknown> };
-
-      // A per-request SSE stream that ends without the answer (server crashed, proxy cut it)
-      // would otherwise leave the call waiting for its full timeout.
-      let settled = false;
-      let onStreamEnd = () => {};
-      const streamEnded = new Promise<never>((_, reject) => {
-        onStreamEnd = () => {
-          if (!settled) streamTimer = setTimeout(() => reject(new StreamEnded(lastTransportError)), STREAM_END_GRACE_MS);
-        };
-      });
-      onRequestStreamEnd(client, () => onStreamEnd());
-      const call = client.callTool(params, {
-        timeout: opts.timeoutMs,
-        resetTimeoutOnProgress: true,
-        ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
-        signal,
-        allowInputRequired: client.getProtocolEra() === 'modern',
-        // Lets the SDK mirror `x-mcp-header` arguments into `Mcp-Param-*` headers (2026-07-28)
-        // without a `tools/list` on this short-lived connection.
-        ...(opts.inputSchema && { toolDefinition: { name: tool, inputSchema: opts.inputSchema as { type: 'object' } } }),
-        onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
-      });
-      // Whichever loses the race must not surface as an unhandled rejection.
-      call.catch(() => {});
-      streamEnded.catch(() => {});
-      const result = (await Promise.race([call, streamEnded])) as Record<string, unknown>;
-      settled = true;
+      let result: Record<string, unknown>;
+      try {
+        result = await runCall(client, tool, args, opts, signal);
+      } catch (error) {
+        if (!held || !resumed || !isSessionRefused(error) || signal.aborted) throw error;
+        // The server no longer knows the session (expired, restarted) and did not process the
+        // call: the spec has the client open a new session, and the call is sent once more.
+        const gone = held;
+        await closeQuietly(client, { keepSession: true });
+        client = held = undefined;
+        ({ client, held } = await connections.reopen(server, opts.caller, options, gone));
+        watchListChanged(client, server, opts.caller);
+        result = await runCall(client, tool, args, opts, signal);
+      }
+      keep = held !== undefined;
+      if (held) await connections.succeeded(server, opts.caller, held);
 
       if (result.resultType === 'input_required') {
         const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
@@ -228,8 +228,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       }
       return { kind: 'result', result: result as McpCallResult };
     } catch (error) {
-      // Whatever went wrong, the next call asks the server what it speaks again.
+      // Whatever went wrong, the next call asks the server what it speaks again, on a new session.
       discoveries.forget(server, opts.caller);
+      if (held) await connections.failed(server, opts.caller, held);
       if (opts.signal.aborted) return cancelled();
       // Not a failure: the call waits for the person to sign in, then runs.
       const signIn = await signInNeeded(server, opts.caller, error);
@@ -264,8 +265,59 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       return { kind: 'failed', message: describeFailure(server.displayName, server.url, action, error) };
     } finally {
       clearTimeout(capTimer);
+      // A kept session outlives this connection; any other is ended with it.
+      if (client) await closeQuietly(client, { keepSession: keep });
+    }
+  }
+
+  /** Sends one `tools/call` on a connection and waits for its answer (or for its stream to end without one). */
+  async function runCall(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: CallOptions,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    let lastTransportError: unknown;
+    client.onerror = (error) => (lastTransportError = error);
+    const params = {
+      name: tool,
+      arguments: args,
+      // The typed params reject these two keys; the wire needs them verbatim.
+      ...(opts.resume && { inputResponses: opts.resume.inputResponses }),
+      ...(opts.resume?.requestState !== undefined && { requestState: opts.resume.requestState }),
+    } as { name: string; arguments: Record<string, unknown> };
+
+    // A per-request SSE stream that ends without the answer (server crashed, proxy cut it)
+    // would otherwise leave the call waiting for its full timeout.
+    let settled = false;
+    let streamTimer: ReturnType<typeof setTimeout> | undefined;
+    let onStreamEnd = () => {};
+    const streamEnded = new Promise<never>((_, reject) => {
+      onStreamEnd = () => {
+        if (!settled) streamTimer = setTimeout(() => reject(new StreamEnded(lastTransportError)), STREAM_END_GRACE_MS);
+      };
+    });
+    onRequestStreamEnd(client, () => onStreamEnd());
+    const call = client.callTool(params, {
+      timeout: opts.timeoutMs,
+      resetTimeoutOnProgress: true,
+      ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
+      signal,
+      allowInputRequired: client.getProtocolEra() === 'modern',
+      // Lets the SDK mirror `x-mcp-header` arguments into `Mcp-Param-*` headers (2026-07-28)
+      // without a `tools/list` on this short-lived connection.
+      ...(opts.inputSchema && { toolDefinition: { name: tool, inputSchema: opts.inputSchema as { type: 'object' } } }),
+      onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+    });
+    // Whichever loses the race must not surface as an unhandled rejection.
+    call.catch(() => {});
+    streamEnded.catch(() => {});
+    try {
+      return (await Promise.race([call, streamEnded])) as Record<string, unknown>;
+    } finally {
+      settled = true;
       clearTimeout(streamTimer);
-      if (client) await closeQuietly(client);
     }
   }
 

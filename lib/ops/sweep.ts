@@ -11,15 +11,19 @@ export interface SweepReport {
   audit: { users: number; entries: number; broken: string[] };
   /** Share links deleted a while after they expired (lib/share/prune.ts). */
   expiredShareLinks: number;
+  /** MCP sessions kept for conversations and idle past their timeout: forgotten, and ended at the server where it could be told. */
+  idleSessions: { forgotten: number; ended: number };
 }
 
 /**
  * One sweep, the same for `npm run sweep` and `POST /api/internal/sweep`: take over runs whose
- * instance died, prune audit entries past their retention, delete long-expired share links.
+ * instance died, prune audit entries past their retention, delete long-expired share links, end
+ * idle MCP sessions (lib/mcp/legacy-sessions.ts).
  */
 export async function sweep(engine: EngineDeps, db: Db, auditKeys: AuditKeyring, now: Date = new Date()): Promise<SweepReport> {
   const resumed = await resumeLapsedRuns(engine);
   const audit = await pruneAudit(db, auditKeys, { now });
   const expiredShareLinks = await pruneExpiredShareLinks(db, now);
-  return { resumed, audit, expiredShareLinks };
+  const idleSessions = (await engine.tools?.sessions?.endIdle(now)) ?? { forgotten: 0, ended: 0 };
+  return { resumed, audit, expiredShareLinks, idleSessions };
 }

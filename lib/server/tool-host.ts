@@ -11,6 +11,7 @@ import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBui
 import { withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { ConnectDeps, FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
+import { postgresSessionStore, sessionEnding } from '@/lib/mcp/legacy-sessions';
 import { gatewayOAuth } from '@/lib/mcp/oauth';
 import type { CallerIdentity, McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
@@ -80,7 +81,12 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
   };
   // A change heard on any connection drops the kept lists (`remote` exists by the time one is heard).
-  const gateway = createMcpGateway({ ...connectDeps, onToolsListChanged: (server) => remote.dropLists(server) });
+  // 2025-era sessions are kept in Postgres between a conversation's calls, for any instance to resume.
+  const gateway = createMcpGateway({
+    ...connectDeps,
+    sessions: postgresSessionStore(db),
+    onToolsListChanged: (server) => remote.dropLists(server),
+  });
   const remote = withCatalogCache(gateway, db);
 
   function builtinListing(server: McpServerConfig, refresh = false): Promise<ListedCatalog> {
@@ -108,30 +114,33 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
       server.builtin ? gateway.callTool(server, tool, args, callOpts) : remote.callTool(server, tool, args, callOpts),
   };
 
+  async function serversFor(userId: string, opts: { toolsRev?: number } = {}): Promise<McpServerConfig[]> {
+    // Read at the same users.tools_rev (every change to a server bumps it): what was read then still holds.
+    const cached = servers.get(userId);
+    if (opts.toolsRev !== undefined && cached?.rev === opts.toolsRev) return cached.list;
+    const rows = await listEnabledServers(db, userId);
+    const own: McpServerConfig[] = [];
+    for (const row of rows) {
+      try {
+        own.push(serverConfig(row, await box()));
+      } catch (err) {
+        // Its credentials cannot be opened (the key changed): leave the server out rather than fail the turn.
+        console.error(`[tools] server ${row.id} left out:`, errorSummary(err));
+      }
+    }
+    const list = [...BUILTIN_SERVERS, ...own];
+    if (opts.toolsRev !== undefined) {
+      servers.set(userId, { rev: opts.toolsRev, list });
+    }
+    return list;
+  }
+
   return {
     host: {
       gateway: hostGateway,
-      async serversFor(userId, opts = {}) {
-        // Read at the same users.tools_rev (every change to a server bumps it): what was read then still holds.
-        const cached = servers.get(userId);
-        if (opts.toolsRev !== undefined && cached?.rev === opts.toolsRev) return cached.list;
-        const rows = await listEnabledServers(db, userId);
-        const own: McpServerConfig[] = [];
-        for (const row of rows) {
-          try {
-            own.push(serverConfig(row, await box()));
-          } catch (err) {
-            // Its credentials cannot be opened (the key changed): leave the server out rather than fail the turn.
-            console.error(`[tools] server ${row.id} left out:`, errorSummary(err));
-          }
-        }
-        const list = [...BUILTIN_SERVERS, ...own];
-        if (opts.toolsRev !== undefined) {
-          servers.set(userId, { rev: opts.toolsRev, list });
-        }
-        return list;
-      },
+      serversFor,
       grants: opts.grants ?? storedGrants(db),
+      sessions: sessionEnding({ db, connect: connectDeps, serversOf: (userId) => serversFor(userId) }),
     },
     remote,
     builtinListing,

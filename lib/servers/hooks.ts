@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
 import { errorSummary } from '@/lib/log-safe';
+import { forgetServerSessions } from '@/lib/mcp/legacy-sessions';
 import { forgetServerOAuth } from '@/lib/mcp/oauth/flows';
 import { processSingleton } from '@/lib/process-singleton';
 
@@ -51,4 +52,14 @@ export async function dropOAuthCredentialsForServer(db: Db, change: ServerUrlCha
   await forgetServerOAuth({ db }, change.userId, change.serverId, change.oldUrl);
 }
 
+/**
+ * Forgets the MCP sessions kept with the server for the person's conversations. They are not
+ * ended at the old URL: Switchboard does not reach a server the person turned away from, and
+ * the server ends them itself when they go unused.
+ */
+export async function dropKeptSessionsForServer(db: Db, change: ServerUrlChange): Promise<void> {
+  await forgetServerSessions(db, change.userId, change.serverId);
+}
+
 onServerUrlChange('oauth', dropOAuthCredentialsForServer);
+onServerUrlChange('mcp-sessions', dropKeptSessionsForServer);

@@ -3,6 +3,7 @@ import { getServer, type ServerRow } from '@/db/queries/servers';
 import { AppError } from '@/lib/http/errors';
 import { errorSummary } from '@/lib/log-safe';
 import type { FetchLike } from '@/lib/mcp/connection';
+import { forgetServerSessions } from '@/lib/mcp/legacy-sessions';
 import {
   completeSignIn,
   disconnect,
@@ -134,5 +135,7 @@ export async function disconnectServer(
   serverId: string,
 ): Promise<{ revoked: boolean; hadCredential: boolean }> {
   const row = await own(ctx, userId, serverId);
+  // Sessions opened under this sign-in are not resumed under the next one (maybe another account).
+  await forgetServerSessions(ctx.db, userId, row.id);
   return disconnect(depsOf(ctx), userId, oauthRef(ctx, row));
 }

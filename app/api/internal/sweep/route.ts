@@ -5,7 +5,7 @@ import { getRuntime } from '@/lib/server/runtime';
 
 /**
  * For a scheduler: takes over runs whose instance died, prunes audit entries past their
- * retention (AUDIT_RETENTION_DAYS) and long-expired share links. Needs
+ * retention (AUDIT_RETENTION_DAYS) and long-expired share links, ends idle MCP sessions. Needs
  * `Authorization: Bearer $SWEEP_TOKEN`; without SWEEP_TOKEN configured the route is off.
  */
 export async function POST(req: Request): Promise<Response> {
@@ -17,6 +17,7 @@ export async function POST(req: Request): Promise<Response> {
       resumed: done.resumed,
       auditPruned: { users: done.audit.users, entries: done.audit.entries, brokenChains: done.audit.broken.length },
       expiredShareLinksPruned: done.expiredShareLinks,
+      idleMcpSessionsEnded: done.idleSessions.forgotten,
     });
   } catch (err) {
     return errorResponse(err);
