@@ -32,6 +32,9 @@ export const redisChannelOf = (conversationId: string) => `switchboard:events:${
  */
 const MAX_INLINE_BYTES = 256 * 1024;
 
+/** Publishes waiting for a connection, at most (a few seconds of many conversations streaming). */
+const PUBLISH_QUEUE_MAX = 20_000;
+
 export interface RedisEventBus extends EventBus {
   /** Ends both connections to Redis. */
   close(): Promise<void>;
@@ -64,7 +67,12 @@ export function createRedisEventBus(handle: DbHandle, url: string, opts: RedisBu
   const subscribers = createSubscribers();
   const name = opts.name ?? 'switchboard';
   const onError = (role: string) => (err: Error) => console.error(`[bus] redis ${role} connection:`, errorSummary(err));
-  const publisher = createClient({ url, name: `${name}-publish` }).on('error', onError('publish'));
+  // While Redis is away, publishes wait for it, up to a bound: past it they are dropped (receivers
+  // lost their subscriptions too, and read the log when they are back), not held in memory.
+  const publisher = createClient({ url, name: `${name}-publish`, commandsQueueMaxLength: PUBLISH_QUEUE_MAX }).on(
+    'error',
+    onError('publish'),
+  );
   const subscriber = createClient({ url, name: `${name}-subscribe` }).on('error', onError('subscribe'));
   // `ready` comes again after a reconnect, once the client has subscribed again to every channel:
   // what was published meanwhile is lost, so every subscriber catches up from the log.
@@ -84,12 +92,20 @@ export function createRedisEventBus(handle: DbHandle, url: string, opts: RedisBu
   /** Live deltas not yet published, per conversation: those sent in one synchronous burst share a message. */
   const liveQueue = new Map<string, string[]>();
   let flushScheduled = false;
+  let publishFailing = false;
 
   function publish(conversationId: string, items: string[]) {
     const channel = redisChannelOf(conversationId);
     const payload = `{"es":[${items.join(',')}]}`;
     opts.onPublish?.(channel, payload);
-    publisher.publish(channel, payload).catch(onError('publish'));
+    publisher.publish(channel, payload).then(
+      () => (publishFailing = false),
+      (err: Error) => {
+        // Once per outage, not once per message.
+        if (!publishFailing) onError('publish')(err);
+        publishFailing = true;
+      },
+    );
   }
 
   function flushLive(conversationId?: string) {
