@@ -94,6 +94,7 @@ export default defineConfig({
         // Blank counts as unset in the app: the embedded database, the offline demo model, a secret
         // created in the data folder, the request's own origin, no OAuth buttons.
         DATABASE_URL: '',
+        REDIS_URL: '',
         ANTHROPIC_API_KEY: '',
         ANTHROPIC_BASE_URL: '',
         ANTHROPIC_MODEL: '',

@@ -2,6 +2,7 @@ import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PgTransaction, type PgDatabase, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 
+import { trackCommits } from './after-commit';
 import * as schema from './schema';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -18,7 +19,11 @@ export function isTransaction(db: Db): boolean {
 export interface DbHandle {
   kind: 'pglite' | 'postgres';
   db: Db;
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Payloads NOTIFYed on `channel`. `onResume` is called when the connection that listens was lost
+   * and listens again: what was sent meanwhile never arrives, so the caller reads it elsewhere.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onResume?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /** Applies pending migrations; safe when several processes start at once. */
   migrate(migrationsFolder?: string): Promise<void>;
@@ -76,6 +81,7 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob; o
     client = await start(undefined);
   }
   const db = drizzle({ client, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
+  trackCommits(db);
   return {
     kind: 'pglite',
     db,
@@ -106,6 +112,7 @@ export async function openPostgres(
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', (err) => console.error('[db] idle client error:', err.message));
   const db = drizzle({ client: pool, schema, logger: loggerOf(opts.onStatement) }) as unknown as Db;
+  trackCommits(db);
   // Notifications sent on their own (live deltas) go through one connection of their own. The
   // bus holds every stored event until the live deltas before it are sent, and it does so inside
   // the transaction that stores the event: were these notifications to wait for a pool
@@ -122,6 +129,8 @@ export async function openPostgres(
   let closed = false;
   let retryMs = 500;
   const handlers = new Map<string, Set<(payload: string) => void>>();
+  const resumers = new Set<() => void>();
+  let listenedBefore = false;
   const quote = (channel: string) => `"${channel.replace(/"/g, '')}"`;
 
   function drop(c: import('pg').Client) {
@@ -151,6 +160,9 @@ export async function openPostgres(
       for (const channel of handlers.keys()) await c.query(`LISTEN ${quote(channel)}`);
       listener = c;
       retryMs = 500;
+      // Listening again after a loss: notifications sent in between are gone.
+      if (listenedBefore) for (const resume of resumers) resume();
+      listenedBefore = true;
       return c;
     })().finally(() => {
       connecting = undefined;
@@ -161,7 +173,8 @@ export async function openPostgres(
   return {
     kind: 'postgres',
     db,
-    async listen(channel, onPayload) {
+    async listen(channel, onPayload, onResume) {
+      if (onResume) resumers.add(onResume);
       let set = handlers.get(channel);
       if (!set) {
         set = new Set();
@@ -172,6 +185,7 @@ export async function openPostgres(
       set.add(onPayload);
       return async () => {
         set.delete(onPayload);
+        if (onResume) resumers.delete(onResume);
       };
     },
     async notify(channel, payload) {

@@ -5,11 +5,13 @@
 //
 //   BENCH_ROUNDS=100       interleaved rounds of the turn comparison (default 100; the issue measured 300)
 //   BENCH_DATABASE_URL=…   also run the engine on Postgres (in a database of its own, dropped after)
-//   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, toolsearch)
+//   BENCH_REDIS_URL=…      the bus section's Redis (default REDIS_URL; without either, the database's bus alone)
+//   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, bus, toolsearch)
 //   BENCH_APP=0            skip the through-the-app part
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
+import { busFigures } from '@/bench/bus';
 import { catalogFigures } from '@/bench/catalog';
 import { openBenchDbs } from '@/bench/databases';
 import { engineTurnFigures } from '@/bench/engine-turn';
@@ -64,6 +66,7 @@ try {
   await section('parallel', () => parallelFigures(report, dbs));
   await section('catalog', () => catalogFigures(report, dbs[0]!, model));
   await section('eventlog', () => eventLogFigures(report, dbs));
+  await section('bus', () => busFigures(report, dbs));
   await section('toolsearch', () => toolSearchFigures(report, dbs[0]!));
   if (settings.app && wanted('app')) await runAppPart(report);
 

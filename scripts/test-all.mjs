@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every suite, one summary line. The type check, the formatter and lint checks, unit and integration
-// (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too), then a production build and e2e in Chromium
+// (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too; the event-bus suites also on Redis, at
+// REDIS_URL or a local one that answers), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default) and the fault suite (test/faults) on the same build,
 // then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
 // skips them). Ends with `N passed, N failed`; each part prints its time.
@@ -106,15 +107,15 @@ function faults() {
   if (process.env.SKIP_FAULTS === '1') return console.log('\n=== faults skipped (SKIP_FAULTS=1)');
   const file = 'test-results/faults.json';
   rmSync(file, { force: true });
-  const res = run('faults', 'npx', [
-    'vitest',
-    'run',
-    '--config',
-    'vitest.faults.config.ts',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile=${file}`,
-  ]);
+  // The database's own bus: REDIS_URL is for the Redis bus's own suites (lib/agent/bus.test.ts).
+  const faultsEnv = { ...env };
+  delete faultsEnv.REDIS_URL;
+  const res = run(
+    'faults',
+    'npx',
+    ['vitest', 'run', '--config', 'vitest.faults.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${file}`],
+    { env: faultsEnv },
+  );
   const f = readJson(file);
   for (const t of (f?.testResults ?? []).flatMap((r) => (r.assertionResults ?? []).map((a) => ({ ...a, file: r.name }))))
     if (t.status === 'failed') failures.push(`faults  ${t.file.replace(process.cwd() + '/', '')} > ${t.fullName}`);
@@ -138,6 +139,7 @@ if (process.env.SKIP_E2E === '1') {
   const e2eEnv = { ...env };
   for (const k of [
     'DATABASE_URL',
+    'REDIS_URL',
     'ANTHROPIC_API_KEY',
     'ANTHROPIC_BASE_URL',
     'AUTH_SECRET',

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -32,6 +33,7 @@ export default async function setup(project: TestProject) {
     await handle.close();
   }
   project.provide('postgresTemplate', templateName ?? '');
+  project.provide('redisUrl', await testRedisUrl());
 
   return async () => {
     await rm(dir, { recursive: true, force: true });
@@ -39,9 +41,29 @@ export default async function setup(project: TestProject) {
   };
 }
 
+/** Where the event-bus suites reach Redis: REDIS_URL when set, else the local Redis if it answers; '' for none. */
+async function testRedisUrl(): Promise<string> {
+  const url = process.env.REDIS_URL?.trim();
+  if (url) return url;
+  const local = { host: '127.0.0.1', port: 6379 };
+  const answers = await new Promise<boolean>((resolve) => {
+    const socket = net.connect(local);
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+  return answers ? `redis://${local.host}:${local.port}` : '';
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
     postgresTemplate: string;
+    redisUrl: string;
   }
 }

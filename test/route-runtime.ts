@@ -20,6 +20,8 @@ export async function openRouteRuntime(tag: string, env: Record<string, string> 
   vi.stubEnv('AUTH_SECRET', randomBytes(32).toString('base64url'));
   vi.stubEnv('APP_URL', '');
   vi.stubEnv('AUTH_URL', '');
+  // The event bus of the embedded default; the Redis bus has its own suites (lib/agent/bus.test.ts).
+  vi.stubEnv('REDIS_URL', '');
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
   const h = await openTestDb('pglite');
   processSingleton('db', () => ({ opening: Promise.resolve(h) }));

@@ -32,7 +32,7 @@ export interface LoggedMessage {
 }
 
 export interface AppendOptions {
-  /** The NOTIFYs that announce the events, sent by the same statement. */
+  /** The NOTIFYs that announce the events, sent by the same statement; none without it. */
   notice?: EventNotice;
   /** The first event opens its run: the run's `start_seq` is set to it. */
   runStart?: boolean;
@@ -73,7 +73,14 @@ export async function appendToLog(
   opts: AppendOptions = {},
 ): Promise<Appended | null> {
   const items = JSON.stringify(list.map((x) => ({ type: x.type, data: x.data })));
-  const tails = JSON.stringify(opts.notice?.tails ?? []);
+  // Without a notice (another bus announces the events after commit) the statement names no pg_notify at all.
+  const notice = opts.notice?.tails.length
+    ? sql`n as (
+      select pg_notify(${opts.notice.channel}, '{"b":' || (s.event_seq - ${list.length}) || ',' || t.tail)
+      from s, jsonb_array_elements_text(${JSON.stringify(opts.notice.tails)}::jsonb) with ordinality as t(tail, ord)
+      order by t.ord
+    ),`
+    : sql``;
   const m = opts.message;
   const tokens = opts.modelTokens && opts.modelTokens.tokens > 0 ? opts.modelTokens : null;
   const result = await db.execute(sql`
@@ -97,11 +104,7 @@ export async function appendToLog(
       from s, jsonb_array_elements(${items}::jsonb) with ordinality as e(value, ord)
       returning seq, created_at
     ),
-    n as (
-      select pg_notify(${opts.notice?.channel ?? ''}, '{"b":' || (s.event_seq - ${list.length}) || ',' || t.tail)
-      from s, jsonb_array_elements_text(${tails}::jsonb) with ordinality as t(tail, ord)
-      order by t.ord
-    ),
+    ${notice}
     r as (
       update runs set start_seq = (select min(seq) from e) where ${opts.runStart ? sql`id = ${runId}` : sql`false`}
     ),
@@ -113,8 +116,8 @@ export async function appendToLog(
     )
     select s.title, (select json_agg(json_build_object('seq', seq, 'created_at', created_at)) from e) as events,
       (select json_build_object('seq', seq, 'created_at', created_at) from m) as message,
-      (select row_to_json(g) from g limit 1) as guarded,
-      (select count(*) from n) as notified
+      (select row_to_json(g) from g limit 1) as guarded
+      ${opts.notice?.tails.length ? sql`, (select count(*) from n) as notified` : sql``}
     from s`);
   type Stamp = { seq: string | number; created_at: string };
   const row = rowsOf<{ title: string; events: Stamp[] | null; message: Stamp | null; guarded: Record<string, unknown> | null }>(result)[0];

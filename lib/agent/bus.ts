@@ -1,19 +1,22 @@
 import type { Db, DbHandle } from '@/db/connection';
-import { appendToLog, listEventsAfter, type AppendOptions } from '@/db/queries/events';
+import { appendToLog, type AppendOptions } from '@/db/queries/events';
 import { errorSummary } from '@/lib/log-safe';
 
-import { toBusEvent } from './event-payloads';
+import { createSubscribers, type Listener } from './bus-wire';
 import type { BusEvent, EventSink, RunEvent, StoredWith } from './events';
 
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
 const MAX_INLINE_PAYLOAD = 7000;
 
-type Listener = (event: BusEvent) => void;
-
 export interface EventBus extends EventSink {
-  /** Live events of one conversation, from every instance. Resolves once listening. */
-  subscribe(conversationId: string, listener: Listener): Promise<() => void>;
+  /**
+   * Live events of one conversation, from every instance. Resolves once listening. `onResume` is
+   * called when this bus may have missed some of them (its connection to the database or the
+   * broker was lost and is listening again): the subscriber reads the log to catch up, since a
+   * bus never replays what it missed.
+   */
+  subscribe(conversationId: string, listener: Listener, onResume?: () => void): Promise<() => void>;
 }
 
 /**
@@ -22,7 +25,7 @@ export interface EventBus extends EventSink {
  * driven by another.
  */
 export function createEventBus(handle: DbHandle): EventBus {
-  const listeners = new Map<string, Set<Listener>>();
+  const subscribers = createSubscribers();
   let listening: Promise<unknown> | undefined;
   // Notifications are sent one after another so that receivers see them in the order sent; the
   // drain starts a microtask late, so live events sent in one synchronous burst share a notification.
@@ -34,43 +37,6 @@ export function createEventBus(handle: DbHandle): EventBus {
   let liveQueued = 0;
   let liveSent = 0;
   const flushWaiters: { upTo: number; resolve: () => void }[] = [];
-
-  function dispatch(event: BusEvent) {
-    for (const l of listeners.get(event.conversationId) ?? []) {
-      try {
-        l(event);
-      } catch (err) {
-        console.error('[bus] listener failed:', errorSummary(err));
-      }
-    }
-  }
-
-  /** A stored event travels as `o` (its place among the statement's events, from 1) and `e` without its seq, or as a pointer to its row. */
-  type Item = { e?: Omit<BusEvent, 'seq'>; o?: number; ref?: { conversationId: string; o?: number; seq?: number } };
-  /** `b`: the seq before the first event of the statement that stored them (absent for live deltas). */
-  type Message = Item & { b?: number; es?: Item[] };
-
-  async function onPayload(payload: string) {
-    let msg: Message;
-    try {
-      msg = JSON.parse(payload);
-    } catch {
-      return;
-    }
-    const seqOf = (o: number | undefined) => (msg.b !== undefined && o !== undefined ? msg.b + o : undefined);
-    // In order: a stored event too large to travel inline is read back before the next one is dispatched.
-    for (const item of msg.es ?? [msg]) {
-      if (item.e) {
-        const seq = seqOf(item.o);
-        dispatch(seq === undefined ? { ...item.e } : { ...item.e, seq });
-      } else if (item.ref && listeners.has(item.ref.conversationId)) {
-        const seq = seqOf(item.ref.o);
-        if (seq === undefined) continue;
-        const [row] = await listEventsAfter(handle.db, item.ref.conversationId, seq - 1, 1);
-        if (row?.seq === seq) dispatch(toBusEvent(row));
-      }
-    }
-  }
 
   /**
    * The NOTIFY payload tails announcing events stored in one statement (db/queries/events.ts
@@ -186,16 +152,15 @@ export function createEventBus(handle: DbHandle): EventBus {
     live(conversationId, runId, type, data) {
       sendLive({ conversationId, runId, type, data });
     },
-    async subscribe(conversationId, listener) {
-      listening ??= handle.listen(CHANNEL, (p) => void onPayload(p));
+    async subscribe(conversationId, listener, onResume) {
+      listening ??= handle.listen(
+        CHANNEL,
+        (p) => void subscribers.receive(p, handle.db),
+        () => subscribers.resumeAll(),
+      );
       await listening;
-      let set = listeners.get(conversationId);
-      if (!set) listeners.set(conversationId, (set = new Set()));
-      set.add(listener);
-      return () => {
-        set.delete(listener);
-        if (set.size === 0) listeners.delete(conversationId);
-      };
+      const { remove } = subscribers.add(conversationId, listener, onResume);
+      return () => void remove();
     },
   };
 }

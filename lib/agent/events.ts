@@ -95,11 +95,15 @@ export interface StoredWith {
 
 /** Where a run's events go. The engine only ever talks to this. */
 export interface EventSink {
-  /** Stores the event in the conversation log (assigning its seq) and announces it, in one statement. */
+  /**
+   * Stores the event in the conversation log (assigning its seq) and announces it: by the same
+   * statement on the database's bus, once it is committed on Redis (./redis-bus.ts).
+   */
   persist<T extends RunEventType>(conversationId: string, runId: string | null, type: T, data: EventPayload<T>): Promise<BusEvent>;
   /**
-   * Stores events in the log through `db` (the caller's transaction) and announces them in the
-   * same statement: one notification for them all, delivered when that transaction commits.
+   * Stores events in the log through `db` (the caller's transaction) and announces them together
+   * when that transaction commits (never if it rolls back): the database's bus by a notification
+   * the same statement sends, Redis by a message published after the commit.
    * `runStart`: the first event opens its run (its seq becomes the run's `start_seq`).
    */
   store(

@@ -114,6 +114,8 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
   let lastSeq = opts.afterSeq;
   // The newest seq the bus announced: one above lastSeq means the log has more to read.
   let announced = opts.afterSeq;
+  // The bus may have missed events (it reconnected): the log is read again once that is known.
+  let busMissed = false;
   let wake: (() => void) | undefined;
   let lastWriteAt = Number.NEGATIVE_INFINITY;
   const gatherMs = opts.gatherMs ?? WRITE_GATHER_MS;
@@ -123,18 +125,29 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
     w?.();
   };
 
-  const unsubscribe = await bus.subscribe(conversationId, (e) => {
-    if (e.seq !== undefined) announced = Math.max(announced, e.seq);
-    // While reading the log, stored events are left to the log; live-only text deltas are kept
-    // so text keeps flowing after the catch-up (the page drops what it has already seen).
-    if (source === 'live' || e.seq === undefined) live.push(e);
-    if (live.length > pageSize) {
-      // A reader that fell a page behind reads the rest from the log: memory stays bounded.
+  const unsubscribe = await bus.subscribe(
+    conversationId,
+    (e) => {
+      if (e.seq !== undefined) announced = Math.max(announced, e.seq);
+      // While reading the log, stored events are left to the log; live-only text deltas are kept
+      // so text keeps flowing after the catch-up (the page drops what it has already seen).
+      if (source === 'live' || e.seq === undefined) live.push(e);
+      if (live.length > pageSize) {
+        // A reader that fell a page behind reads the rest from the log: memory stays bounded.
+        source = 'log';
+        live = [];
+      }
+      poke();
+    },
+    // The bus lost its connection and listens again: what it missed meanwhile is read from the
+    // log now, not at the next ping (the run may have ended while it was away).
+    () => {
+      busMissed = true;
       source = 'log';
-      live = [];
-    }
-    poke();
-  });
+      live = live.filter((e) => e.seq === undefined);
+      poke();
+    },
+  );
   let followed: RunRow | null;
   let firstPage: EventRow[] | undefined;
   try {
@@ -217,6 +230,7 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
 
   async function fromLog(): Promise<string | null> {
     for (let reads = 0; ; reads++) {
+      busMissed = false;
       const rows = firstPage ?? (await listEventsAfter(db, conversationId, lastSeq, pageSize));
       firstPage = undefined;
       const fresh = rows.filter((r) => r.seq > lastSeq);
@@ -231,8 +245,9 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
         continue; // a page of nothing but discarded text: read on
       }
       // Caught up. An event announced while that query ran is read on another pass (its row is
-      // committed before its notification is sent); then the bus takes over.
-      if (announced > lastSeq && reads < 2) continue;
+      // committed before its notification is sent); then the bus takes over. A reconnect of the bus
+      // during the read may have lost an event committed after the read began: read once more.
+      if (busMissed || (announced > lastSeq && reads < 2)) continue;
       source = 'live';
       if (!followed) done = true;
       return null;

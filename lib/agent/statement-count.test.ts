@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createAppToolHost } from '@/lib/server/tool-host';
+import { busFactory, TEST_REDIS_URL, type TestBusKind } from '@/test/buses';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
 import { startScriptedModel } from '@/test/fixtures/scripted-model';
@@ -23,22 +24,43 @@ import { startRun } from './engine';
 const TOOL_TURN_CEILING = 20;
 const PLAIN_TURN_CEILING = 10;
 
-for (const { kind, available } of TEST_DATABASES) {
-  describe.skipIf(!available)(`statements per turn on ${kind}`, () => {
+/**
+ * On each database with its own bus, and with the Redis bus (when Redis is reachable), which takes
+ * every notification off the database: the same ceilings hold, with no `pg_notify` at all, and the
+ * turn's events are published to Redis instead.
+ */
+const CASES = TEST_DATABASES.flatMap(({ kind, available }) => [
+  { kind, bus: 'postgres' as TestBusKind, available },
+  { kind, bus: 'redis' as TestBusKind, available: available && Boolean(TEST_REDIS_URL) },
+]);
+
+for (const { kind, bus, available } of CASES) {
+  describe.skipIf(!available)(`statements per turn on ${kind}${bus === 'redis' ? ' with the Redis bus' : ''}`, () => {
     let h: DbHandle;
     const statements: string[] = [];
+    const published: string[] = [];
+    const buses = busFactory(bus);
     beforeAll(async () => {
       h = await openTestDb(kind, { onStatement: (s) => statements.push(s) });
     });
-    afterAll(async () => h?.close());
+    afterAll(async () => {
+      await buses.closeAll();
+      await h?.close();
+    });
 
     async function countTurn(script: Parameters<typeof startScriptedModel>[0]) {
       const model = await startScriptedModel([{ blocks: [text('Warm.')] }, ...script]);
-      const deps = engineDeps(h, { client: model.client, modelName: 'claude-test', tools: createAppToolHost(h.db) });
+      const deps = engineDeps(h, {
+        client: model.client,
+        modelName: 'claude-test',
+        tools: createAppToolHost(h.db),
+        bus: buses.open(h, { onPublish: (_channel, payload) => published.push(payload) }),
+      });
       const { user, conversation } = await userAndConversation(h);
       await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'warm up' });
       await deps.idle();
       statements.length = 0;
+      published.length = 0;
       await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'search my notes' });
       await deps.idle();
       await model.close();
@@ -51,7 +73,12 @@ for (const { kind, available } of TEST_DATABASES) {
       // PRINT_STATEMENTS=1 lists them, one line each: where a turn's statements go.
       if (process.env.PRINT_STATEMENTS)
         console.log(counted.map((s, i) => `${String(i).padStart(2)}: ${s.replace(/\s+/g, ' ').trim().slice(0, 200)}`).join('\n'));
-      return { total: counted.length, notifies: counted.filter((s) => /pg_notify/.test(s)).length, statements: counted };
+      return {
+        total: counted.length,
+        notifies: counted.filter((s) => /pg_notify/.test(s)).length,
+        statements: counted,
+        published: published.length,
+      };
     }
 
     it(`a tool turn (two model calls, one tool call) sends at most ${TOOL_TURN_CEILING} statements`, async () => {
@@ -63,12 +90,25 @@ for (const { kind, available } of TEST_DATABASES) {
       // Something was counted: the turn wrote its run, messages, call and audit entry.
       expect(turn.statements.some((s) => /insert into "audit_entries"/.test(s))).toBe(true);
       expect(turn.statements.some((s) => /insert into "tool_calls"/.test(s))).toBe(true);
+      expectAnnounced(turn);
     });
 
     it(`a plain turn (one model call) sends at most ${PLAIN_TURN_CEILING} statements`, async () => {
       const turn = await countTurn([{ blocks: [text('Hello.')] }]);
       expect(turn.total, turn.statements.join('\n')).toBeLessThanOrEqual(PLAIN_TURN_CEILING);
       expect(turn.statements.some((s) => /insert into "runs"/.test(s))).toBe(true);
+      expectAnnounced(turn);
     });
+
+    /** The turn's events were announced: by the statements that stored them, or on Redis with none through the database. */
+    function expectAnnounced(turn: { statements: string[]; notifies: number; published: number }) {
+      if (bus === 'redis') {
+        expect(turn.statements.filter((s) => /pg_notify/.test(s))).toEqual([]);
+        expect(turn.published).toBeGreaterThan(0);
+      } else {
+        expect(turn.notifies).toBeGreaterThan(0);
+        expect(turn.published).toBe(0);
+      }
+    }
   });
 }

@@ -15,6 +15,7 @@ import { loadOncePerProcess } from '@/lib/process-singleton';
 
 import { getDbHandle } from './database';
 import { buildEngineDeps } from './engine-deps';
+import { eventBusFrom } from './event-bus';
 import { createAppTools, type AppTools } from './tool-host';
 
 /** The process-wide wiring; what the conversation use-cases need of it is `ChatRuntime`. */
@@ -47,7 +48,9 @@ async function build(): Promise<Runtime> {
   const tools = createAppTools(handle.db);
   const streams = createStreamRegistry();
   const metrics = createAppMetrics({ streams, handle });
-  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer });
+  // REDIS_URL: Redis pub/sub between instances; else the database's LISTEN/NOTIFY (./event-bus.ts).
+  const { bus } = eventBusFrom(handle);
+  const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer, bus });
   return {
     handle,
     bus: engine.bus,

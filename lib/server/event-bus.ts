@@ -1,0 +1,32 @@
+import type { DbHandle } from '@/db/connection';
+import { createEventBus, type EventBus } from '@/lib/agent/bus';
+import { createRedisEventBus } from '@/lib/agent/redis-bus';
+
+type Env = Record<string, string | undefined>;
+
+/** The process's event bus and how to let go of it (a script ends it before it exits). */
+export interface ChosenBus {
+  bus: EventBus;
+  kind: 'postgres' | 'redis';
+  close(): Promise<void>;
+}
+
+/**
+ * The event bus from the environment: Redis pub/sub when `REDIS_URL` is set (`redis://` or
+ * `rediss://`; for several instances, so Postgres sends no notifications and each instance hears
+ * only the conversations it streams), else the database's own LISTEN/NOTIFY (in-process with the
+ * embedded PGlite). Every instance of one deployment must use the same bus: an instance on the
+ * other one hears nothing live and catches up from the log only at its streams' pings.
+ */
+export function eventBusFrom(handle: DbHandle, env: Env = process.env): ChosenBus {
+  const url = env.REDIS_URL?.trim();
+  if (!url) return { bus: createEventBus(handle), kind: 'postgres', close: async () => {} };
+  if (!/^rediss?:\/\//.test(url)) {
+    throw new Error(
+      'REDIS_URL must be a redis:// or rediss:// URL (redis://[user:password@]host[:port][/db]), or unset for the database bus.',
+    );
+  }
+  const name = env.SWITCHBOARD_INSTANCE_NAME?.trim();
+  const bus = createRedisEventBus(handle, url, { name: `switchboard${name ? `-${name}` : ''}-${process.pid}` });
+  return { bus, kind: 'redis', close: () => bus.close() };
+}
