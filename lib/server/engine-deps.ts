@@ -30,8 +30,9 @@ export interface EngineWiring extends Partial<Omit<EngineDeps, 'db' | 'events' |
  * The run engine's dependencies, assembled in one place for every entry point — the app, the
  * sweep, the benchmark and the tests — so they cannot drift apart: the model from the
  * environment (the demo model without a key), the app's tools, the tool-search budget from the
- * environment, events over the bus given (the app's comes from ./event-bus.ts) or Postgres LISTEN/NOTIFY, the lease timing from the environment
- * (./lease-timing.ts), a lease owner id unique to this process, and the models the model client
+ * environment, events over the bus given (the app's comes from ./event-bus.ts) or Postgres
+ * LISTEN/NOTIFY, the lease timing from the environment (./lease-timing.ts), a lease owner id
+ * unique to this process, and the models the model client
  * may use, listed and cached (the picker's list; each run's model gets its limits from it).
  */
 export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineDeps & { bus: EventBus; models: ModelCatalog } {

@@ -161,7 +161,7 @@ describe('bad peers through the app', () => {
     // The claim is shown as the server's, and not relied on: the person is asked.
     expect(card.hints).toMatchObject({ annotated: true, readOnly: true });
     expect(card.verdict).toMatchObject({ verdict: 'ask' });
-    expect(card.verdict!.reason).toMatch(/untrusted/i);
+    expect(card.verdict!.reason).toMatch(/annotations are not trusted/i);
     expect(mcp.writes()).toBe(0);
     await call(app, person, 'POST', `/api/tool-calls/${card.id}/decision`, { decision: 'allow_once', argsHash: card.argsHash });
     await f.done;
