@@ -8,10 +8,16 @@ import { appOrigin, conversationWithTools, sendWithEnter, signedInUser, waitForI
 test('a page whose event stream was taken by newer ones says why, stays put, and continues when asked', async ({ page, baseURL }) => {
   const origin = appOrigin(baseURL);
   await signedInUser(page.context(), origin, 'streams-cap');
+  // The page's timers run on Playwright's clock, so "it does not reconnect by itself" is checked by
+  // moving time on past any retry delay instead of waiting for it.
+  await page.clock.install();
   const eventResponses: string[] = [];
   page.on('response', (r) => {
     if (r.url().includes('/events')) eventResponses.push(new URL(r.url()).search);
   });
+  // Every request the page makes, in the order it makes them.
+  const requested: string[] = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
   const id = await conversationWithTools(page, origin, ['tool:builtin-notes/create']);
   await sendWithEnter(page, 'call notes__create {"title": "Caps", "body": "six tabs"}');
   await expect(page.getByTestId('approval-card')).toBeVisible();
@@ -32,8 +38,18 @@ test('a page whose event stream was taken by newer ones says why, stays put, and
     const notice = page.getByRole('alert').filter({ hasText: 'opened in another tab or window' });
     await expect(notice).toBeVisible();
     const before = eventResponses.length;
-    await page.waitForTimeout(1500);
-    expect(eventResponses.length, 'the page does not reconnect by itself').toBe(before);
+    const requestedBefore = requested.length;
+    // A minute of the page's time passes: any retry it had scheduled has fired. Then a marker
+    // request from the page: a reconnect would have been requested before it.
+    await page.clock.runFor(60_000);
+    await page.evaluate(() => fetch('/api/health?marker=1').then(() => undefined));
+    await expect.poll(() => requested.indexOf('/api/health', requestedBefore)).toBeGreaterThanOrEqual(0);
+    const meanwhile = requested.slice(requestedBefore, requested.indexOf('/api/health', requestedBefore));
+    expect(
+      meanwhile.filter((p) => p.endsWith('/events')),
+      'the page does not reconnect by itself',
+    ).toEqual([]);
+    expect(eventResponses.length).toBe(before);
 
     await notice.getByRole('button', { name: 'Reload to continue here' }).click();
     await expect(notice).toHaveCount(0);
