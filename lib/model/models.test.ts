@@ -113,6 +113,24 @@ describe('the model listing', () => {
     expect(recovering.listedLimits('m-1')).toEqual({ contextWindow: null, maxOutputTokens: 4_000, thinking: null });
   });
 
+  it('offers the configured model without a complaint where the endpoint has no models listing (404), not asked again soon', async () => {
+    const gateway = await scripted({ modelsStatus: 404 });
+    const t = clock();
+    const catalog = createModelCatalog({ client: gateway.client, defaultModel: { id: 'm-1', label: 'Model one' }, now: t.now, env: {} });
+    const listing = await catalog.list();
+    expect(listing).toEqual({
+      models: [{ id: 'm-1', label: 'Model one', contextWindow: 200_000, maxOutputTokens: 8_192, thinking: 'budget' }],
+      default: 'm-1',
+      error: null,
+    });
+    t.advance(MODEL_LIST_FAILURE_TTL_MS + 1);
+    await catalog.list();
+    expect(gateway.modelListings).toHaveLength(1);
+    t.advance(MODEL_LIST_TTL_MS);
+    await catalog.list();
+    expect(gateway.modelListings).toHaveLength(2);
+  });
+
   it('looks limits up synchronously: nothing before the first listing, which the lookup starts', async () => {
     const server = await scripted({ models: [{ id: 'm-1', max_input_tokens: 50_000 }] });
     const catalog = createModelCatalog({ client: server.client, defaultModel: { id: 'm-1', label: 'm-1' } });

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { APIError } from '@anthropic-ai/sdk';
 
 import { describeModelError } from './errors';
 import { modelLimits, type ListedLimits } from './limits';
@@ -98,6 +99,13 @@ export function createModelCatalog(opts: ModelCatalogOptions): ModelCatalog {
       entry = { listing: { models, default: opts.defaultModel.id, error: null }, reported, expiresAt: now() + ttlMs };
       lastGood = reported;
     } catch (err) {
+      if (hasNoListing(err)) {
+        // Not a failure: this endpoint (a gateway, a proxy of the Messages API alone) has no models
+        // listing. The configured model is offered, nothing is said, and it is not asked again soon.
+        const models = [toListedModel(opts.defaultModel.id, opts.defaultModel.label, null, opts.env)];
+        entry = { listing: { models, default: opts.defaultModel.id, error: null }, reported: new Map(), expiresAt: now() + ttlMs };
+        return entry.listing;
+      }
       const why = describeModelError(err, { baseURL: opts.client.baseURL }).message;
       const error = `Could not list the models, so only ${opts.defaultModel.id} is offered. ${why}`;
       const models = [toListedModel(opts.defaultModel.id, opts.defaultModel.label, lastGood?.get(opts.defaultModel.id) ?? null, opts.env)];
@@ -130,6 +138,11 @@ async function listAll(client: Anthropic): Promise<Listed[]> {
     if (out.length >= MAX_MODELS) break;
   }
   return out;
+}
+
+/** The endpoint answered that it has no `GET /v1/models` at all (404 or 405), as opposed to failing. */
+function hasNoListing(err: unknown): boolean {
+  return err instanceof APIError && (err.status === 404 || err.status === 405);
 }
 
 function toListedModel(id: string, label: string, reported: ListedLimits | null, env: Env | undefined): ListedModel {
