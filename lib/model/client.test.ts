@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { startLoopback } from '@/test/fixtures/model-loopback';
+
 import { createModelClient, demoDelayMs, getModelConfig } from './client';
-import { startLoopback } from './test-loopback';
 
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 
+import { startLoopback, unusedLoopbackURL } from '@/test/fixtures/model-loopback';
+
 import { createModelClient } from './client';
 import { describeModelError, redactSecrets } from './errors';
-import { startLoopback, unusedLoopbackURL } from './test-loopback';
 
 function apiBody(type: string, message: string) {
   return { type: 'error', error: { type, message } };

@@ -4,6 +4,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
+import { call, connectInProcess } from '@/test/fixtures/builtin-mcp-client';
+
 import {
   BUILTIN_SERVERS,
   builtinAuthInfo,
@@ -14,7 +16,6 @@ import {
   createSandboxServerHandler,
   inProcessFetch,
 } from './index';
-import { call, connectInProcess } from './test-client';
 
 const USER = '22222222-2222-4222-8222-222222222222';
 

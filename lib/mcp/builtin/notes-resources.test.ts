@@ -5,10 +5,10 @@ import type { DbHandle } from '@/db/connection';
 import { createNote } from '@/db/queries/notes';
 import { createUser } from '@/db/queries/users';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { connectInProcess } from '@/test/fixtures/builtin-mcp-client';
 
 import { builtinAuthInfo } from './auth';
 import { createNotesServerHandler } from './notes';
-import { connectInProcess } from './test-client';
 
 /** The notes server's resources: each person's notes, listed and read as their own only. */
 for (const { kind, available } of TEST_DATABASES) {

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { createUser } from '@/db/queries/users';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { call, connectInProcess } from '@/test/fixtures/builtin-mcp-client';
 
 import { builtinAuthInfo } from './auth';
 import { createNotesServerHandler } from './notes';
-import { call, connectInProcess } from './test-client';
 
 type JsonSchema = { properties: Record<string, Record<string, unknown>>; required?: string[] };
 const MISSING = '00000000-0000-4000-8000-000000000000';

@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
+import { demoClient, textOf } from '@/test/fixtures/demo-model-client';
+
 import { SUMMARY_SYSTEM_PROMPT } from '../summaries';
-import { demoClient, textOf } from './test-helpers';
 
 // The demo model declares its window like a real model (lib/model/limits.ts: `demo`, or
 // MODEL_LIMITS), counts tokens, refuses a request over its window as the API does, summarizes

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
+import { trackTimers } from '@/test/fixtures/demo-model-client';
+
 import { createDemoFetch } from './fetch';
-import { trackTimers } from './test-helpers';
 
 // The demo model at the HTTP level: what a host that reads raw SSE (or the
 // SDK's parser) actually receives.

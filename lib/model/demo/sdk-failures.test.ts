@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 
+import { demoClient, trackTimers, userSays } from '@/test/fixtures/demo-model-client';
+
 import { describeModelError } from '../errors';
-import { demoClient, trackTimers, userSays } from './test-helpers';
 
 // Cancellation and the failure triggers, through the real SDK.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from './test-helpers';
+import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from '@/test/fixtures/demo-model-client';
 
 // Tool calls from the demo model, through the real SDK.
 

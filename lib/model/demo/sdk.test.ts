@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from './test-helpers';
+import { demoClient, filesReadTool, notesSearchTool, textOf, toolUses, userSays } from '@/test/fixtures/demo-model-client';
 
 // The demo model driven through the real SDK, the way Switchboard's chat
 // route uses it: `messages.stream(...)` and `messages.create(...)`.
