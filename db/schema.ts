@@ -16,7 +16,7 @@ import type {
   StoredMessageOrigin,
   StoredNameMap,
   StoredOAuthDiscovery,
-  StoredReviewedTools,
+  StoredReviewedToolsAnyVersion,
   StoredRunError,
   StoredSignIn,
   StoredTaint,
@@ -469,7 +469,7 @@ export const mcpServers = pgTable(
     timeoutMs: integer('timeout_ms').notNull().default(60_000),
     enabled: boolean('enabled').notNull().default(false),
     // Tool name → fingerprint the person approved (stored-json: storedReviewedTools).
-    reviewedTools: jsonb('reviewed_tools').$type<StoredReviewedTools>().notNull().default({ v: 1, tools: {} }),
+    reviewedTools: jsonb('reviewed_tools').$type<StoredReviewedToolsAnyVersion>().notNull().default({ v: 1, tools: {} }),
     status: text('status', { enum: SERVER_STATUSES }).notNull().default('unchecked'),
     // In words, for the person; never a secret or a query string (lib/log-safe.ts).
     lastError: text('last_error'),

@@ -179,6 +179,15 @@ export const STORED_SAMPLES = {
       { v: 1, tools: {} },
       { v: 1, tools: { search: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2' } },
     ],
+    // Fingerprints that cover the title; approvals of version 1 not yet pinned under `beforeTitles`.
+    v2: [
+      { v: 2, tools: {} },
+      {
+        v: 2,
+        tools: { search: '1599ad24e1112fafabacb713bca0d2ffd93248246bf950c9406c7cc0fe58aaa3' },
+        beforeTitles: { read: 'bc890f6c01c760078dbdc51226bd5d8be0df97025914ef32df73b9eb6857c9e2' },
+      },
+    ],
   },
   catalog: {
     // Written before versioning (no `v`), then with `v: 1` and the declared hints.

@@ -64,6 +64,12 @@ describe('stored JSON shapes', () => {
     }
   }
 
+  it('reads version-1 approvals as approvals from before titles counted in the fingerprint', () => {
+    const [empty, one] = STORED_SAMPLES.reviewedTools.v1;
+    expect(parseStored(storedReviewedTools, empty, 'reviewed_tools', 'r')).toEqual({ v: 2, tools: {} });
+    expect(parseStored(storedReviewedTools, one, 'reviewed_tools', 'r')).toEqual({ v: 2, tools: {}, beforeTitles: one!.tools });
+  });
+
   it('reads a version-0 verdict (stored as "decision") in today\'s shape', () => {
     expect(parseStored(storedVerdict, STORED_SAMPLES.verdict.v0[2], 'verdict', 'r')).toEqual({
       v: 1,

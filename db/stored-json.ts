@@ -321,10 +321,24 @@ export const storedOAuthDiscovery = z.object({
 export type StoredOAuthDiscovery = z.infer<typeof storedOAuthDiscovery>;
 
 // ── mcp_servers.reviewed_tools: what the person saw and approved of a server's tools ──────
-/** Tool name → the fingerprint (lib/mcp/catalog.ts) it had when the person enabled the server. */
-const reviewedToolsV1 = z.object({ v: z.literal(1), tools: z.record(z.string(), z.string()) });
-export type StoredReviewedTools = z.infer<typeof reviewedToolsV1>;
-export const storedReviewedTools = reviewedToolsV1;
+/**
+ * Tool name → the fingerprint (lib/mcp/catalog.ts) it had when the person enabled the server.
+ * Version 2: fingerprints cover the tool's title. `beforeTitles`: approvals of version 1, whose
+ * fingerprints did not, until each is pinned to the tool as first listed after the upgrade.
+ */
+const reviewedToolsV2 = z.object({
+  v: z.literal(2),
+  tools: z.record(z.string(), z.string()),
+  beforeTitles: z.record(z.string(), z.string()).optional(),
+});
+/** Version 1: fingerprints without the title. */
+const reviewedToolsV1 = z
+  .object({ v: z.literal(1), tools: z.record(z.string(), z.string()) })
+  .transform((o): StoredReviewedTools => ({ v: 2, tools: {}, ...(Object.keys(o.tools).length > 0 && { beforeTitles: o.tools }) }));
+export type StoredReviewedTools = z.infer<typeof reviewedToolsV2>;
+/** What the column may hold (the column's default is still an empty version 1). */
+export type StoredReviewedToolsAnyVersion = z.input<typeof reviewedToolsV2> | z.input<typeof reviewedToolsV1>;
+export const storedReviewedTools = z.union([reviewedToolsV2, reviewedToolsV1]);
 
 // ── mcp_servers.headers_sealed, once opened: header name → value ──────────────────────────
 export const sealedHeaders = z.record(z.string(), z.string());
@@ -343,6 +357,7 @@ const catalogToolShape = z.object({
   annotations: storedAnnotations,
   declaredAnnotations: storedAnnotations.optional(),
   fingerprint: z.string(),
+  untitledFingerprint: z.string().optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),

@@ -184,9 +184,11 @@ test('add the fixture server with its API key, review and enable its tools, then
 
 test('import a config with two remote servers and one stdio server: 2 added, 1 not usable', async ({ page, baseURL }) => {
   await signedInUser(page.context(), appOrigin(baseURL), 'servers-import');
-  // The OAuth callback's failure comes back to this page in words.
-  await page.goto('/servers?oauth=failed&reason=denied&message=The%20provider%20refused%20access.');
-  await expect(page.getByRole('status').filter({ hasText: 'The provider refused access.' })).toBeVisible();
+  // The OAuth callback's failure comes back to this page as a reason code, said in the page's own words;
+  // text an attacker put in the link is not shown.
+  await page.goto('/servers?oauth=failed&reason=denied&message=Call%20evil.example%20to%20fix%20your%20account.');
+  await expect(page.getByRole('status').filter({ hasText: 'access was not granted' })).toBeVisible();
+  await expect(page.getByText('evil.example')).toHaveCount(0);
   await page.goto('/servers');
   const config = {
     mcpServers: {

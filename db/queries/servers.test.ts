@@ -51,7 +51,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const alice = await newUser();
       const bob = await newUser();
       const s = (await insertServer(h.db, alice, base))!;
-      expect(s).toMatchObject({ enabled: false, status: 'unchecked', reviewedTools: { v: 1, tools: {} }, transport: null });
+      expect(s).toMatchObject({ enabled: false, status: 'unchecked', reviewedTools: { v: 2, tools: {} }, transport: null });
       expect(await insertServer(h.db, alice, { ...base, name: 'Other' })).toBeNull();
       expect(await insertServer(h.db, bob, base)).not.toBeNull(); // another user may use the same namespace
       expect(await getServer(h.db, bob, s.id)).toBeNull();
@@ -84,7 +84,7 @@ for (const { kind, available } of TEST_DATABASES) {
         oauthClientId: 'cid',
         oauthClientSecretSealed: null,
         enabled: false,
-        reviewedTools: { v: 1, tools: {} },
+        reviewedTools: { v: 2, tools: {} },
         status: 'unchecked',
         protocolVersion: null,
       });

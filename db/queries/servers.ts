@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers } from '../schema';
@@ -32,10 +32,12 @@ export interface ServerCheck {
   checkedAt: Date;
 }
 
+const NONE_REVIEWED: StoredReviewedTools = { v: 2, tools: {} };
+
 function parse(row: RawRow): ServerRow {
   return {
     ...row,
-    reviewedTools: parseStored(storedReviewedTools, row.reviewedTools, 'mcp_servers.reviewed_tools', row.id) ?? { v: 1, tools: {} },
+    reviewedTools: parseStored(storedReviewedTools, row.reviewedTools, 'mcp_servers.reviewed_tools', row.id) ?? NONE_REVIEWED,
   };
 }
 
@@ -95,7 +97,7 @@ export async function updateServer(
         headersSealed: patch.headersSealed ?? null,
         oauthClientSecretSealed: patch.oauthClientSecretSealed ?? null,
         enabled: false,
-        reviewedTools: { v: 1 as const, tools: {} },
+        reviewedTools: NONE_REVIEWED,
         status: 'unchecked' as const,
         lastError: null,
         protocolVersion: null,
@@ -134,13 +136,37 @@ export async function recordServerCheck(db: Db, userId: string, id: string, chec
 export async function enableServer(db: Db, userId: string, id: string, reviewed: Record<string, string>): Promise<ServerRow | null> {
   const current = await getServer(db, userId, id);
   if (!current) return null;
-  const tools = { ...current.reviewedTools.tools, ...reviewed };
+  const { tools, beforeTitles } = current.reviewedTools;
+  const reviewedTools: StoredReviewedTools = { v: 2, tools: { ...tools, ...reviewed } };
+  const stillBefore = Object.entries(beforeTitles ?? {}).filter(([name]) => !(name in reviewed));
+  if (stillBefore.length > 0) reviewedTools.beforeTitles = Object.fromEntries(stillBefore);
   const rows = await db
     .update(mcpServers)
-    .set({ enabled: true, reviewedTools: { v: 1, tools }, updatedAt: new Date() })
+    .set({ enabled: true, reviewedTools, updatedAt: new Date() })
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
     .returning();
   return rows[0] ? parse(rows[0]) : null;
+}
+
+/**
+ * Approvals stored before titles counted (`beforeTitles`) that still match the tools as listed
+ * now become approvals of today's fingerprints, title included, so a later rename is a change.
+ * Compare-and-swap on the column as read: a concurrent enable or pin wins, and this one is
+ * simply done again at the next listing. `pins`: tool name → today's fingerprint.
+ */
+export async function pinReviewedTitles(db: Db, id: string, pins: Record<string, string>): Promise<void> {
+  const [row] = await db.select().from(mcpServers).where(eq(mcpServers.id, id));
+  if (!row) return;
+  const { tools, beforeTitles = {} } = parse(row).reviewedTools;
+  const pinned = Object.entries(pins).filter(([name]) => name in beforeTitles);
+  if (pinned.length === 0) return;
+  const rest = Object.entries(beforeTitles).filter(([name]) => !(name in pins));
+  const next: StoredReviewedTools = { v: 2, tools: { ...tools, ...Object.fromEntries(pinned) } };
+  if (rest.length > 0) next.beforeTitles = Object.fromEntries(rest);
+  await db
+    .update(mcpServers)
+    .set({ reviewedTools: next })
+    .where(and(eq(mcpServers.id, id), sql`${mcpServers.reviewedTools} = ${JSON.stringify(row.reviewedTools)}::jsonb`));
 }
 
 export async function setServerEnabled(db: Db, userId: string, id: string, enabled: boolean): Promise<ServerRow | null> {

@@ -112,6 +112,16 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await standing(own)).toMatchObject({ state: 'expired', grantId: null, why: 'Its grant in this conversation has expired.' });
     });
 
+    it('a grant given before titles counted in the fingerprint holds while the title stays, and is suspended by a rename', async () => {
+      const { serverId, standing, grant } = await setup();
+      // Then, the fingerprint of a titled tool left the title out; the grant recorded the title beside it.
+      await grant({ tools: [tool({ serverId, name: 'write', title: 'Write', fingerprint: 'fp-untitled' })] });
+      const now = tool({ serverId, name: 'write', title: 'Write', fingerprint: 'fp-titled', untitledFingerprint: 'fp-untitled' });
+      expect((await standing(now)).state).toBe('active');
+      const renamed = { ...now, title: 'Read file', fingerprint: 'fp-renamed' };
+      expect(await standing(renamed)).toMatchObject({ state: 'suspended', why: expect.stringMatching(/definition changed/) });
+    });
+
     it('a tool whose definition changed is suspended, and the grant keeps what was granted for the diff', async () => {
       const { serverId, standing, grant } = await setup();
       const before = tool({ serverId, name: 'write', description: 'Writes a file.' });

@@ -13,6 +13,7 @@ import { NOT_SWITCHED_ON, type GrantSource, type RunGrantContext, type ToolGrant
 import { isOnPlan, planOf } from './plan-tools';
 import { isTrustedReadOnly } from './policy';
 import { serverScope, toolScope } from './scopes';
+import { sameDefinition } from './tool-definition';
 
 /**
  * The grants people gave, as stored (`tool_grants`, `tool_switches`), read for one run or one
@@ -123,7 +124,7 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
         const standing =
           grant.expiresAt && grant.expiresAt <= now
             ? stand('expired', grant, 'Its grant in this conversation has expired.')
-            : granted.fingerprint !== tool.fingerprint
+            : !sameDefinition(granted, tool)
               ? stand('suspended', grant, 'Its definition changed since it was granted; it waits until the person looks again.')
               : stand('granted', grant, null);
         if (standing.state === 'granted') return standing;

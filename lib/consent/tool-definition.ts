@@ -20,6 +20,16 @@ export function grantedToolOf(tool: CatalogTool, serverUrl: string): GrantedTool
   };
 }
 
+/**
+ * The tool is listed now as it was granted. A grant given before titles counted in the
+ * fingerprint recorded the title beside it, so it still holds when everything else and the
+ * title are unchanged.
+ */
+export function sameDefinition(granted: GrantedTool, now: CatalogTool): boolean {
+  if (granted.fingerprint === now.fingerprint) return true;
+  return now.untitledFingerprint !== undefined && granted.fingerprint === now.untitledFingerprint && granted.title === (now.title ?? null);
+}
+
 export interface DefinitionChange {
   field: string;
   before: string;

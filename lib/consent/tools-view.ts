@@ -9,6 +9,7 @@ import type { ToolHost } from '@/lib/agent/tool-host';
 import type { AuditKeyring } from '@/lib/audit/key';
 import { AppError } from '@/lib/http/errors';
 import type { Plan } from '@/lib/limits';
+import { reviewState } from '@/lib/mcp/catalog';
 import type { CallerIdentity, CatalogTool, McpServerConfig, ServerCatalog, SkippedTool } from '@/lib/mcp/types';
 
 import { autoApproveProblem } from './auto-approve';
@@ -144,7 +145,8 @@ function serverEntry(
   tainted: boolean,
 ): ServerEntry {
   const serverGrant = standings.grants.find((g) => g.scope === serverScope(server.id)) ?? null;
-  const reviewed = (t: CatalogTool) => server.builtin === true || server.reviewedTools?.[t.name] === t.fingerprint;
+  const reviewed = (t: CatalogTool) =>
+    server.builtin === true || (server.reviewedTools !== undefined && reviewState(server.reviewedTools, t) !== 'no');
   return {
     id: server.id,
     name: server.displayName,

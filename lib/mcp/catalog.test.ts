@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { buildServerCatalog, normalizeAnnotations, toolFingerprint } from './catalog';
+import { buildServerCatalog, normalizeAnnotations, reviewState, toolFingerprint } from './catalog';
 import type { McpServerConfig } from './types';
 
 const server: McpServerConfig = {
@@ -102,5 +102,33 @@ describe('toolFingerprint', () => {
     expect(toolFingerprint(server.url, { ...base, description: 'd2' })).not.toBe(fp);
     expect(toolFingerprint(server.url, { ...base, annotations: { readOnlyHint: false } })).not.toBe(fp);
     expect(toolFingerprint(server.url, { ...base, outputSchema: { type: 'object' } })).not.toBe(fp);
+  });
+});
+
+describe('the title in the fingerprint', () => {
+  const listed = (extra: Record<string, unknown> = {}) => buildServerCatalog(server, [tool('zeta', extra)]).tools[0]!;
+  /** What releases before titles counted stored for `tool('zeta')`, with or without a title. */
+  const BEFORE_TITLES = '1599ad24e1112fafabacb713bca0d2ffd93248246bf950c9406c7cc0fe58aaa3';
+
+  it('a reviewed tool renamed "Read file" has another fingerprint, as a changed description does', () => {
+    expect(listed({ title: 'Zeta' }).fingerprint).not.toBe(listed({ title: 'Read file' }).fingerprint);
+    expect(listed({ title: 'Zeta' }).fingerprint).not.toBe(listed().fingerprint);
+  });
+
+  it('a tool without a title keeps the fingerprint stored before; a titled one carries that one as untitledFingerprint', () => {
+    expect(listed().fingerprint).toBe(BEFORE_TITLES);
+    expect(listed().untitledFingerprint).toBeUndefined();
+    expect(listed({ title: 'Zeta' }).untitledFingerprint).toBe(BEFORE_TITLES);
+  });
+
+  it('an approval stored before titles counted holds for the tool as it is, and only the current one for a rename after', () => {
+    const zeta = listed({ title: 'Zeta' });
+    expect(reviewState({ tools: { zeta: zeta.fingerprint } }, zeta)).toBe('current');
+    expect(reviewState({ tools: {}, beforeTitles: { zeta: BEFORE_TITLES } }, zeta)).toBe('before_titles');
+    expect(reviewState({ tools: {}, beforeTitles: { zeta: BEFORE_TITLES } }, listed())).toBe('before_titles');
+    // Pinned to "Zeta", a rename is a change; an approval of the untitled tool does not cover a title added later.
+    expect(reviewState({ tools: { zeta: zeta.fingerprint } }, listed({ title: 'Read file' }))).toBe('no');
+    expect(reviewState({ tools: { zeta: listed().fingerprint } }, listed({ title: 'Read file' }))).toBe('no');
+    expect(reviewState({ tools: {}, beforeTitles: { zeta: BEFORE_TITLES } }, listed({ description: 'other' }))).toBe('no');
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 import { checkToolSchema } from './schema-guard';
-import type { CatalogTool, McpServerConfig, ServerCatalog, SkippedTool, ToolAnnotations } from './types';
+import type { CatalogTool, McpServerConfig, ReviewedTools, ServerCatalog, SkippedTool, ToolAnnotations } from './types';
 import { xMcpHeaderProblem } from './x-mcp-header';
 
 /**
@@ -47,22 +47,65 @@ export function declaredAnnotations(raw: unknown): ToolAnnotations | undefined {
   return out;
 }
 
-/** SHA-256 over RFC 8785 JSON of what a grant covers: URL, name, description, schemas, hints. */
-export function toolFingerprint(
-  url: string,
-  tool: { name: string; description?: unknown; inputSchema?: unknown; outputSchema?: unknown; annotations?: unknown },
-): string {
-  const body = canonicalize({
-    url,
-    name: tool.name,
-    description: tool.description ?? null,
-    inputSchema: tool.inputSchema ?? null,
-    outputSchema: tool.outputSchema ?? null,
-    annotations: tool.annotations ?? null,
-  });
+interface FingerprintedTool {
+  name: string;
+  title?: unknown;
+  description?: unknown;
+  inputSchema?: unknown;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}
+
+/**
+ * SHA-256 over RFC 8785 JSON of what a grant covers: URL, name, top-level title, description,
+ * schemas, hints. The title is the name people read on cards and review panels, so renaming a
+ * reviewed tool "Read file" is a change like any other. It is in the hashed body only when the
+ * tool has one: a tool without a title keeps the fingerprint earlier releases stored for it.
+ */
+export function toolFingerprint(url: string, tool: FingerprintedTool): string {
+  return sha256(
+    canonicalize({
+      url,
+      name: tool.name,
+      ...(typeof tool.title === 'string' && { title: tool.title }),
+      description: tool.description ?? null,
+      inputSchema: tool.inputSchema ?? null,
+      outputSchema: tool.outputSchema ?? null,
+      annotations: tool.annotations ?? null,
+    }),
+  );
+}
+
+/**
+ * The fingerprint releases before titles counted gave a tool (only for a tool that has a title:
+ * without one it is the fingerprint itself). Approvals stored then are matched against it once,
+ * see `reviewState`.
+ */
+function untitledFingerprint(url: string, tool: FingerprintedTool): string | undefined {
+  if (typeof tool.title !== 'string') return undefined;
+  return toolFingerprint(url, { ...tool, title: undefined });
+}
+
+function sha256(body: string | undefined): string {
   return createHash('sha256')
     .update(body ?? '')
     .digest('hex');
+}
+
+/**
+ * Whether the person approved the tool as it is listed now: `current` for an approval of this
+ * exact definition; `before_titles` for an approval stored before titles counted that matches
+ * everything but the title (which was not recorded then) — the tool host pins it to today's
+ * fingerprint at once (`pinReviewedTitles`), so a rename after that is a change; `no` otherwise.
+ */
+export function reviewState(
+  reviewed: ReviewedTools,
+  tool: Pick<CatalogTool, 'name' | 'fingerprint' | 'untitledFingerprint'>,
+): 'current' | 'before_titles' | 'no' {
+  if (reviewed.tools[tool.name] === tool.fingerprint) return 'current';
+  const before = reviewed.beforeTitles?.[tool.name];
+  if (before !== undefined && before === (tool.untitledFingerprint ?? tool.fingerprint)) return 'before_titles';
+  return 'no';
 }
 
 export function buildServerCatalog(
@@ -107,6 +150,14 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
 
   const description = typeof raw.description === 'string' ? raw.description : undefined;
   const annotations = normalizeAnnotations(raw.annotations, raw.title);
+  const definition: FingerprintedTool = {
+    name,
+    title: raw.title,
+    description,
+    inputSchema: raw.inputSchema,
+    outputSchema: hasOutput ? raw.outputSchema : undefined,
+    annotations: raw.annotations,
+  };
   const tool: CatalogTool = {
     serverId: server.id,
     namespace: server.namespace,
@@ -115,14 +166,10 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
     name,
     inputSchema: raw.inputSchema as Record<string, unknown>,
     annotations,
-    fingerprint: toolFingerprint(server.url, {
-      name,
-      description,
-      inputSchema: raw.inputSchema,
-      outputSchema: hasOutput ? raw.outputSchema : undefined,
-      annotations: raw.annotations,
-    }),
+    fingerprint: toolFingerprint(server.url, definition),
   };
+  const untitled = untitledFingerprint(server.url, definition);
+  if (untitled) tool.untitledFingerprint = untitled;
   const declared = declaredAnnotations(raw.annotations);
   if (declared) tool.declaredAnnotations = declared;
   const title = typeof raw.title === 'string' ? raw.title : annotations.title;

@@ -32,10 +32,20 @@ export interface McpServerConfig {
   headers?: Record<string, string>;
   builtin?: boolean;
   /**
-   * User-added servers: tool name → the fingerprint the person approved. A tool whose current
-   * fingerprint is not here is not offered to the model. Absent for built-in servers.
+   * User-added servers: tool name → the fingerprint the person approved (`reviewState` in
+   * catalog.ts). A tool whose current fingerprint is not here is not offered to the model.
+   * Absent for built-in servers.
    */
-  reviewedTools?: Record<string, string>;
+  reviewedTools?: ReviewedTools;
+}
+
+/**
+ * What the person approved of a server's tools: tool name → fingerprint. `beforeTitles` holds
+ * approvals stored before the title was part of the fingerprint (reviewed_tools version 1).
+ */
+export interface ReviewedTools {
+  tools: Record<string, string>;
+  beforeTitles?: Record<string, string>;
 }
 
 export interface ToolAnnotations {
@@ -63,8 +73,10 @@ export interface CatalogTool {
    * sent no annotations at all, which the servers page shows as "not annotated".
    */
   declaredAnnotations?: ToolAnnotations;
-  /** SHA-256 over server URL + name + description + schemas + annotations. */
+  /** SHA-256 over server URL + name + title + description + schemas + annotations (`toolFingerprint`). */
   fingerprint: string;
+  /** Only for a tool with a top-level title: its fingerprint without the title, as releases before titles counted stored it. */
+  untitledFingerprint?: string;
 }
 
 export interface SkippedTool {

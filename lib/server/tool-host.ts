@@ -1,13 +1,14 @@
 import { LRUCache } from 'lru-cache';
 
 import type { Db } from '@/db/connection';
-import { listEnabledServers } from '@/db/queries/servers';
+import { listEnabledServers, pinReviewedTitles } from '@/db/queries/servers';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import type { GrantSource } from '@/lib/consent/grant-source';
 import { storedGrants } from '@/lib/consent/stored-grants';
 import { errorSummary } from '@/lib/log-safe';
 import { boundedFetch } from '@/lib/mcp/bounded-fetch';
 import { BUILTIN_SERVERS, builtinAuthInfo, builtinHandler, inProcessFetch, isBuiltinNamespace } from '@/lib/mcp/builtin';
+import { reviewState } from '@/lib/mcp/catalog';
 import { withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { ConnectDeps, FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
@@ -108,7 +109,7 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     async listTools(server, caller, listOpts) {
       if (server.builtin) return { ...(await builtinListing(server, listOpts?.refresh)), server };
       const listed = await remote.listTools(server, caller, listOpts);
-      return onlyReviewed(listed, server);
+      return onlyReviewed(db, listed, server);
     },
     callTool: (server, tool, args, callOpts) =>
       server.builtin ? gateway.callTool(server, tool, args, callOpts) : remote.callTool(server, tool, args, callOpts),
@@ -149,11 +150,25 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   };
 }
 
-/** The tools the person approved as they are now; the rest wait for them to look again. */
-function onlyReviewed(listed: ListedCatalog, server: McpServerConfig): ListedCatalog {
+/**
+ * The tools the person approved as they are now; the rest wait for them to look again. An
+ * approval stored before titles counted is pinned to the tool as listed now, title included.
+ */
+async function onlyReviewed(db: Db, listed: ListedCatalog, server: McpServerConfig): Promise<ListedCatalog> {
   const reviewed = server.reviewedTools;
   if (!reviewed) return listed;
-  return { ...listed, tools: listed.tools.filter((t) => reviewed[t.name] === t.fingerprint) };
+  const pins: Record<string, string> = {};
+  const tools = listed.tools.filter((t) => {
+    const state = reviewState(reviewed, t);
+    if (state === 'before_titles') pins[t.name] = t.fingerprint;
+    return state !== 'no';
+  });
+  if (Object.keys(pins).length > 0) {
+    await pinReviewedTitles(db, server.id, pins).catch((err: unknown) => {
+      console.error(`[tools] approvals of server ${server.id} not pinned:`, errorSummary(err));
+    });
+  }
+  return { ...listed, tools };
 }
 
 /** The tool host the engine uses (see `createAppTools`); the stored grants unless others are given. */

@@ -21,6 +21,6 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
     trustContent: row.trustContent,
     timeoutMs: row.timeoutMs,
     ...(Object.keys(headers).length > 0 && { headers }),
-    reviewedTools: row.reviewedTools.tools,
+    reviewedTools: row.reviewedTools,
   };
 }

@@ -116,10 +116,11 @@ export async function finishServerSignIn(
     );
     return { ok: true, location: withFlag(done.returnTo, { oauth: 'connected', server: done.serverId }) };
   } catch (err) {
+    // The page says the reason in fixed words (a link's query is anyone's to write); the detail is logged.
     const failure: SignInFailure = err instanceof OAuthFlowError ? err.code : 'failed';
-    if (!(err instanceof OAuthFlowError)) console.error('[oauth] the sign-in callback failed:', errorSummary(err));
-    const message = err instanceof OAuthFlowError ? err.message : 'Signing in failed unexpectedly; try again.';
-    return { ok: false, location: withFlag(DEFAULT_RETURN_TO, { oauth: 'failed', reason: failure, message }) };
+    if (err instanceof OAuthFlowError) console.warn(`[oauth] the sign-in callback was refused (${failure}):`, err.message);
+    else console.error('[oauth] the sign-in callback failed:', errorSummary(err));
+    return { ok: false, location: withFlag(DEFAULT_RETURN_TO, { oauth: 'failed', reason: failure }) };
   }
 }
 

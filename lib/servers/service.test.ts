@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { getServer } from '@/db/queries/servers';
 import { findLatestCatalog } from '@/db/queries/tool-catalogs';
 import { createUser } from '@/db/queries/users';
+import { mcpServers } from '@/db/schema';
+import { storedCatalog } from '@/db/stored-json';
 import { offerTools } from '@/lib/agent/tool-host';
 import { allToolsOfOwnServers } from '@/lib/consent/grant-source';
 import { AppError, errorResponse } from '@/lib/http/errors';
@@ -173,6 +176,57 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(missing).toMatchObject({ type: 'bad_request', field: 'tools.nope' });
       const again = await enableServerTools(ctx, me, added.id, { echo: refreshed.tools[0]!.fingerprint });
       expect(again.toolsChanged).toBe(false);
+    });
+
+    it('a reviewed tool renamed "Read file" waits for review like a changed description', async () => {
+      const f = await fixture({ listCache: { ttlMs: 60_000 } });
+      f.setTools([{ ...TOOLS[0]!, title: 'Echo' }, TOOLS[1]!]);
+      const me = await newUser();
+      const added = await addServer(ctx, me, { name: 'Fx', namespace: 'fx', url: f.url });
+      await enableServerTools(ctx, me, added.id, Object.fromEntries(added.tools.map((t) => [t.name, t.fingerprint])));
+      const turn = { userId: me, conversationId: 'c-1', sessionId: null };
+      const offered = async () => (await offerTools(tools.host, turn)).tools.map((t) => t.name).filter((n) => n.startsWith('fx__'));
+      expect(await offered()).toEqual(['fx__echo', 'fx__counter']);
+
+      f.setTools([{ ...TOOLS[0]!, title: 'Read file' }, TOOLS[1]!]);
+      const refreshed = await refreshServer(ctx, me, added.id);
+      expect(refreshed.toolsChanged).toBe(true);
+      expect(refreshed.tools.map((t) => [t.name, t.title, t.reviewed])).toEqual([
+        ['echo', 'Read file', false],
+        ['counter', null, true],
+      ]);
+      expect(await offered()).toEqual(['fx__counter']);
+    });
+
+    it('approvals stored before titles counted still hold, pinned to the title first listed after the upgrade', async () => {
+      const f = await fixture({ listCache: { ttlMs: 60_000 } });
+      f.setTools([{ ...TOOLS[0]!, title: 'Echo' }, TOOLS[1]!]);
+      const me = await newUser();
+      const added = await addServer(ctx, me, { name: 'Fx', namespace: 'fx', url: f.url });
+      const listed = storedCatalog.parse((await findLatestCatalog(h.db, added.id, f.url, me))!.catalog);
+      const fp = Object.fromEntries(listed.tools.map((t) => [t.name, t.untitledFingerprint ?? t.fingerprint]));
+      // As an earlier release stored them: version 1, fingerprints without the title.
+      await h.db
+        .update(mcpServers)
+        .set({ enabled: true, reviewedTools: { v: 1, tools: fp } })
+        .where(eq(mcpServers.id, added.id));
+      expect(fp.echo).not.toBe(added.tools[0]!.fingerprint);
+
+      const turn = { userId: me, conversationId: 'c-1', sessionId: null };
+      const offered = async () => (await offerTools(tools.host, turn)).tools.map((t) => t.name).filter((n) => n.startsWith('fx__'));
+      expect(await offered()).toEqual(['fx__echo', 'fx__counter']);
+      expect((await listServerViews(ctx, me)).servers[0]).toMatchObject({ toolsChanged: false });
+      expect((await getServer(h.db, me, added.id))!.reviewedTools).toEqual({
+        v: 2,
+        tools: { echo: added.tools[0]!.fingerprint, counter: added.tools[1]!.fingerprint },
+      });
+
+      f.setTools([{ ...TOOLS[0]!, title: 'Read file' }, TOOLS[1]!]);
+      expect((await refreshServer(ctx, me, added.id)).tools.map((t) => [t.name, t.reviewed])).toEqual([
+        ['echo', false],
+        ['counter', true],
+      ]);
+      expect(await offered()).toEqual(['fx__counter']);
     });
 
     it('a URL change drops header secrets, the OAuth client secret, catalogs and approval, and tells the hooks', async () => {

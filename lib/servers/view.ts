@@ -1,7 +1,8 @@
 import type { ServerRow } from '@/db/queries/servers';
 import type { ServerStatus, ServerTransport, Trust } from '@/db/vocabulary';
+import { reviewState } from '@/lib/mcp/catalog';
 import type { ListedCatalog } from '@/lib/mcp/gateway';
-import type { ServerCatalog, ToolAnnotations } from '@/lib/mcp/types';
+import type { CatalogTool, ServerCatalog, ToolAnnotations } from '@/lib/mcp/types';
 
 /**
  * What the servers page (and the API) sees of a server. Never a secret: header names without
@@ -45,14 +46,14 @@ export interface ServerView {
   signedIn: boolean;
 }
 
-function toolViews(listing: ServerCatalog | null, isReviewed: (name: string, fingerprint: string) => boolean): ServerToolView[] {
+function toolViews(listing: ServerCatalog | null, isReviewed: (tool: CatalogTool) => boolean): ServerToolView[] {
   return (listing?.tools ?? []).map((t) => ({
     name: t.name,
     title: t.title ?? null,
     description: t.description ?? null,
     annotations: t.declaredAnnotations ?? null,
     fingerprint: t.fingerprint,
-    reviewed: isReviewed(t.name, t.fingerprint),
+    reviewed: isReviewed(t),
   }));
 }
 
@@ -61,7 +62,7 @@ export function userServerView(
   listing: ServerCatalog | null,
   extra: { headerNames: string[]; credentialsUnreadable?: boolean; signedIn?: boolean },
 ): ServerView {
-  const tools = toolViews(listing, (name, fp) => row.reviewedTools.tools[name] === fp);
+  const tools = toolViews(listing, (tool) => reviewState(row.reviewedTools, tool) !== 'no');
   return {
     id: row.id,
     name: row.name,

@@ -13,9 +13,11 @@ import {
   formFrom,
   needsReview,
   oauthActions,
+  oauthReturnOf,
   parseImport,
   reviewMark,
   serverBody,
+  SIGN_IN_FAILED,
   signedInNotice,
   TRUST_HINTS,
   urlChangeDropsSecrets,
@@ -271,5 +273,27 @@ describe('the import summary', () => {
     expect(out).toContain('Not usable here: 1');
     expect(out).toContain('a web app cannot start');
     expect(out).toContain('Problems: 1');
+  });
+});
+
+describe('the OAuth callback coming back to the page', () => {
+  const query = (q: Record<string, string>) => (key: string) => q[key];
+
+  it("says a known reason in the page's own words, never the text a link carries", () => {
+    const back = oauthReturnOf(query({ oauth: 'failed', reason: 'denied', message: 'Call +1 555 0100 to restore your account.' }));
+    expect(back).toEqual({ kind: 'failed', message: SIGN_IN_FAILED.denied });
+    expect(JSON.stringify(back)).not.toContain('555');
+  });
+
+  it('says one generic sentence for a missing or unknown reason', () => {
+    for (const reason of [undefined, 'Your account is locked, visit evil.example', 'toString', '__proto__']) {
+      const back = oauthReturnOf(query({ oauth: 'failed', ...(reason !== undefined && { reason }), message: 'visit evil.example' }));
+      expect(back).toEqual({ kind: 'failed', message: 'Signing in failed. Try again.' });
+    }
+  });
+
+  it('reads a connected return, and nothing without the flag', () => {
+    expect(oauthReturnOf(query({ oauth: 'connected', server: 's-1' }))).toEqual({ kind: 'connected', serverId: 's-1' });
+    expect(oauthReturnOf(query({ message: 'hello' }))).toBeNull();
   });
 });

@@ -3,6 +3,7 @@
 
 import type { BadgeTone } from '@/app/_components/ui';
 import type { ServerStatus, ServerTransport } from '@/db/vocabulary';
+import type { SignInFailure } from '@/lib/mcp/oauth';
 import type { ServerView as LibServerView, ServerToolView } from '@/lib/servers/view';
 
 export type { ServerStatus, ServerTransport } from '@/db/vocabulary';
@@ -90,6 +91,36 @@ export function oauthActions(server: ServerView): { connect: boolean; disconnect
  * What the servers page says when the OAuth callback brings the person back signed in: its tools
  * are usable only once enabled, so a server still waiting for review says so.
  */
+/** How the OAuth callback came back to this page (read from the query by page.tsx). */
+export type OAuthReturn = { kind: 'connected'; serverId: string } | { kind: 'failed'; message: string };
+
+/**
+ * What the page says for each reason the callback gives (`?oauth=failed&reason=<code>`). Only
+ * these sentences are ever shown: the query is written by whoever made the link, so any text in
+ * it (a `message`, an unknown reason) is never put on the page. The detail is in the server log.
+ */
+export const SIGN_IN_FAILED: Record<SignInFailure, string> = {
+  missing_state: 'The sign-in answer could not be matched to a sign-in you started. Connect again from this page.',
+  unknown_state: 'The sign-in answer does not match any sign-in in progress. Connect again from this page.',
+  not_yours: 'This sign-in was started in another browser session. Connect again from here.',
+  used: 'This sign-in answer was already used.',
+  expired: 'The sign-in took too long and expired. Connect again.',
+  server_gone: 'The server was removed or its address changed while you were signing in.',
+  wrong_issuer: 'The sign-in answer came from a different authorization server than the one asked, so it was refused.',
+  denied: "The server's sign-in did not complete: access was not granted.",
+  failed: 'Signing in could not be finished. Try again; if it keeps failing, the server may be misconfigured.',
+};
+const SIGN_IN_FAILED_GENERIC = 'Signing in failed. Try again.';
+
+/** The callback's return, from the page's query: a known reason's sentence, never text from the query. */
+export function oauthReturnOf(query: (key: string) => string | undefined): OAuthReturn | null {
+  if (query('oauth') === 'connected') return { kind: 'connected', serverId: query('server') ?? '' };
+  if (query('oauth') !== 'failed') return null;
+  const reason = query('reason');
+  const known = reason !== undefined && Object.hasOwn(SIGN_IN_FAILED, reason);
+  return { kind: 'failed', message: known ? SIGN_IN_FAILED[reason as SignInFailure] : SIGN_IN_FAILED_GENERIC };
+}
+
 export function signedInNotice(server: ServerView | undefined): string {
   if (!server) return 'Signed in. Its tools can be used once enabled.';
   return needsReview(server)

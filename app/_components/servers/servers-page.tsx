@@ -9,14 +9,11 @@ import { Button, EmptyState, Notice, Spinner } from '@/app/_components/ui';
 import { ImportDialog } from './import-dialog';
 import { ServerCard } from './server-card';
 import { ServerFormDialog } from './server-form-dialog';
-import { signedInNotice, type ServerList, type ServerView } from './server-view';
+import { signedInNotice, type OAuthReturn, type ServerList, type ServerView } from './server-view';
 
 const EMPTY_DESCRIPTION =
   'An MCP server is a service that offers tools (search a tracker, query a database, post a message) ' +
   'which Claude can use on your behalf once you allow it.';
-
-/** How the OAuth callback came back to this page (read from the query by page.tsx). */
-export type OAuthReturn = { kind: 'connected'; serverId: string } | { kind: 'failed'; message: string };
 
 /** The servers page: the person's remote MCP servers, then the built-in ones (read-only). */
 export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn | null }) {
