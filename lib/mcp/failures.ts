@@ -4,7 +4,7 @@ import type { SignInReason } from '@/db/vocabulary';
 
 import { RemoteServersDisabled } from './connection';
 import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
-import { UrlRefused } from './url-guard';
+import { NOT_PUBLIC, UrlRefused } from './url-guard';
 
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
@@ -70,7 +70,9 @@ export function originOf(url: string): string {
 
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused',
-  ENOTFOUND: 'the host name does not resolve',
+  // A name that does not resolve and one the URL guard refused once resolved read the same (NOT_PUBLIC).
+  ENOTFOUND: NOT_PUBLIC,
+  EURLREFUSED: NOT_PUBLIC,
   EAI_AGAIN: 'the host name could not be resolved right now',
   ECONNRESET: 'the connection was reset',
   EHOSTUNREACH: 'the host is unreachable',
