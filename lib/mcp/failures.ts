@@ -1,9 +1,11 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
 import type { SignInReason } from '@/db/vocabulary';
+import { redactSecrets } from '@/lib/log-safe';
 
 import { RemoteServersDisabled } from './connection';
 import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
+import type { McpServerConfig } from './types';
 import { NOT_PUBLIC, UrlRefused } from './url-guard';
 
 /**
@@ -196,6 +198,15 @@ export function describeFailure(serverName: string, url: string, action: string,
   if (isSchemaError(error)) return `${who} sent a reply that is not valid MCP (JSON-RPC) when asked to ${action}.`;
   const message = error instanceof Error ? error.message : String(error);
   return `${who} could not ${action}: ${quote(message)}.`;
+}
+
+/**
+ * A failure message about this server, safe to store and to show: the server's own words may echo
+ * what was sent to it (an API key in a header), so its header values, bearer tokens and
+ * credential-like query parameters are redacted, as the servers page's `lastError` is.
+ */
+export function redactForServer(server: Pick<McpServerConfig, 'headers'>, message: string): string {
+  return redactSecrets(message, Object.values(server.headers ?? {}));
 }
 
 /** A schema check's error (zod, as the SDK throws it when a message is not JSON-RPC); by name, since the SDK may carry its own copy. */
