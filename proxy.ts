@@ -53,11 +53,13 @@ function refuse(request: NextRequest, message: string): Response {
   return new Response(message, { status: error.status, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
 }
 
-// API responses are JSON or SSE, never rendered as documents, and prefetches are not
-// documents either: neither needs the page CSP (next.config.mjs gives them the other headers).
+// API responses are JSON or SSE, never rendered as documents (next.config.mjs gives them the
+// other headers). Prefetches get the CSP like any page: a browser's document prefetch
+// (`Purpose: prefetch`, speculation rules) may later be shown as the page itself, and a
+// router prefetch carries the page's payload; a response without the policy would run
+// whatever a model or a tool wrote into it.
 function isPageRequest(request: NextRequest): boolean {
-  if (request.nextUrl.pathname.startsWith('/api/')) return false;
-  return !request.headers.has('next-router-prefetch') && request.headers.get('purpose') !== 'prefetch';
+  return !request.nextUrl.pathname.startsWith('/api/');
 }
 
 // Everything but static files, which hold no user data: a matcher condition (such as

@@ -132,15 +132,6 @@ export async function deleteCredential(db: Db, id: string): Promise<void> {
   await db.delete(oauthCredentials).where(eq(oauthCredentials.id, id));
 }
 
-export async function deleteCredentialsForResources(db: Db, userId: string, resources: string[]): Promise<OAuthCredentialRow[]> {
-  if (resources.length === 0) return [];
-  const rows = await db
-    .delete(oauthCredentials)
-    .where(and(eq(oauthCredentials.userId, userId), inArray(oauthCredentials.resource, resources)))
-    .returning();
-  return rows.map(parseCredential);
-}
-
 // ── flows ───────────────────────────────────────────────────────────────────────────────────
 
 export type NewOAuthFlow = Omit<typeof oauthFlows.$inferInsert, 'id' | 'usedAt' | 'createdAt'>;

@@ -61,6 +61,8 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
   return {
     secret,
     basePath: '/api/auth',
+    // The URL Auth.js builds on is Host, checked by proxy.ts, or behind TRUSTED_PROXIES what the
+    // proxy forwards (`authRequest`, handler.ts): never a header a client alone could set.
     trustHost: true,
     useSecureCookies: ctx.secure,
     providers,

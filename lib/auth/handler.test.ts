@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { listLiveAuthSessions } from '@/db/queries/auth-sessions';
@@ -55,6 +55,31 @@ for (const { kind, available } of TEST_DATABASES) {
       for (const [k, v] of setCookies(res)) jar.set(k, v);
       return { res, jar };
     }
+
+    it('builds its URLs from what a proxy forwards behind TRUSTED_PROXIES, else from Host alone', async () => {
+      const providers = async () => {
+        const res = await handleAuthRequest(
+          new Request('http://localhost:3000/api/auth/providers', {
+            headers: { host: 'localhost:3000', 'x-forwarded-host': 'switchboard.example.com', 'x-forwarded-proto': 'https' },
+          }),
+          h.db,
+          SECRET,
+        );
+        return ((await res.json()) as { credentials: { callbackUrl: string } }).credentials.callbackUrl;
+      };
+      vi.stubEnv('AUTH_URL', '');
+      vi.stubEnv('APP_URL', '');
+      try {
+        // No proxy: the forwarded headers are the client's words.
+        vi.stubEnv('TRUSTED_PROXIES', '');
+        expect(await providers()).toBe('http://localhost:3000/api/auth/callback/credentials');
+        // One proxy of ours in front: what it forwards is its word.
+        vi.stubEnv('TRUSTED_PROXIES', '1');
+        expect(await providers()).toBe('https://switchboard.example.com/api/auth/callback/credentials');
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
 
     it('a password sign-in records the user agent and remembers the browser as a known device', async () => {
       const user = await signUp(h.db, { email: 'browser@example.test', password: PASSWORD }, { client: null });

@@ -1,7 +1,8 @@
 import { Auth } from '@auth/core';
 
 import type { Db } from '@/db/connection';
-import { clientKey } from '@/lib/http/origin';
+import { requestedHost } from '@/lib/http/host';
+import { clientKey, trustedProxyHops } from '@/lib/http/origin';
 
 import { buildAuthConfig, type AuthRequestContext } from './config';
 import { knownDeviceSetCookie, readKnownDevices } from './known-device';
@@ -22,9 +23,29 @@ export async function handleAuthRequest(req: Request, db: Db, secret: string): P
     userAgent: req.headers.get('user-agent')?.slice(0, MAX_USER_AGENT) || null,
     secure,
   };
-  const res = await Auth(req, buildAuthConfig(db, secret, ctx));
+  const res = await Auth(authRequest(req), buildAuthConfig(db, secret, ctx));
   if (!ctx.signedInWithPassword) return res;
   const out = new Response(res.body, res);
   out.headers.append('Set-Cookie', knownDeviceSetCookie(knownDevices, ctx.signedInWithPassword, secret, { secure }));
   return out;
+}
+
+/**
+ * The request as Auth.js reads it. Auth.js builds every URL it answers with (redirects, the
+ * providers' sign-in and callback URLs) from the request's URL, which Next builds from Host
+ * (checked by proxy.ts, lib/http/host.ts) — so `trustHost: true` trusts only what proxy.ts let
+ * through. Behind proxies of ours (`TRUSTED_PROXIES`) Host is the proxy's own view of the app,
+ * and the public host and scheme are what the proxy forwards (X-Forwarded-Host, which proxy.ts
+ * checks then, and X-Forwarded-Proto); without them those headers are the client's words and
+ * are not read. With APP_URL / AUTH_URL set, proxy.ts admits that host only.
+ */
+export function authRequest(req: Request, env: Record<string, string | undefined> = process.env): Request {
+  if (trustedProxyHops(env) === 0) return req;
+  const host = requestedHost(req.headers, env);
+  if (!host) return req;
+  const current = new URL(req.url);
+  const forwardedProto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const protocol = forwardedProto === 'https' || forwardedProto === 'http' ? `${forwardedProto}:` : current.protocol;
+  const url = new URL(`${protocol}//${host}${current.pathname}${current.search}`);
+  return url.href === current.href ? req : new Request(url, req);
 }

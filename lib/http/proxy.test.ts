@@ -37,4 +37,19 @@ describe('proxy', () => {
     expect(api.status).toBe(200);
     expect(api.headers.get('Content-Security-Policy')).toBeNull();
   });
+
+  it('sends the CSP on prefetches too: a prefetched document may be shown as the page', () => {
+    const prefetches: Record<string, string>[] = [
+      { purpose: 'prefetch' },
+      { 'sec-purpose': 'prefetch' },
+      { 'next-router-prefetch': '1', rsc: '1' },
+    ];
+    for (const headers of prefetches) {
+      const prefetch = proxy(request('http://localhost:3000/c/123', headers));
+      expect(prefetch.status).toBe(200);
+      expect(prefetch.headers.get('Content-Security-Policy'), JSON.stringify(headers)).toMatch(
+        /script-src 'self' 'nonce-[^']+' 'strict-dynamic'/,
+      );
+    }
+  });
 });

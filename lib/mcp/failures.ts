@@ -1,10 +1,12 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
 import type { SignInReason } from '@/db/vocabulary';
+import { redactSecrets } from '@/lib/log-safe';
 
 import { RemoteServersDisabled } from './connection';
 import { NotOAuthProtected, RefreshFailed } from './oauth/errors';
-import { UrlRefused } from './url-guard';
+import type { McpServerConfig } from './types';
+import { NOT_PUBLIC, UrlRefused } from './url-guard';
 
 /**
  * Every way reaching a server can go wrong, said in one sentence that names the server and
@@ -70,7 +72,9 @@ export function originOf(url: string): string {
 
 const NETWORK_CODES: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused',
-  ENOTFOUND: 'the host name does not resolve',
+  // A name that does not resolve and one the URL guard refused once resolved read the same (NOT_PUBLIC).
+  ENOTFOUND: NOT_PUBLIC,
+  EURLREFUSED: NOT_PUBLIC,
   EAI_AGAIN: 'the host name could not be resolved right now',
   ECONNRESET: 'the connection was reset',
   EHOSTUNREACH: 'the host is unreachable',
@@ -194,6 +198,15 @@ export function describeFailure(serverName: string, url: string, action: string,
   if (isSchemaError(error)) return `${who} sent a reply that is not valid MCP (JSON-RPC) when asked to ${action}.`;
   const message = error instanceof Error ? error.message : String(error);
   return `${who} could not ${action}: ${quote(message)}.`;
+}
+
+/**
+ * A failure message about this server, safe to store and to show: the server's own words may echo
+ * what was sent to it (an API key in a header), so its header values, bearer tokens and
+ * credential-like query parameters are redacted, as the servers page's `lastError` is.
+ */
+export function redactForServer(server: Pick<McpServerConfig, 'headers'>, message: string): string {
+  return redactSecrets(message, Object.values(server.headers ?? {}));
 }
 
 /** A schema check's error (zod, as the SDK throws it when a message is not JSON-RPC); by name, since the SDK may carry its own copy. */

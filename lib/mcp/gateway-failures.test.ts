@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -49,6 +50,39 @@ describe('callTool against a misbehaving server', () => {
       kind: 'failed',
       message: `Flaky (${new URL(fx.url).origin}) answered HTTP 500 when asked to run "echo": Internal Server Error: database on fire.`,
     });
+  });
+
+  it("a failure quoting the server's words is redacted like lastError: header values, bearer tokens, key parameters", async () => {
+    const KEY = 'sk-live-DO-NOT-LEAK-4711';
+    // A server that echoes what it was sent in its error, as careless ones do.
+    const echo = http.createServer((req, res) => {
+      req.resume();
+      const { authorization, 'x-api-key': key } = req.headers;
+      const said = `bad key ${String(key)}, got Authorization: ${String(authorization)}, see /v?api_key=${KEY}`;
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(said);
+    });
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(echo.address() as net.AddressInfo).port}/mcp`;
+      const server: McpServerConfig = {
+        id: 'srv',
+        namespace: 'echo',
+        displayName: 'Echoer',
+        url,
+        trust: 'untrusted',
+        timeoutMs: 4_000,
+        headers: { 'X-Api-Key': KEY, Authorization: 'Bearer abcdefgh12345678' },
+      };
+      const outcome = await gateway.callTool(server, 'echo', {}, options());
+      const listed = await gateway.listTools(server, caller);
+      for (const message of [outcome.kind === 'failed' ? outcome.message : '', listed.error ?? '']) {
+        expect(message).toMatch(/answered HTTP 500 .*bad key \[redacted\]/);
+        expect(message).not.toContain(KEY);
+        expect(message).not.toContain('abcdefgh12345678');
+      }
+    } finally {
+      await new Promise<void>((r) => echo.close(() => r()));
+    }
   });
 
   it('a reply that is not JSON-RPC → failed, saying so', async () => {

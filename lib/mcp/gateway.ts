@@ -22,6 +22,7 @@ import {
   findInChain,
   isTimeout,
   quote,
+  redactForServer,
   signInRequiredIn,
   type FailureKind,
   type NeedsSignIn,
@@ -167,7 +168,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         ? `${server.displayName}'s tool list was too large: ${tooLargeReason(size.tooLarge)}`
         : isTimeout(error)
           ? `${server.displayName} did not answer within ${seconds(server.timeoutMs)} when asked to list its tools.`
-          : describeFailure(server.displayName, server.url, 'list its tools', error);
+          : redactForServer(server, describeFailure(server.displayName, server.url, 'list its tools', error));
       const failure: FailureKind = size.tooLarge ? 'protocol_error' : isTimeout(error) ? 'unreachable' : classifyFailure(error);
       return { server, tools: [], skipped: [], truncated: false, error: message, failure };
     } finally {
@@ -259,10 +260,13 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         const detail = error.transportError instanceof Error ? ` (${quote(error.transportError.message)})` : '';
         return {
           kind: 'failed',
-          message: `${server.displayName} closed the connection before answering "${tool}"${detail}. The tool may or may not have run.`,
+          message: redactForServer(
+            server,
+            `${server.displayName} closed the connection before answering "${tool}"${detail}. The tool may or may not have run.`,
+          ),
         };
       }
-      return { kind: 'failed', message: describeFailure(server.displayName, server.url, action, error) };
+      return { kind: 'failed', message: redactForServer(server, describeFailure(server.displayName, server.url, action, error)) };
     } finally {
       clearTimeout(capTimer);
       // A kept session outlives this connection; any other is ended with it.

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 
 import { formatBytes, type ResponseTooLarge } from './bounded-fetch';
 import { closeQuietly, connect, type ConnectDeps } from './connection';
-import { describeFailure, isTimeout, signInRequiredIn, type NeedsSignIn } from './failures';
+import { describeFailure, isTimeout, redactForServer, signInRequiredIn, type NeedsSignIn } from './failures';
 import type { CallerIdentity, McpServerConfig } from './types';
 
 /**
@@ -50,7 +50,7 @@ export async function withServer<T>(
     if (overall.signal.aborted || isTimeout(error)) {
       return { ok: false, message: `${server.displayName} did not answer within ${timeout / 1000} s when asked to ${action}.` };
     }
-    return { ok: false, message: describeFailure(server.displayName, server.url, action, error) };
+    return { ok: false, message: redactForServer(server, describeFailure(server.displayName, server.url, action, error)) };
   } finally {
     clearTimeout(timer);
     if (client) await closeQuietly(client);

@@ -1,8 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { createGuardedFetch, hostProblem, urlProblem, UrlRefused } from './url-guard';
+import { classifyFailure, describeFailure } from './failures';
+import { createGuardedFetch, hostProblem, NOT_PUBLIC, urlProblem, UrlRefused } from './url-guard';
 
 /**
  * No test here may open a connection to a non-loopback address, even if the guard were broken:
@@ -184,8 +185,11 @@ describe('end to end against loopback only', () => {
   let port: number;
   const requests: { url: string; headers: IncomingHttpHeaders }[] = [];
   let connections = 0;
+  /** What the guard logged: the detail of each refusal, which the person is not told. */
+  const warned: string[] = [];
 
   beforeAll(async () => {
+    vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warned.push(args.map(String).join(' ')));
     server = createServer((req, res) => {
       requests.push({ url: req.url ?? '', headers: req.headers });
       if (req.url === '/hop') return res.writeHead(302, { location: `http://localhost:${port}/landed` }).end();
@@ -195,7 +199,10 @@ describe('end to end against loopback only', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
 
   it('refuses loopback when it is not allowed, without connecting', async () => {
     const before = connections;
@@ -214,8 +221,25 @@ describe('end to end against loopback only', () => {
     const err = await createGuardedFetch({ resolve: rebinding })(`https://rebind.example.test:${port}/`).catch((e) => e);
     const causes: unknown[] = [];
     for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) causes.push(e);
-    expect(causes.some((e) => e instanceof UrlRefused && /loopback/.test((e as UrlRefused).reason))).toBe(true);
+    expect(causes.some((e) => e instanceof UrlRefused && e.reason === NOT_PUBLIC)).toBe(true);
+    expect(warned.join('\n')).toMatch(/rebind\.example\.test.*loopback/);
     expect(connections).toBe(before);
+  });
+
+  it('says the same for a name resolving to an internal address as for one that does not resolve; the detail is logged', async () => {
+    const guarded = createGuardedFetch({ resolve: RESOLVER });
+    const said = async (host: string) => {
+      const url = `https://${host}/mcp`;
+      const err: unknown = await guarded(url).catch((e: unknown) => e);
+      return { kind: classifyFailure(err), text: describeFailure('Tracker', url, 'list its tools', err).replace(host, '<host>') };
+    };
+    const internal = await said('internal.example.test');
+    const missing = await said('nowhere.example.test');
+    expect(internal).toEqual(missing);
+    expect(internal).toEqual({ kind: 'unreachable', text: `Could not reach Tracker (https://<host>) to list its tools: ${NOT_PUBLIC}.` });
+    for (const host of ['metadata.example.test', 'half-private.example.test', 'loop.example.test'])
+      expect(await said(host)).toEqual(missing);
+    expect(warned.join('\n')).toMatch(/internal\.example\.test.*private network address \(10\.0\.0\.1\)/);
   });
 
   it('follows a redirect between loopback forms when loopback is allowed, dropping credentials across origins', async () => {

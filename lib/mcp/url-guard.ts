@@ -72,6 +72,13 @@ export function addressProblem(address: string, opts: UrlGuardOptions = {}): str
   return `it resolves to ${RANGE_WORDS[range] ?? `a reserved address (${range})`}`;
 }
 
+/**
+ * What the person is told when a host name resolves to an address the guard refuses — the same
+ * words as for a name that does not resolve at all (lib/mcp/failures.ts), so a refusal cannot be
+ * used to find out which internal names exist.
+ */
+export const NOT_PUBLIC = 'its host name does not resolve to a public internet address';
+
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain']);
 
 /** The checks that need no DNS: scheme, credentials in the URL, literal addresses. Null when fine so far. */
@@ -114,7 +121,10 @@ export function guardedLookup(opts: UrlGuardOptions = {}, resolve: Resolver = dn
       for (const a of list) {
         const problem = addressProblem(a.address, opts);
         if (problem) {
-          const refusal = Object.assign(new UrlRefused(`https://${hostname}/`, `${hostname} ${problem}`), { code: 'EURLREFUSED' });
+          // Only the log learns what the name resolved to: told to the person (the refusal reaches
+          // the servers page and the model), it would say which internal names exist and where.
+          console.warn(`[url-guard] refused ${hostname}: ${problem} (${a.address})`);
+          const refusal = Object.assign(new UrlRefused(`https://${hostname}/`, NOT_PUBLIC), { code: 'EURLREFUSED' });
           return callback(refusal, '');
         }
       }
@@ -126,7 +136,10 @@ export function guardedLookup(opts: UrlGuardOptions = {}, resolve: Resolver = dn
   };
 }
 
-/** Every address a name resolves to must be allowed (for checks made before any connection, e.g. when a server is added). */
+/**
+ * Every address a name resolves to must be allowed; the reason in detail. For the log and
+ * tests, never for the person (they are told `NOT_PUBLIC`); connections check at connect time.
+ */
 export async function hostProblem(
   host: string,
   opts: UrlGuardOptions = {},
@@ -135,9 +148,13 @@ export async function hostProblem(
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   if (ipaddr.isValid(bare)) return addressProblem(bare, opts);
   return new Promise((done) => {
-    guardedLookup(opts, resolve)(host, { all: true }, (err) => {
-      if (!err) return done(null);
-      done(err instanceof UrlRefused ? err.reason : `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? err.message})`);
+    resolve(host, { all: true }, (err, addresses) => {
+      if (err) return done(`${host} does not resolve (${err.code ?? err.message})`);
+      for (const a of addresses as LookupAddress[]) {
+        const problem = addressProblem(a.address, opts);
+        if (problem) return done(`${host} ${problem}`);
+      }
+      done(null);
     });
   });
 }

@@ -16,6 +16,7 @@ export async function serversContext(rt: Runtime): Promise<ServersContext> {
     remote: rt.tools.remote,
     builtinListing: rt.tools.builtinListing,
     allowLoopback: allowLoopback(),
+    oauthFetch: remoteFetch(),
   };
 }
 

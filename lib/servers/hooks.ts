@@ -1,8 +1,11 @@
 import type { Db } from '@/db/connection';
+import { listServers } from '@/db/queries/servers';
 import { errorSummary } from '@/lib/log-safe';
+import type { FetchLike } from '@/lib/mcp/connection';
 import { forgetServerSessions } from '@/lib/mcp/legacy-sessions';
 import { forgetServerOAuth } from '@/lib/mcp/oauth/flows';
 import { processSingleton } from '@/lib/process-singleton';
+import type { SecretBox } from '@/lib/secrets/secret-box';
 
 /**
  * What else belongs to a server's URL. When a person changes a server's URL (or removes the
@@ -18,7 +21,15 @@ export interface ServerUrlChange {
   newUrl: string | null;
 }
 
-export type UrlChangeHook = (db: Db, change: ServerUrlChange) => Promise<void>;
+/** What a hook may use: the database, and for OAuth revocation the secret box and the guarded fetch. */
+export interface UrlChangeDeps {
+  db: Db;
+  box?: SecretBox;
+  /** The fetch for OAuth requests (revoking what is forgotten); without it nothing is revoked. */
+  oauthFetch?: FetchLike;
+}
+
+export type UrlChangeHook = (deps: UrlChangeDeps, change: ServerUrlChange) => Promise<void>;
 
 const hooks = processSingleton('serverUrlChangeHooks', () => new Map<string, UrlChangeHook>());
 
@@ -31,11 +42,11 @@ export function onServerUrlChange(name: string, hook: UrlChangeHook): void {
  * Runs every registered hook. A failing hook is logged and the others still run, but the
  * failure is rethrown at the end: a credential that could not be dropped must not pass silently.
  */
-export async function runUrlChangeHooks(db: Db, change: ServerUrlChange): Promise<void> {
+export async function runUrlChangeHooks(deps: UrlChangeDeps, change: ServerUrlChange): Promise<void> {
   const failures: unknown[] = [];
   for (const [name, hook] of hooks) {
     try {
-      await hook(db, change);
+      await hook(deps, change);
     } catch (err) {
       console.error(`[servers] the "${name}" hook failed after a URL change:`, errorSummary(err));
       failures.push(err);
@@ -45,11 +56,18 @@ export async function runUrlChangeHooks(db: Db, change: ServerUrlChange): Promis
 }
 
 /**
- * Drops the OAuth credentials and sign-ins in progress kept for this server (its URL changed, or
- * it was removed). Registered as a hook so lib/servers needs no OAuth import elsewhere.
+ * Drops the sign-ins in progress for this server and the OAuth credentials only it used (its URL
+ * changed, or it was removed), revoking them at the provider where it can; a credential another
+ * of the person's servers finds stays theirs. Registered as a hook so lib/servers needs no OAuth
+ * import elsewhere.
  */
-export async function dropOAuthCredentialsForServer(db: Db, change: ServerUrlChange): Promise<void> {
-  await forgetServerOAuth({ db }, change.userId, change.serverId, change.oldUrl);
+export async function dropOAuthCredentialsForServer(deps: UrlChangeDeps, change: ServerUrlChange): Promise<void> {
+  const others = (await listServers(deps.db, change.userId)).filter((s) => s.id !== change.serverId);
+  await forgetServerOAuth({ db: deps.db }, change.userId, change.serverId, change.oldUrl, {
+    otherServerUrls: others.map((s) => s.url),
+    box: deps.box,
+    fetch: deps.oauthFetch,
+  });
 }
 
 /**
@@ -57,8 +75,8 @@ export async function dropOAuthCredentialsForServer(db: Db, change: ServerUrlCha
  * ended at the old URL: Switchboard does not reach a server the person turned away from, and
  * the server ends them itself when they go unused.
  */
-export async function dropKeptSessionsForServer(db: Db, change: ServerUrlChange): Promise<void> {
-  await forgetServerSessions(db, change.userId, change.serverId);
+export async function dropKeptSessionsForServer(deps: UrlChangeDeps, change: ServerUrlChange): Promise<void> {
+  await forgetServerSessions(deps.db, change.userId, change.serverId);
 }
 
 onServerUrlChange('oauth', dropOAuthCredentialsForServer);

@@ -1,10 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { getRun } from '@/db/queries/runs';
 import { getServer, insertServer } from '@/db/queries/servers';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
-import { authSessions } from '@/db/schema';
+import { authSessions, oauthCredentials } from '@/db/schema';
 import { startRun } from '@/lib/agent/engine';
 import { resumeAfterSignIn } from '@/lib/agent/sign-in';
 import { staticGrants } from '@/lib/consent/grant-source';
@@ -20,7 +21,7 @@ import { approveAt, startClientMetadataHost, testSecretBox } from '@/test/oauth-
 import { text, toolUse } from '@/test/tool-harness';
 
 import { checkReturnTo, disconnectServer, finishServerSignIn, startServerSignIn, type ServersOAuthContext } from './oauth';
-import { serverView } from './service';
+import { editServer, removeServer, serverView } from './service';
 
 describe('returnTo', () => {
   it('takes same-origin paths only', () => {
@@ -150,5 +151,43 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('sign-in from the serve
     expect(await disconnectServer(ctx, user.id, row.id)).toEqual({ revoked: true, hadCredential: true });
     expect((await serverView(ctx, user.id, row)).signedIn).toBe(false);
     await model.close();
+  });
+
+  it("removing or re-pointing one server keeps another server's sign-in on the same resource; the last one revokes it", async () => {
+    const { user } = await userAndConversation(h);
+    const sessionId = `s-${crypto.randomUUID()}`;
+    await h.db.insert(authSessions).values({ id: sessionId, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) });
+    const add = async (namespace: string, url: string) =>
+      (await insertServer(h.db, user.id, {
+        name: namespace,
+        namespace,
+        url,
+        trust: 'untrusted',
+        headersSealed: null,
+        oauthClientId: null,
+        oauthClientSecretSealed: null,
+        timeoutMs: 5_000,
+      }))!;
+    // Two servers on the same protected resource (one under it): one sign-in serves both.
+    const a = await add('a', fx.url);
+    const b = await add('b', `${fx.url}/b`);
+    const c = await add('c', fx.url);
+    const ctx = context();
+    const session = { userId: user.id, sessionId };
+    const { authorizationUrl } = await startServerSignIn(ctx, session, a.id, '/servers');
+    expect((await finishServerSignIn(ctx, session, await approveAt(authorizationUrl), async () => {})).ok).toBe(true);
+    const signedIn = async (row: typeof a) => (await serverView(ctx, user.id, (await getServer(h.db, user.id, row.id))!)).signedIn;
+    expect([await signedIn(b), await signedIn(c)]).toEqual([true, true]);
+    const revocations = fx.counts.revocations;
+
+    await removeServer(ctx, user.id, a.id);
+    await editServer(ctx, user.id, b.id, { url: `${fx.origin}/elsewhere/mcp` });
+    expect(await signedIn(c)).toBe(true);
+    expect(fx.counts.revocations).toBe(revocations);
+
+    // The last server using it: the credential is revoked at the provider and forgotten.
+    await removeServer(ctx, user.id, c.id);
+    expect(fx.counts.revocations).toBe(revocations + 2);
+    expect(await h.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, user.id))).toEqual([]);
   });
 });

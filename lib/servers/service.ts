@@ -19,6 +19,7 @@ import { LimitExceeded, limitExceeded, limitsFor } from '@/lib/limits';
 import { errorSummary, redactSecrets } from '@/lib/log-safe';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import type { CachedGateway } from '@/lib/mcp/catalog-cache';
+import type { FetchLike } from '@/lib/mcp/connection';
 import type { ListedCatalog } from '@/lib/mcp/gateway';
 import { resourceCandidates } from '@/lib/mcp/oauth/credentials';
 import type { McpServerConfig } from '@/lib/mcp/types';
@@ -55,6 +56,8 @@ export interface ServersContext {
   remote: CachedGateway;
   builtinListing(server: McpServerConfig, refresh?: boolean): Promise<ListedCatalog>;
   allowLoopback: boolean;
+  /** The guarded fetch for OAuth requests: revoking the credentials a URL change or removal forgets (none without it). */
+  oauthFetch?: FetchLike;
 }
 
 /** A test connection (on add, import, test) waits at most this long, whatever the server's call timeout. */
@@ -230,7 +233,7 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
   if (body.enabled === false && updated.enabled) await setServerEnabled(ctx.db, userId, id, false);
   if (urlChanged) {
     await dropCatalogs(ctx.db, id);
-    await runUrlChangeHooks(ctx.db, { userId, serverId: id, oldUrl: row.url, newUrl: url });
+    await runUrlChangeHooks(ctx, { userId, serverId: id, oldUrl: row.url, newUrl: url });
     return checkServer(ctx, userId, updated);
   }
   return serverView(ctx, userId, (await getServer(ctx.db, userId, id)) ?? updated);
@@ -240,7 +243,7 @@ export async function removeServer(ctx: ServersContext, userId: string, id: stri
   const row = await own(ctx, userId, id);
   if (!(await deleteServer(ctx.db, userId, id))) throw notFound(id);
   await dropCatalogs(ctx.db, id);
-  await runUrlChangeHooks(ctx.db, { userId, serverId: id, oldUrl: row.url, newUrl: null });
+  await runUrlChangeHooks(ctx, { userId, serverId: id, oldUrl: row.url, newUrl: null });
 }
 
 /**

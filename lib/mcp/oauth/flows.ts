@@ -6,21 +6,25 @@ import {
   IssuerMismatchError,
   OAuthError,
   validateAuthorizationResponseIssuer,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
 } from '@modelcontextprotocol/client';
 
 import {
   consumeFlow,
   deleteCredential,
-  deleteCredentialsForResources,
   deleteExpiredFlows,
   deleteFlowsForServer,
+  findCredentialsForResources,
   findFlowByStateHash,
+  type OAuthCredentialRow,
 } from '@/db/queries/oauth';
 
+import type { FetchLike } from '../connection';
 import { quote } from '../failures';
 import { credentialForServer, forgetMissingCredentials, openClientInfo, openTokens, resourceCandidates } from './credentials';
 import { hashState, PostgresOAuthProvider } from './provider';
-import type { OAuthDeps, OAuthServerRef } from './types';
+import type { OAuthDeps, OAuthServerRef, SecretBox } from './types';
 
 /**
  * The interactive sign-in: start (discover, choose the client, store the flow, hand back the
@@ -167,28 +171,42 @@ export async function disconnect(
   await deleteFlowsForServer(deps.db, userId, server.id);
   const credential = await credentialForServer(deps, userId, server.url);
   if (!credential) return { revoked: false, hadCredential: false };
-  let revoked = false;
-  // OIDC discovery documents may carry it too, but their type does not name it.
-  const metadata = credential.authServer.metadata;
-  const endpoint =
-    'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
-  const tokens = openTokens(deps.box, credential);
-  const client = openClientInfo(deps.box, credential);
-  if (endpoint && tokens && client) {
-    // The refresh token first: revoking it ends the grant (and, at most servers, its access tokens).
-    const targets = [
-      ...(tokens.refresh_token ? [{ token: tokens.refresh_token, hint: 'refresh_token' }] : []),
-      { token: tokens.access_token, hint: 'access_token' },
-    ];
-    revoked = true;
-    for (const t of targets) revoked = (await revoke(deps, endpoint, client, t.token, t.hint)) && revoked;
-  }
+  const revoked = await revokeCredential(deps, credential);
   await deleteCredential(deps.db, credential.id);
   return { revoked, hadCredential: true };
 }
 
+/**
+ * Revokes the credential's tokens at its provider when the metadata has a `revocation_endpoint`
+ * (RFC 7009). Best effort: false when there is no endpoint, nothing to revoke, or any refusal.
+ */
+async function revokeCredential(deps: Pick<OAuthDeps, 'box' | 'fetch'>, credential: OAuthCredentialRow): Promise<boolean> {
+  // OIDC discovery documents may carry it too, but their type does not name it.
+  const metadata = credential.authServer.metadata;
+  const endpoint =
+    'revocation_endpoint' in metadata && typeof metadata.revocation_endpoint === 'string' ? metadata.revocation_endpoint : undefined;
+  if (!endpoint) return false;
+  let tokens: OAuthTokens | null;
+  let client: OAuthClientInformationMixed | null;
+  try {
+    tokens = openTokens(deps.box, credential);
+    client = openClientInfo(deps.box, credential);
+  } catch {
+    return false; // sealed under a key this process no longer has: it can only be forgotten
+  }
+  if (!tokens || !client) return false;
+  // The refresh token first: revoking it ends the grant (and, at most servers, its access tokens).
+  const targets = [
+    ...(tokens.refresh_token ? [{ token: tokens.refresh_token, hint: 'refresh_token' }] : []),
+    { token: tokens.access_token, hint: 'access_token' },
+  ];
+  let revoked = true;
+  for (const t of targets) revoked = (await revoke(deps, endpoint, client, t.token, t.hint)) && revoked;
+  return revoked;
+}
+
 async function revoke(
-  deps: OAuthDeps,
+  deps: Pick<OAuthDeps, 'fetch'>,
   endpoint: string,
   client: { client_id: string; client_secret?: string },
   token: string,
@@ -210,10 +228,48 @@ async function revoke(
   }
 }
 
-/** A server's URL changed (or it is being removed): its credentials and flows go (servers' hook). */
-export async function forgetServerOAuth(deps: Pick<OAuthDeps, 'db'>, userId: string, serverId: string, oldUrl: string): Promise<void> {
+export interface ForgetOptions {
+  /**
+   * The URLs of the user's other servers. A credential one of them finds (the same resource, or
+   * a path prefix of its URL — RFC 9728 lets a resource be as broad as the origin) is theirs
+   * too, and stays.
+   */
+  otherServerUrls: string[];
+  /** To revoke what is forgotten at the provider (best effort); without them it is only deleted. */
+  box?: SecretBox;
+  fetch?: FetchLike;
+}
+
+/**
+ * A server's URL changed (or it is being removed): its sign-ins in progress go, and so do the
+ * credentials only it used, revoked at the provider first where it supports revocation. A
+ * credential another of the user's servers also finds is left to that server.
+ */
+export async function forgetServerOAuth(
+  deps: Pick<OAuthDeps, 'db'>,
+  userId: string,
+  serverId: string,
+  oldUrl: string,
+  opts: ForgetOptions,
+): Promise<{ forgotten: number; revoked: number; kept: number }> {
   await deleteFlowsForServer(deps.db, userId, serverId);
-  await deleteCredentialsForResources(deps.db, userId, resourceCandidates(oldUrl));
+  const shared = new Set(opts.otherServerUrls.flatMap((url) => safeCandidates(url)));
+  const found = await findCredentialsForResources(deps.db, userId, resourceCandidates(oldUrl));
+  const own = found.filter((c) => !shared.has(c.resource));
+  let revoked = 0;
+  for (const credential of own) {
+    if (opts.box && opts.fetch && (await revokeCredential({ box: opts.box, fetch: opts.fetch }, credential))) revoked++;
+    await deleteCredential(deps.db, credential.id);
+  }
+  return { forgotten: own.length, revoked, kept: found.length - own.length };
+}
+
+function safeCandidates(url: string): string[] {
+  try {
+    return resourceCandidates(url);
+  } catch {
+    return []; // a stored URL that no longer parses finds nothing
+  }
 }
 
 /**

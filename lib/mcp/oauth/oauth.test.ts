@@ -242,12 +242,30 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect(await call()).toMatchObject({ kind: 'needs_sign_in' });
   });
 
-  it("a URL change drops the server's credentials and flows", async () => {
+  it("a URL change drops the server's credentials, revoked at the provider, and flows", async () => {
     await signIn();
     await startSignIn(deps, { ...user, server, returnTo: '/' });
-    await forgetServerOAuth(deps, user.userId, server.id, server.url);
-    expect(await credentialForServer(deps, user.userId, server.url)).toBeNull();
+    const forgotten = await forgetServerOAuth(deps, user.userId, server.id, server.url, { otherServerUrls: [], ...deps });
+    expect(forgotten).toEqual({ forgotten: 1, revoked: 1, kept: 0 });
+    expect(fx.counts.revocations).toBe(2); // the refresh token, then the access token
+    expect(await credentialForServer(deps, user.userId, server.url, { fresh: true })).toBeNull();
     expect(await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId))).toEqual([]);
+  });
+
+  it("keeps a credential another of the user's servers finds (same resource or under it), and revokes nothing", async () => {
+    await signIn();
+    for (const other of [fx.url, `${fx.url}/tenant-b`]) {
+      const forgotten = await forgetServerOAuth(deps, user.userId, server.id, server.url, { otherServerUrls: [other], ...deps });
+      expect(forgotten).toEqual({ forgotten: 0, revoked: 0, kept: 1 });
+    }
+    // A server elsewhere on the origin does not find it: it goes.
+    const elsewhere = `${fx.origin}/other/mcp`;
+    expect(await forgetServerOAuth(deps, user.userId, server.id, server.url, { otherServerUrls: [elsewhere] })).toEqual({
+      forgotten: 1,
+      revoked: 0, // no box or fetch given: forgotten only
+      kept: 0,
+    });
+    expect(fx.counts.revocations).toBe(0);
   });
 
   it('the fixture detects a replayed refresh token (so "replays: 0" above means none was sent)', async () => {
