@@ -4,6 +4,8 @@ import { CircleStop, GitBranch, Info } from 'lucide-react';
 import { memo } from 'react';
 
 import { ContinueNotice } from './continue-notice';
+import type { FileHref, FileView } from './files/file-view';
+import { MessageFiles } from './files/message-files';
 import { Markdown } from './markdown';
 import { AttachedResources, PromptMark, type MessageOrigin } from './message-origin';
 import { ThinkingSection } from './thinking-section';
@@ -21,6 +23,8 @@ export const MessageItem = memo(function MessageItem({
   renderToolCall,
   onContinue,
   origin,
+  files,
+  fileHref,
 }: {
   role: 'user' | 'assistant';
   content: unknown;
@@ -30,16 +34,21 @@ export const MessageItem = memo(function MessageItem({
   onContinue?: () => Promise<void>;
   /** A server's prompt or attached resources: marked with the server (message-origin.tsx). */
   origin?: MessageOrigin;
+  /** The files the person sent with it, and where their bytes are read (their own API, or a share's URL). */
+  files?: FileView[];
+  fileHref?: FileHref;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
   if (role === 'user') {
     const text = texts.join('\n');
-    if (!origin && !text) return null;
+    const attached = files && fileHref && files.length > 0 ? files : null;
+    if (!origin && !text && !attached) return null;
     return (
       <div className="group/message flex flex-col items-end gap-1.5" data-testid="user-message">
         {origin?.kind === 'prompt' && <PromptMark origin={origin} />}
         {origin?.kind === 'resources' && <AttachedResources origin={origin} blocks={blocks} />}
+        {attached && <MessageFiles files={attached} href={fileHref!} />}
         {text && <div className={USER_BUBBLE}>{text}</div>}
         {text && (
           <div className={cx(MESSAGE_ACTIONS, '-mr-2')}>
