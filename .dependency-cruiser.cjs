@@ -5,13 +5,14 @@
 
 /**
  * Which other folders of lib/ each folder may import. Every folder may also import db/ and the
- * files at the top of lib/ (data-dir, env-int, limits, log-safe, process-singleton); lib/server,
+ * files at the top of lib/ (data-dir, env-int, file-bytes, limits, log-safe, process-singleton); lib/server,
  * the process wiring, may import everything.
  */
 const LIB_MAY_IMPORT = {
   model: [],
   secrets: [],
   http: [],
+  files: ['http'],
   mcp: ['secrets'],
   audit: ['secrets'],
   consent: ['mcp', 'audit', 'agent', 'http'],
@@ -19,7 +20,7 @@ const LIB_MAY_IMPORT = {
   auth: ['http', 'audit', 'consent'],
   account: ['auth', 'audit', 'consent', 'http'],
   servers: ['mcp', 'secrets', 'http'],
-  chat: ['agent', 'mcp', 'model', 'http'],
+  chat: ['agent', 'mcp', 'model', 'http', 'files'],
   share: ['agent', 'chat', 'http'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share'],
 };
