@@ -4,7 +4,7 @@ import { Fragment, memo, useCallback, useMemo } from 'react';
 
 import { ApprovalCard, type DecisionExtras, type DecisionKind } from './approval-card';
 import type { ChatState } from './chat-state';
-import { ownFileHref, type FileHref, type FileView } from './files/file-view';
+import { ownFileHref, type FileHref } from './files/file-view';
 import { InputCard, type InputResponses } from './input-card';
 import { MessageItem } from './message-item';
 import type { SharedMessageView, SharedToolCallView } from './share/share-view';
@@ -100,7 +100,7 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
           renderToolCall={renderToolCall}
           onContinue={actions && continuable(i) ? actions.continue : undefined}
           origin={m.origin}
-          files={'files' in m ? (m.files as FileView[] | undefined) : undefined}
+          files={m.files}
           fileHref={fileHref}
         />
         {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}

@@ -3,41 +3,36 @@
 
 import { z } from 'zod';
 
-/** `POST /api/files` answers `{file}` with this; a message view carries its files the same way. */
+import { FILE_KINDS } from '@/db/vocabulary';
+import { fileUrl, sharedFileUrl, sizeWords, type FileView } from '@/lib/files/view';
+import { LIMIT_TABLE } from '@/lib/limits';
+
+export type { FileView } from '@/lib/files/view';
+
+/** What the browser reads back from an upload's answer and from its kept draft (lib/files/view.ts declares it). */
 export const fileViewSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
   mediaType: z.string(),
   size: z.number().int().nonnegative(),
-  kind: z.enum(['image', 'pdf', 'text']),
+  kind: z.enum(FILE_KINDS),
   width: z.number().int().positive().optional(),
   height: z.number().int().positive().optional(),
   pages: z.number().int().positive().optional(),
   createdAt: z.string(),
-});
-export type FileView = z.infer<typeof fileViewSchema>;
+}) satisfies z.ZodType<FileView>;
 
 /** Where a file's bytes are read: the owner's `/api/files/:id`, or a share's own URL on a shared page. */
 export type FileHref = (fileId: string) => string;
 
-export const ownFileHref: FileHref = (fileId) => `/api/files/${encodeURIComponent(fileId)}`;
+export const ownFileHref: FileHref = fileUrl;
 
 export function sharedFileHref(token: string, fileId: string): string {
-  return `/api/share/${encodeURIComponent(token)}/files/${encodeURIComponent(fileId)}`;
+  return sharedFileUrl(token, fileId);
 }
 
-/** 1.2 MB, 340 KB, 12 bytes: decimal units, as file managers show them. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+/** 7.2 MB, 41.3 KB, 812 bytes: in the units the server's limits and errors use. */
+export const formatBytes = sizeWords;
 
 /** The line under a file's name: "PDF · 3 pages · 1.2 MB", "PNG · 640×480 · 12 KB". */
 export function fileDetails(file: FileView): string {
@@ -56,4 +51,4 @@ function typeLabel(file: FileView): string {
 }
 
 /** How many files one message may carry; checked here first so the 11th is refused at once (the server decides). */
-export const FILES_PER_MESSAGE = 10;
+export const FILES_PER_MESSAGE = LIMIT_TABLE.filesPerMessage.default;
