@@ -118,12 +118,10 @@ export function Composer({
         <ul className="mb-2 space-y-1.5" aria-label="Files not attached" data-testid="file-problems">
           {files.problems.map((p) => (
             <li key={p.key}>
-              <Notice
-                tone="error"
-                actions={<IconButton icon={X} label="Dismiss" onClick={() => files.dismiss(p.key)} className="-my-1" />}
-                className="py-2"
-              >
+              {/* The dismiss button in the corner: as a Notice action it would take a line of its own on a phone. */}
+              <Notice tone="error" className="relative py-2 pr-11">
                 {p.message}
+                <IconButton icon={X} label="Dismiss" onClick={() => files.dismiss(p.key)} className="absolute right-1.5 top-1.5" />
               </Notice>
             </li>
           ))}
