@@ -18,11 +18,11 @@ const LIB_MAY_IMPORT = {
   consent: ['mcp', 'audit', 'agent', 'http'],
   agent: ['mcp', 'consent', 'model', 'audit'],
   auth: ['http', 'audit', 'consent'],
-  account: ['auth', 'audit', 'consent', 'http'],
+  account: ['auth', 'audit', 'consent', 'http', 'files'],
   servers: ['mcp', 'secrets', 'http'],
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
   share: ['agent', 'chat', 'http'],
-  ops: ['agent', 'audit', 'auth', 'secrets', 'share'],
+  ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
 };
 
 /** What lib/consent may use of the engine: the offer it shows in the Tools panel, exactly as the engine makes it. */

@@ -30,3 +30,9 @@ export function fileRefIds(content: StoredMessageContent): string[] {
   }
   return ids;
 }
+
+/**
+ * The `context` of a text file's document block: it tells the model (and the demo model, which
+ * says what it received) that the person attached it, unlike a server's resource.
+ */
+export const FILE_DOCUMENT_CONTEXT = 'A file the person attached to their message.';

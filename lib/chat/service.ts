@@ -19,6 +19,7 @@ import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
+import { deleteConversationFiles, fileDeps, filesOfConversation } from '@/lib/files/service';
 import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
 import { checkedInstructions } from '@/lib/instructions';
@@ -153,7 +154,11 @@ export async function remove(rt: ChatRuntime, userId: string, id: string) {
   await cancelRun(rt.engine, c.id);
   // The servers are told its MCP sessions are over (the rows would go with the conversation anyway).
   await rt.tools.host.sessions?.endConversation(userId, id);
+  // Its files go with it, but for those another of the person's messages still holds.
+  const files = fileDeps(rt.handle.db);
+  const fileIds = await filesOfConversation(files, id);
   await deleteConversation(rt.handle.db, userId, id);
+  await deleteConversationFiles(files, userId, fileIds);
 }
 
 /**

@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
 import {
+  blobKeysWithoutFiles,
   deleteFileRow,
+  deleteStaleDraftFiles,
   deleteUnreferencedFiles,
   fileIdsOfConversation,
   getFile,
   insertFile,
   isFileInAMessage,
+  listUserFiles,
   storedBytesOf,
   type FileRow,
 } from '@/db/queries/files';
@@ -164,6 +167,40 @@ export async function deleteOwnFile(deps: FileDeps, userId: string, id: string):
  */
 export function filesOfConversation(deps: FileDeps, conversationId: string): Promise<string[]> {
   return fileIdsOfConversation(deps.db, conversationId);
+}
+
+/**
+ * Every file of the person for their data export: what the page shows of it, its hash, and its
+ * bytes as base64 (the export is one JSON document). A message refers to a file by its id.
+ */
+export async function exportFiles(deps: FileDeps, userId: string) {
+  const rows = await listUserFiles(deps.db, userId);
+  return Promise.all(
+    rows.map(async (f) => {
+      const bytes = await deps.storage.get(f.storageKey);
+      return { ...toFileView(f), sha256: f.sha256, base64: bytes ? Buffer.from(bytes).toString('base64') : null };
+    }),
+  );
+}
+
+/** Everything the person stored: the rows go with the account (they cascade); the bytes are deleted here. */
+export async function deleteAllFilesOf(deps: FileDeps, userId: string): Promise<void> {
+  const keys = [...new Set((await listUserFiles(deps.db, userId)).map((f) => f.storageKey))];
+  await deps.storage.delete(keys);
+}
+
+/** A draft's files are the person's for a day: older ones no message refers to are deleted (the sweep). */
+export const DRAFT_FILE_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** The sweep: stale drafts' files, and bytes no file row holds (an upload that failed between its two writes). */
+export async function sweepFiles(deps: FileDeps, now: Date): Promise<{ draftFiles: number; orphanBlobs: number }> {
+  const before = new Date(now.getTime() - DRAFT_FILE_KEPT_MS);
+  const drafts = await deleteStaleDraftFiles(deps.db, before);
+  await deps.storage.delete(drafts.orphanKeys);
+  // Bytes put in the last hour may belong to an upload still writing its row.
+  const orphans = await blobKeysWithoutFiles(deps.db, new Date(now.getTime() - 60 * 60 * 1000));
+  await deps.storage.delete(orphans);
+  return { draftFiles: drafts.deleted, orphanBlobs: orphans.length };
 }
 
 export async function deleteConversationFiles(deps: FileDeps, userId: string, fileIds: readonly string[]): Promise<void> {
