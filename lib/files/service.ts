@@ -202,8 +202,18 @@ export async function copyFiles(
     if (!bytes) continue;
     const key = storageKey(toUserId, f.sha256);
     await deps.storage.put(key, bytes);
-    const { id: _id, createdAt: _createdAt, ...rest } = f;
-    const row = await insertFile(deps.db, { ...rest, userId: toUserId, storageKey: key });
+    const row = await insertFile(deps.db, {
+      userId: toUserId,
+      name: f.name,
+      kind: f.kind,
+      mediaType: f.mediaType,
+      size: f.size,
+      sha256: f.sha256,
+      storageKey: key,
+      width: f.width,
+      height: f.height,
+      pages: f.pages,
+    });
     copied.set(f.id, row.id);
   }
   return copied;
