@@ -21,7 +21,7 @@ const LIB_MAY_IMPORT = {
   account: ['auth', 'audit', 'consent', 'http', 'files'],
   servers: ['mcp', 'secrets', 'http'],
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
-  share: ['agent', 'chat', 'http'],
+  share: ['agent', 'chat', 'http', 'files'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
 };
 

@@ -614,6 +614,8 @@ export const shareLinks = pgTable(
     conversationId: conversationRef(),
     tokenHash: text('token_hash').notNull().unique(),
     includeToolDetails: boolean('include_tool_details').notNull().default(false),
+    // Whether the shared page shows the files attached to messages (served through the token).
+    includeFiles: boolean('include_files').notNull().default(false),
     audience: text('audience', { enum: SHARE_AUDIENCES }).notNull().default('anyone'),
     // null: never expires.
     expiresAt: timestamp('expires_at', { withTimezone: true }),

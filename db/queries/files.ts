@@ -72,6 +72,16 @@ export async function isFileInAMessage(db: Db, userId: string, fileId: string): 
   return rowsOf<{ used: boolean }>(result)[0]?.used === true;
 }
 
+/** Whether a message of the conversation up to `throughSeq` (a share's snapshot) refers to the file. */
+export async function isFileInMessagesThrough(db: Db, conversationId: string, throughSeq: number, fileId: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    select exists (
+      select 1 from messages m
+      where m.conversation_id = ${conversationId} and m.seq <= ${throughSeq} and m.content @> ${refPattern(fileId)}::jsonb
+    ) as used`);
+  return rowsOf<{ used: boolean }>(result)[0]?.used === true;
+}
+
 /** The ids of the files a conversation's messages refer to. */
 export async function fileIdsOfConversation(db: Db, conversationId: string): Promise<string[]> {
   const result = await db.execute(sql`

@@ -10,6 +10,8 @@ import {
   getFile,
   insertFile,
   isFileInAMessage,
+  isFileInMessagesThrough,
+  listFilesByIds,
   listUserFiles,
   storedBytesOf,
   type FileRow,
@@ -181,6 +183,50 @@ export async function exportFiles(deps: FileDeps, userId: string) {
       return { ...toFileView(f), sha256: f.sha256, base64: bytes ? Buffer.from(bytes).toString('base64') : null };
     }),
   );
+}
+
+/**
+ * Copies files of one person to another (a fork of a share that shows files): new rows of the
+ * reader's, the bytes stored again under the reader's key, so nothing of the copy depends on the
+ * owner's account (deleting it leaves the fork whole). Returns the new id of each copied file.
+ */
+export async function copyFiles(
+  deps: FileDeps,
+  fromUserId: string,
+  toUserId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const copied = new Map<string, string>();
+  for (const f of await listFilesByIds(deps.db, fromUserId, ids)) {
+    const bytes = await deps.storage.get(f.storageKey);
+    if (!bytes) continue;
+    const key = storageKey(toUserId, f.sha256);
+    await deps.storage.put(key, bytes);
+    const row = await insertFile(deps.db, {
+      userId: toUserId,
+      name: f.name,
+      kind: f.kind,
+      mediaType: f.mediaType,
+      size: f.size,
+      sha256: f.sha256,
+      storageKey: key,
+      width: f.width,
+      height: f.height,
+      pages: f.pages,
+    });
+    copied.set(f.id, row.id);
+  }
+  return copied;
+}
+
+/** A file a share shows, with its bytes: it must be in a message of the snapshot (the caller checked the link). */
+export async function readSharedFile(
+  deps: FileDeps,
+  link: { userId: string; conversationId: string; snapshotSeq: number },
+  fileId: string,
+): Promise<{ file: FileRow; bytes: Uint8Array }> {
+  if (!(await isFileInMessagesThrough(deps.db, link.conversationId, link.snapshotSeq, fileId))) throw notFound(fileId);
+  return readOwnFile(deps, link.userId, fileId);
 }
 
 /** Everything the person stored: the rows go with the account (they cascade); the bytes are deleted here. */

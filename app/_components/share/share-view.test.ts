@@ -34,6 +34,7 @@ function link(over: Partial<ShareLinkView> = {}): ShareLinkView {
     conversationId: 'c1',
     conversationTitle: 'Trip plans',
     includeToolDetails: false,
+    includeFiles: false,
     audience: 'anyone',
     createdAt: '2026-12-01T10:00:00.000Z',
     expiresAt: null,
