@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { PDFDocument } from 'pdf-lib';
 
-import { appOrigin, DEMO_CLOSING, signedInUser, waitForConversation } from './helpers';
+import { appOrigin, jsonWrite, signedInUser, waitForConversation, waitForIdle } from './helpers';
 
 // Files in the composer and the conversation, in Chromium: an image pasted from the clipboard, a
 // PDF chosen with the button, a text file dropped on the composer; what the server refuses comes
@@ -112,7 +112,8 @@ test('files: paste, choose and drop files, errors that name the file, a kept dra
     await expect(message.getByRole('link', { name: /report\.pdf.*3 pages/ })).toHaveAttribute('href', /^\/api\/files\//);
     await expect(message.getByRole('link', { name: /notes\.md/ })).toBeVisible();
     const answer = page.getByTestId('assistant-message');
-    await expect(answer).toContainText(DEMO_CLOSING, { timeout: 20_000 });
+    await expect(answer).toContainText('a text file notes.md', { timeout: 20_000 });
+    await waitForIdle(page.request, conversationId);
     await expect(answer).toContainText('an image, 640×480');
     await expect(answer).toContainText('a PDF of 3 pages');
     await expect(answer).toContainText('a text file notes.md');
@@ -146,6 +147,32 @@ test('files: paste, choose and drop files, errors that name the file, a kept dra
     await page.reload();
     await expect(ready).toHaveCount(10);
     await expect(composer).toHaveValue('Eleven files');
+  });
+
+  await test.step('a share shows the files only when it includes them, read through the link, never the owner’s URL', async () => {
+    await waitForIdle(page.request, conversationId);
+    const share = async (includeFiles: boolean) => {
+      const res = await page.request.post(`/api/conversations/${conversationId}/shares`, {
+        headers: jsonWrite(origin),
+        data: { includeFiles },
+      });
+      expect(res.status(), await res.text()).toBe(201);
+      return new URL(((await res.json()) as { url: string }).url).pathname;
+    };
+    await page.goto(await share(false));
+    await expect(page.getByTestId('files-hidden')).toHaveText('3 attached files are not shared.');
+    await expect(page.getByTestId('message-files')).toHaveCount(0);
+    expect(await page.content()).not.toContain('/api/files/');
+
+    const path = await share(true);
+    await page.goto(path);
+    const token = path.slice('/share/'.length);
+    const shared = page.getByTestId('user-message');
+    await expect(shared.getByRole('img', { name: 'image.png' })).toHaveAttribute('src', new RegExp(`^/api/share/${token}/files/`));
+    await expect(shared.getByRole('link', { name: /report\.pdf/ })).toHaveAttribute('href', new RegExp(`^/api/share/${token}/files/`));
+    await expect.poll(() => shared.getByRole('img', { name: 'image.png' }).evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(640);
+    expect(await page.content()).not.toContain('/api/files/');
+    await page.goto(`/c/${conversationId}`);
   });
 
   await test.step('an SVG or HTML file comes back as inert text: nosniff, a CSP that runs nothing, a download', async () => {

@@ -63,6 +63,8 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
   const progress = props.readOnly ? NO_PROGRESS : props.progress;
   const activeRunId = props.readOnly ? undefined : props.activeRunId;
   const actions = props.readOnly ? null : props.actions;
+  // A shared page's messages may say how many files the owner kept back.
+  const shared = props.readOnly ? props.messages : null;
   // A shared page without a way to read files shows none (the share left them out).
   const fileHref = props.fileHref ?? (props.readOnly ? undefined : ownFileHref);
   // A finished turn's timeline sits under its last message; the live turn has its cards. The
@@ -102,6 +104,7 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
           origin={m.origin}
           files={m.files}
           fileHref={fileHref}
+          filesHidden={shared?.[i]?.filesHidden}
         />
         {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
         {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
