@@ -5,23 +5,24 @@
 
 /**
  * Which other folders of lib/ each folder may import. Every folder may also import db/ and the
- * files at the top of lib/ (data-dir, env-int, limits, log-safe, process-singleton); lib/server,
+ * files at the top of lib/ (data-dir, env-int, file-bytes, limits, log-safe, process-singleton); lib/server,
  * the process wiring, may import everything.
  */
 const LIB_MAY_IMPORT = {
   model: [],
   secrets: [],
   http: [],
+  files: ['http'],
   mcp: ['secrets'],
   audit: ['secrets'],
   consent: ['mcp', 'audit', 'agent', 'http'],
   agent: ['mcp', 'consent', 'model', 'audit'],
   auth: ['http', 'audit', 'consent'],
-  account: ['auth', 'audit', 'consent', 'http'],
+  account: ['auth', 'audit', 'consent', 'http', 'files'],
   servers: ['mcp', 'secrets', 'http'],
-  chat: ['agent', 'mcp', 'model', 'http'],
-  share: ['agent', 'chat', 'http'],
-  ops: ['agent', 'audit', 'auth', 'secrets', 'share'],
+  chat: ['agent', 'mcp', 'model', 'http', 'files'],
+  share: ['agent', 'chat', 'http', 'files'],
+  ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
 };
 
 /** What lib/consent may use of the engine: the offer it shows in the Tools panel, exactly as the engine makes it. */

@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 import type {
   StoredAnnotations,
@@ -29,6 +42,7 @@ import {
   ACTIVE_RUN_STATUSES,
   AUDIT_KINDS,
   AUDIT_OUTCOMES,
+  FILE_KINDS,
   GRANT_EXPIRIES,
   GRANT_REVOKE_REASONS,
   RUN_STATUSES,
@@ -600,6 +614,8 @@ export const shareLinks = pgTable(
     conversationId: conversationRef(),
     tokenHash: text('token_hash').notNull().unique(),
     includeToolDetails: boolean('include_tool_details').notNull().default(false),
+    // Whether the shared page shows the files attached to messages (served through the token).
+    includeFiles: boolean('include_files').notNull().default(false),
     audience: text('audience', { enum: SHARE_AUDIENCES }).notNull().default('anyone'),
     // null: never expires.
     expiresAt: timestamp('expires_at', { withTimezone: true }),
@@ -612,3 +628,41 @@ export const shareLinks = pgTable(
   },
   (t) => [index('share_links_user_idx').on(t.userId, t.createdAt), index('share_links_conversation_idx').on(t.conversationId)],
 );
+
+// Raw bytes. node-postgres answers a Buffer and PGlite a Uint8Array: both are Uint8Array.
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+});
+
+// A file the person uploaded (lib/files). A draft's file until a message refers to it (as a
+// reference block in the message's content, resolved to bytes when a request is built); its
+// kind, type and dimensions were read from its bytes. The bytes themselves are in the file store
+// under `storage_key` — `<user id>/<sha256>`, so the same bytes uploaded twice by one person are
+// stored once.
+export const files = pgTable(
+  'files',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    name: text('name').notNull(),
+    kind: text('kind', { enum: FILE_KINDS }).notNull(),
+    mediaType: text('media_type').notNull(),
+    size: integer('size').notNull(),
+    sha256: text('sha256').notNull(),
+    storageKey: text('storage_key').notNull(),
+    width: integer('width'),
+    height: integer('height'),
+    pages: integer('pages'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('files_user_idx').on(t.userId, t.createdAt), index('files_storage_key_idx').on(t.storageKey)],
+);
+
+// The Postgres file store (lib/files/storage.ts): bytes by key. Another store (object storage)
+// would replace this table, not the files rows.
+export const fileBlobs = pgTable('file_blobs', {
+  key: text('key').primaryKey(),
+  bytes: bytea('bytes').notNull(),
+  createdAt: createdAt(),
+});

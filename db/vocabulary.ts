@@ -194,3 +194,11 @@ export type ShareExpiry = (typeof SHARE_EXPIRIES)[number];
 export const THINKING_EFFORTS = ['low', 'medium', 'high'] as const;
 export type ThinkingEffort = (typeof THINKING_EFFORTS)[number];
 export const DEFAULT_THINKING_EFFORT: ThinkingEffort = 'high';
+
+/**
+ * What an uploaded file is, decided from its bytes (lib/file-bytes.ts), never from its name or
+ * the browser's claim: it decides how the model gets it (an image block, a PDF document, a text
+ * document) and how it is served back.
+ */
+export const FILE_KINDS = ['image', 'pdf', 'text'] as const;
+export type FileKind = (typeof FILE_KINDS)[number];

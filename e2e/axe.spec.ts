@@ -5,11 +5,14 @@ import {
   appOrigin,
   conversationWithTools,
   DEMO_CLOSING,
+  jsonWrite,
   newUser,
   sendWithEnter,
+  signedInUser,
   signInViaApi,
   signUpViaApi,
   waitForConversation,
+  waitForIdle,
 } from './helpers';
 
 // axe-core on the pages people use most, at each state a turn passes through. Serious and critical
@@ -62,3 +65,65 @@ test('axe: sign-in, sign-up, the empty chat, streaming, an answer, an approval a
     await testInfo.attach('axe-violations.json', { body: JSON.stringify(found, null, 2), contentType: 'application/json' });
   }
 });
+
+/** A 2×2 indigo PNG: signature, IHDR, one IDAT, IEND (made with zlib and real checksums). */
+const TINY_PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000002000000020802000000fdd49a7300000010494441' +
+    '54789c63f0777b0a440c100a00270e05e918cbf2b80000000049454e44ae426082',
+  'hex',
+);
+
+test('axe: files in the composer, in a sent message and in the full-size view, in light and dark', async ({ page, baseURL }, testInfo) => {
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'axe-files');
+  const upload = async (name: string, mimeType: string, buffer: Buffer) => {
+    const res = await page.request.post('/api/files', { headers: { Origin: origin }, multipart: { file: { name, mimeType, buffer } } });
+    expect(res.status(), await res.text()).toBe(201);
+    return ((await res.json()) as { file: { id: string } }).file.id;
+  };
+  const created = await page.request.post('/api/conversations', { headers: jsonWrite(origin), data: {} });
+  const { id } = (await created.json()) as { id: string };
+  const attachments = [
+    { fileId: await upload('dot.png', 'image/png', TINY_PNG) },
+    { fileId: await upload('notes.md', 'text/markdown', Buffer.from('# Notes\n')) },
+  ];
+  const sent = await page.request.post(`/api/conversations/${id}/messages`, {
+    headers: jsonWrite(origin),
+    data: { text: 'Two files', attachments },
+  });
+  expect(sent.status(), await sent.text()).toBe(202);
+  await waitForIdle(page.request, id);
+  // And the same two in the composer's draft, through the button.
+  await page.goto(`/c/${id}`);
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Attach files' }).click();
+  await (
+    await chooser
+  ).setFiles([
+    { name: 'dot.png', mimeType: 'image/png', buffer: TINY_PNG },
+    { name: 'todo.txt', mimeType: 'text/plain', buffer: Buffer.from('todo') },
+  ]);
+  await expect(page.locator('[data-testid="draft-file"][data-status="ready"]')).toHaveCount(2);
+
+  const found: Record<string, string[]> = {};
+  try {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await expect(page.getByTestId('message-image')).toBeVisible();
+      found[`files-${colorScheme}`] = await serious(page);
+      await page.getByTestId('message-image').click();
+      await expect(page.getByRole('dialog', { name: 'dot.png' })).toBeVisible();
+      found[`lightbox-${colorScheme}`] = await serious(page);
+      await page.keyboard.press('Escape');
+      await expect(page.getByRole('dialog', { name: 'dot.png' })).toBeHidden();
+    }
+  } finally {
+    await testInfo.attach('axe-files.json', { body: JSON.stringify(found, null, 2), contentType: 'application/json' });
+  }
+  expect(found).toEqual({ 'files-light': [], 'lightbox-light': [], 'files-dark': [], 'lightbox-dark': [] });
+});
+
+async function serious(page: import('@playwright/test').Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
+}

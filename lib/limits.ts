@@ -22,6 +22,14 @@ export const LIMIT_TABLE = {
   serversPerUser: { default: 50, unit: 'servers of your own', one: 'server of your own' },
   // Tools the person switched on in one conversation (tools on by default are not counted).
   enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation', one: 'enabled tool per conversation' },
+  // Uploaded files (lib/files): the size of one file by kind (what the model API accepts in one
+  // request sets the PDF's), files per message, and all the bytes a person keeps.
+  imageBytes: { default: 5 * 1024 * 1024, unit: 'bytes per image', one: 'byte per image' },
+  pdfBytes: { default: 32 * 1024 * 1024, unit: 'bytes per PDF', one: 'byte per PDF' },
+  pdfPages: { default: 100, unit: 'pages per PDF', one: 'page per PDF' },
+  textFileBytes: { default: 1024 * 1024, unit: 'bytes per text file', one: 'byte per text file' },
+  filesPerMessage: { default: 10, unit: 'files per message', one: 'file per message' },
+  storedFileBytesPerUser: { default: 1024 * 1024 * 1024, unit: 'bytes of stored files', one: 'byte of stored files' },
 } as const satisfies Record<string, { default: number; unit: string; one: string }>;
 
 export type LimitName = keyof typeof LIMIT_TABLE;
@@ -43,9 +51,21 @@ export const UNLIMITED = Number.MAX_SAFE_INTEGER;
  * no servers of its own: only the built-in ones.
  */
 export const PLAN_LIMITS: Record<Plan, Partial<Limits>> = {
-  free: { enabledToolsPerConversation: 5, runsPerHour: 20, modelTokensPerDay: 200_000, serversPerUser: 0 },
+  free: {
+    enabledToolsPerConversation: 5,
+    runsPerHour: 20,
+    modelTokensPerDay: 200_000,
+    serversPerUser: 0,
+    storedFileBytesPerUser: 100 * 1024 * 1024,
+  },
   pro: {},
-  enterprise: { enabledToolsPerConversation: UNLIMITED, runsPerHour: 600, modelTokensPerDay: 20_000_000, serversPerUser: 500 },
+  enterprise: {
+    enabledToolsPerConversation: UNLIMITED,
+    runsPerHour: 600,
+    modelTokensPerDay: 20_000_000,
+    serversPerUser: 500,
+    storedFileBytesPerUser: 20 * 1024 * 1024 * 1024,
+  },
 };
 
 /** A quota was reached. The HTTP layer answers 429 with this message, the limit's name and the plan. */

@@ -1,6 +1,7 @@
 // `npm run sweep`: takes over runs whose instance died (lease lapsed) and drives them to the end,
 // prunes audit entries past AUDIT_RETENTION_DAYS, deletes share links 30 days after they
-// expired and ends MCP sessions idle past their timeout. Meant for a scheduler next to
+// expired, ends MCP sessions idle past their timeout and deletes files uploaded for a draft more
+// than a day ago and never sent. Meant for a scheduler next to
 // `POST /api/internal/sweep`.
 import { getAuditKeyring } from '../lib/audit/key';
 import { sweep } from '../lib/ops/sweep';
@@ -22,5 +23,8 @@ console.log(`Pruned ${done.audit.entries} audit entries past retention (${done.a
 if (done.audit.broken.length) console.error(`Not pruned, chain broken (run npm run audit:verify): ${done.audit.broken.join(', ')}`);
 console.log(`Deleted ${done.expiredShareLinks} share link(s) expired more than ${EXPIRED_SHARE_KEPT_DAYS} days ago.`);
 console.log(`Ended ${done.idleSessions.forgotten} idle MCP session(s) (${done.idleSessions.ended} confirmed by their server).`);
+console.log(
+  `Deleted ${done.files.draftFiles} unsent draft file(s) older than a day and ${done.files.orphanBlobs} stored byte blob(s) no file held.`,
+);
 await chosen.close();
 await handle.close();

@@ -22,6 +22,7 @@ import type { RunStatus } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
+import { fileDeps, uploadFile } from '@/lib/files/service';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
 import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
@@ -47,7 +48,12 @@ type Method = (typeof METHODS)[number];
 /** Routes outside the matrix, each with why. Matched on the route path under app/api. */
 const EXCEPTIONS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^auth(\/|$)/, reason: 'Auth.js sign-in, sign-out and session endpoints: they own no resource of a user' },
-  { pattern: /^share\/\[token\](\/|$)/, reason: 'public share-token routes: the unguessable token is the capability, not a session' },
+  {
+    pattern: /^share\/\[token\](\/|$)/,
+    // Their own suites: app/api/share/[token]/routes.test.ts, and files/[fileId]/route.test.ts
+    // beside it (a file only through a link that shows it, never another file of the owner).
+    reason: 'public share-token routes: the unguessable token is the capability, not a session',
+  },
   { pattern: /^internal(\/|$)/, reason: 'the operators’ sweep behind a bearer token (SWEEP_TOKEN), not a user session' },
   { pattern: /^(health|ready)$/, reason: 'liveness and readiness for probes: public by design, they say nothing of any user’s data' },
   { pattern: /^metrics$/, reason: 'the operators’ Prometheus metrics behind a bearer token (METRICS_TOKEN), not a user session' },
@@ -185,6 +191,10 @@ const FACTORIES: Record<string, Factory> = {
     return { id: row!.id };
   },
   'tool-calls/[id]': (owner) => toolCallOf(owner, 'pending_approval'),
+  // An uploaded file of the owner, not yet in a message (a draft's: its owner may delete it).
+  'files/[id]': async (owner) => ({
+    id: (await uploadFile(fileDeps(h.db), owner.id, { name: 'matrix.txt', bytes: new TextEncoder().encode('matrix') })).id,
+  }),
   'shares/[id]': async (owner) => {
     const conversationId = await answeredConversationOf(owner);
     const link = await insertShareLink(h.db, {

@@ -144,9 +144,10 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     setNotice('');
     try {
       await settings.settled();
+      const { files, ...body } = extras;
       const started = await api<{ runId: string; afterSeq: number; messages?: MessageView[] }>(
         `/api/conversations/${initial.id}/messages`,
-        { method: 'POST', body: { text, ...extras } },
+        { method: 'POST', body: { text, ...body } },
       );
       // A prompt or attachments come back as stored (with their origin); plain text is shown as sent.
       const sent: MessageView[] = started.messages ?? [
@@ -158,6 +159,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           runId: started.runId,
           stopReason: null,
           createdAt: new Date().toISOString(),
+          ...(files?.length ? { files } : {}),
         },
       ];
       for (const message of sent) dispatch({ kind: 'sent', message });

@@ -21,6 +21,7 @@ import {
   type PromptItem,
   type ResourceItem,
 } from './composer-offers';
+import type { FileView } from './files/file-view';
 import { OfferList, type OfferOption } from './offer-list';
 import { resourceOption, TemplateForm } from './resource-picker';
 import { useComposerOffers } from './use-composer-offers';
@@ -34,7 +35,10 @@ export interface PromptRef {
 /** What the composer sends besides the text. */
 export interface SendExtras {
   prompt?: PromptRef;
-  attachments?: AttachmentRef[];
+  /** Servers' resources, and files uploaded for this message (`{fileId}`). */
+  attachments?: (AttachmentRef | { fileId: string })[];
+  /** The uploaded files themselves, to show the sent message at once; not part of the request. */
+  files?: FileView[];
 }
 
 type OpenForm = { kind: 'prompt'; item: PromptItem } | { kind: 'template'; item: Extract<ResourceItem, { kind: 'template' }> };

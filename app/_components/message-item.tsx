@@ -1,11 +1,14 @@
 'use client';
 
-import { CircleStop, GitBranch, Info } from 'lucide-react';
+import { CircleStop, GitBranch, Info, Paperclip } from 'lucide-react';
 import { memo } from 'react';
 
 import { ContinueNotice } from './continue-notice';
+import type { FileHref, FileView } from './files/file-view';
+import { MessageFiles } from './files/message-files';
 import { Markdown } from './markdown';
 import { AttachedResources, PromptMark, type MessageOrigin } from './message-origin';
+import { hiddenFilesSentence } from './share/share-view';
 import { ThinkingSection } from './thinking-section';
 import type { ContentBlock } from './types';
 import { CopyButton, cx, Notice } from './ui';
@@ -21,6 +24,9 @@ export const MessageItem = memo(function MessageItem({
   renderToolCall,
   onContinue,
   origin,
+  files,
+  fileHref,
+  filesHidden,
 }: {
   role: 'user' | 'assistant';
   content: unknown;
@@ -30,16 +36,29 @@ export const MessageItem = memo(function MessageItem({
   onContinue?: () => Promise<void>;
   /** A server's prompt or attached resources: marked with the server (message-origin.tsx). */
   origin?: MessageOrigin;
+  /** The files the person sent with it, and where their bytes are read (their own API, or a share's URL). */
+  files?: FileView[];
+  fileHref?: FileHref;
+  /** On a shared page whose owner kept the files back: how many there were. */
+  filesHidden?: number;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
   if (role === 'user') {
     const text = texts.join('\n');
-    if (!origin && !text) return null;
+    const attached = files && fileHref && files.length > 0 ? files : null;
+    if (!origin && !text && !attached && !filesHidden) return null;
     return (
       <div className="group/message flex flex-col items-end gap-1.5" data-testid="user-message">
         {origin?.kind === 'prompt' && <PromptMark origin={origin} />}
         {origin?.kind === 'resources' && <AttachedResources origin={origin} blocks={blocks} />}
+        {attached && <MessageFiles files={attached} href={fileHref!} />}
+        {filesHidden ? (
+          <p className="flex items-center gap-1.5 text-xs text-faint" data-testid="files-hidden">
+            <Paperclip className="size-3.5 shrink-0" aria-hidden />
+            {hiddenFilesSentence(filesHidden)}
+          </p>
+        ) : null}
         {text && <div className={USER_BUBBLE}>{text}</div>}
         {text && (
           <div className={cx(MESSAGE_ACTIONS, '-mr-2')}>

@@ -4,6 +4,7 @@ import { Fragment, memo, useCallback, useMemo } from 'react';
 
 import { ApprovalCard, type DecisionExtras, type DecisionKind } from './approval-card';
 import type { ChatState } from './chat-state';
+import { ownFileHref, type FileHref } from './files/file-view';
 import { InputCard, type InputResponses } from './input-card';
 import { MessageItem } from './message-item';
 import type { SharedMessageView, SharedToolCallView } from './share/share-view';
@@ -35,6 +36,8 @@ type LiveListProps = {
   progress: ChatState['progress'];
   activeRunId: string | undefined;
   actions: CardActions;
+  /** Where a sent file's bytes are read; the owner's own API unless said otherwise. */
+  fileHref?: FileHref;
 };
 
 /** A shared page: the same messages and cards, nothing to act on, details as the owner chose. */
@@ -43,6 +46,8 @@ type ReadOnlyListProps = {
   messages: SharedMessageView[];
   shownFrom?: number;
   toolCalls: Record<string, SharedToolCallView>;
+  /** A shared page reads files through the share's token, never the owner's URL. */
+  fileHref?: FileHref;
 };
 
 const NO_PROGRESS: ChatState['progress'] = {};
@@ -58,6 +63,10 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
   const progress = props.readOnly ? NO_PROGRESS : props.progress;
   const activeRunId = props.readOnly ? undefined : props.activeRunId;
   const actions = props.readOnly ? null : props.actions;
+  // A shared page's messages may say how many files the owner kept back.
+  const shared = props.readOnly ? props.messages : null;
+  // A shared page without a way to read files shows none (the share left them out).
+  const fileHref = props.fileHref ?? (props.readOnly ? undefined : ownFileHref);
   // A finished turn's timeline sits under its last message; the live turn has its cards. The
   // calls are grouped again only when a call changed, so each timeline keeps its (memoized) props.
   const callsByRun = useMemo(() => groupByRun(toolCalls), [toolCalls]);
@@ -93,6 +102,9 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
           renderToolCall={renderToolCall}
           onContinue={actions && continuable(i) ? actions.continue : undefined}
           origin={m.origin}
+          files={m.files}
+          fileHref={fileHref}
+          filesHidden={shared?.[i]?.filesHidden}
         />
         {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
         {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}

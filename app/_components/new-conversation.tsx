@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { api, ApiError } from './api';
 import { EmptyConversation } from './chat-view';
 import { Composer } from './composer';
+import type { SendExtras } from './composer-commands';
 import { Notice } from './ui';
 
 /** The empty chat: the first message creates the conversation, then opens it mid-answer. */
@@ -14,14 +15,16 @@ export function NewConversation({ modelLabel }: { modelLabel: string }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
 
-  async function send(text: string) {
+  async function send(text: string, extras: SendExtras = {}) {
     setBusy(true);
     setError('');
     let created: string | undefined;
     try {
       const conversation = await api<{ id: string }>('/api/conversations', { method: 'POST', body: {} });
       created = conversation.id;
-      await api(`/api/conversations/${conversation.id}/messages`, { method: 'POST', body: { text } });
+      // The files go with the first message (the new chat has no server menus, so nothing else does).
+      const body = extras.attachments?.length ? { text, attachments: extras.attachments } : { text };
+      await api(`/api/conversations/${conversation.id}/messages`, { method: 'POST', body });
       router.push(`/c/${conversation.id}`);
       router.refresh();
       return true;

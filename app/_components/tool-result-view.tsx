@@ -7,7 +7,8 @@ import { resourceLinksIn } from '@/lib/mcp/resource-links';
 import type { ResultView } from '@/lib/mcp/result-view';
 
 import { useAttachToComposer } from './attachment-chips';
-import { Button, CodeBlock, Dialog } from './ui';
+import { ImageLightbox } from './files/image-lightbox';
+import { Button, CodeBlock } from './ui';
 
 function pretty(text: string): string {
   try {
@@ -96,19 +97,29 @@ export function ToolResultView({ result, attachFrom }: { result: ResultView; att
   );
 }
 
-/** An image from a tool: a thumbnail that opens full size in a dialog (a data: URL cannot open in a tab). */
+/** An image from a tool: a thumbnail that opens full size, as a person's own images do (a data: URL cannot open in a tab). */
 function ResultImage({ src }: { src: string }) {
   const [open, setOpen] = useState(false);
   return (
     <>
-      <button type="button" onClick={() => setOpen(true)} className="block rounded-control" title="Enlarge the image">
+      <button
+        type="button"
+        onClick={() => setOpen(true)}
+        className="block rounded-control"
+        aria-label="Open the tool's image full size"
+        title="Enlarge the image"
+        data-testid="tool-image"
+      >
         {/* eslint-disable-next-line @next/next/no-img-element -- a data: URL from the tool, not an optimisable asset */}
         <img alt="Image returned by the tool" src={src} className="max-h-60 rounded-control border border-border" />
       </button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="Image returned by the tool" className="max-w-[min(96vw,64rem)]">
-        {/* eslint-disable-next-line @next/next/no-img-element -- as above */}
-        <img alt="Image returned by the tool, full size" src={src} className="max-h-[75vh] w-auto max-w-full" />
-      </Dialog>
+      <ImageLightbox
+        open={open}
+        onClose={() => setOpen(false)}
+        src={src}
+        alt="Image returned by the tool, full size"
+        title="Image returned by the tool"
+      />
     </>
   );
 }

@@ -60,7 +60,7 @@ export async function insertShareLink(
     | 'snapshotSeq'
     | 'snapshotTitle'
     | 'snapshotAt'
-  >,
+  > & { includeFiles?: boolean },
 ): Promise<ShareLinkRow> {
   const rows = await db.insert(shareLinks).values(input).returning();
   return rows[0]!;

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
 import { loadAccountData } from '@/db/queries/account-export';
+import { exportFiles, fileDeps } from '@/lib/files/service';
 import { AppError } from '@/lib/http/errors';
 
 export const EXPORT_FORMAT = 'switchboard-account-export';
@@ -7,7 +8,7 @@ export const EXPORT_VERSION = 1;
 
 /**
  * The person's data as one JSON document: profile, sessions, conversations with their messages,
- * tool calls and share links, notes, and MCP servers (without their credentials). No password
+ * tool calls and share links, notes, MCP servers (without their credentials) and uploaded files. No password
  * hash, session id, token or secret is in it (see loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
@@ -31,6 +32,8 @@ export async function buildAccountExport(db: Db, userId: string, now = new Date(
     })),
     notes: data.notes,
     servers: data.servers,
+    // Uploaded files with their bytes; messages refer to them by id (a `source: { type: 'file' }` block).
+    files: await exportFiles(fileDeps(db), userId),
   };
 }
 

@@ -4,6 +4,7 @@ import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
 import type { ListedLimits } from '@/lib/model/limits';
 
+import type { FileSource } from './context/file-blocks';
 import type { ContextSettings } from './context/settings';
 import type { EventSink } from './events';
 import type { ModelRetrySettings } from './model-retry';
@@ -54,6 +55,8 @@ export interface EngineDeps {
   context?: ContextSettings;
   /** Retries of a model call that failed before its first byte (default DEFAULT_MODEL_RETRY, ./model-retry.ts). */
   modelRetry?: ModelRetrySettings;
+  /** The person's uploaded files a message refers to, read when a request is built (./context/file-blocks.ts). */
+  files?: FileSource;
 }
 
 export const DEFAULT_LEASE_MS = 15_000;

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { fileRefBlock } from '@/db/file-refs';
+import { fileDeps, uploadFile } from '@/lib/files/service';
 import { createAppToolHost } from '@/lib/server/tool-host';
 import { busFactory, TEST_REDIS_URL, type TestBusKind } from '@/test/buses';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
 import { startScriptedModel } from '@/test/fixtures/scripted-model';
+import { bigPng } from '@/test/sample-files';
 import { text, toolUse } from '@/test/tool-harness';
 
-import { startRun } from './engine';
+import { startRun, type OpeningMessage } from './engine';
 
 /**
  * SQL statements of one turn on the engine path, counted so they cannot creep back (issue 12:
@@ -48,7 +51,7 @@ for (const { kind, bus, available } of CASES) {
       await h?.close();
     });
 
-    async function countTurn(script: Parameters<typeof startScriptedModel>[0]) {
+    async function countTurn(script: Parameters<typeof startScriptedModel>[0], opening?: (userId: string) => Promise<OpeningMessage[]>) {
       const model = await startScriptedModel([{ blocks: [text('Warm.')] }, ...script]);
       const deps = engineDeps(h, {
         client: model.client,
@@ -59,9 +62,10 @@ for (const { kind, bus, available } of CASES) {
       const { user, conversation } = await userAndConversation(h);
       await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'warm up' });
       await deps.idle();
+      const messages = await opening?.(user.id);
       statements.length = 0;
       published.length = 0;
-      await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'search my notes' });
+      await startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'search my notes', messages });
       await deps.idle();
       await model.close();
       // node-postgres sends BEGIN / COMMIT as statements of their own, PGlite does not: not counted on either.
@@ -98,6 +102,19 @@ for (const { kind, bus, available } of CASES) {
       expect(turn.total, turn.statements.join('\n')).toBeLessThanOrEqual(PLAIN_TURN_CEILING);
       expect(turn.statements.some((s) => /insert into "runs"/.test(s))).toBe(true);
       expectAnnounced(turn);
+    });
+
+    it('a tool turn with one 1 MB image reads its bytes once, and adds only that and its row', async () => {
+      const turn = await countTurn(
+        [{ blocks: [toolUse('tu_search', 'notes__search', { query: 'milk' })] }, { blocks: [text('Found nothing.')] }],
+        async (userId) => {
+          const image = await uploadFile(fileDeps(h.db), userId, { name: 'big.png', bytes: bigPng(1024 * 1024) });
+          return [{ role: 'user', content: [fileRefBlock(image), { type: 'text', text: 'search my notes' }], origin: null }];
+        },
+      );
+      expect(turn.statements.filter((s) => /"file_blobs"/.test(s))).toHaveLength(1);
+      expect(turn.statements.filter((s) => /from "files"/.test(s))).toHaveLength(1);
+      expect(turn.total, turn.statements.join('\n')).toBeLessThanOrEqual(TOOL_TURN_CEILING + 2);
     });
 
     /** The turn's events were announced: by the statements that stored them, or on Redis with none through the database. */

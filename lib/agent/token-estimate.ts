@@ -25,6 +25,14 @@ export function estimateToolTokens(tools: readonly Pick<Anthropic.Tool, 'name' |
 // identity, so a step costs the new blocks only (a block is never changed once stored).
 const blockTokens = new WeakMap<object, number>();
 
+/**
+ * A block whose JSON length says nothing of its cost — an image or a PDF as base64 costs the
+ * model by its pixels and pages, not its bytes — is given its estimate by whoever built it.
+ */
+export function presetBlockTokens(block: object, tokens: number): void {
+  blockTokens.set(block, tokens);
+}
+
 /** What one content block costs (JSON length / 4), remembered for the block object. */
 export function estimateBlockTokens(block: object): number {
   let n = blockTokens.get(block);

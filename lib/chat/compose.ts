@@ -39,7 +39,11 @@ export interface PromptRef {
 }
 
 /** A resource by its server, or one a tool call's result linked to (read from that call's server). */
-export type AttachmentRef = { serverId: string; uri: string } | { toolCallId: string; uri: string };
+export type ResourceRef = { serverId: string; uri: string } | { toolCallId: string; uri: string };
+/** A file the person uploaded (`POST /api/files`): ./compose-files.ts. */
+export type FileRef = { fileId: string };
+/** One entry of a message's `attachments`: a resource or an uploaded file. */
+export type AttachmentRef = ResourceRef | FileRef;
 
 export interface Composed {
   messages: OpeningMessage[];
@@ -87,11 +91,16 @@ export async function composePrompt(deps: ComposeDeps, caller: Required<CallerId
 export async function composeAttachments(
   deps: ComposeDeps,
   caller: Required<CallerIdentity>,
-  refs: AttachmentRef[],
+  refs: ResourceRef[],
   text: string,
 ): Promise<Composed> {
   if (refs.length > MAX_ATTACHMENTS) {
-    throw new AppError('bad_request', 'body', `attachments: at most ${MAX_ATTACHMENTS} per message (got ${refs.length})`, 'attachments');
+    throw new AppError(
+      'bad_request',
+      'body',
+      `attachments: at most ${MAX_ATTACHMENTS} resources per message (got ${refs.length})`,
+      'attachments',
+    );
   }
   const documents: StoredMessageContent = [];
   const resources: Extract<StoredMessageOrigin, { kind: 'resources' }>['resources'] = [];
@@ -204,7 +213,7 @@ async function enabledServer(deps: ComposeDeps, userId: string, serverId: string
   return server;
 }
 
-async function attachmentServer(deps: ComposeDeps, caller: Required<CallerIdentity>, ref: AttachmentRef, i: number) {
+async function attachmentServer(deps: ComposeDeps, caller: Required<CallerIdentity>, ref: ResourceRef, i: number) {
   if ('serverId' in ref) return enabledServer(deps, caller.userId, ref.serverId, `attachments.${i}.serverId`);
   const field = `attachments.${i}.toolCallId`;
   const call = await getToolCall(deps.db, ref.toolCallId);

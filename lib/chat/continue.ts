@@ -57,7 +57,7 @@ export async function continueAnswer(rt: ChatRuntime, session: { userId: string;
       messages: mode === 'prefill' ? [] : [{ role: 'user', content: [{ type: 'text', text: CONTINUE_PROMPT }], origin: null }],
     });
     // The page shows the short user message of `prompt` at once, as stored.
-    return { runId: run.id, status: run.status, afterSeq, mode, messages: messages.map(toMessageView) };
+    return { runId: run.id, status: run.status, afterSeq, mode, messages: messages.map((m) => toMessageView(m)) };
   } catch (err) {
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;

@@ -1,3 +1,4 @@
+import { fileRefIds } from '@/db/file-refs';
 import {
   createConversation,
   deleteConversation,
@@ -8,18 +9,31 @@ import {
   setConversationModel,
   setConversationThinking,
 } from '@/db/queries/conversations';
+import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { listMessages } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
+import { deleteConversationFiles, fileDeps, filesOfConversation } from '@/lib/files/service';
+import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
 import { checkedInstructions } from '@/lib/instructions';
 
-import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
+import {
+  composeAttachments,
+  composePrompt,
+  type AttachmentRef,
+  type Composed,
+  type ComposeDeps,
+  type PromptRef,
+  type ResourceRef,
+} from './compose';
+import { composeFileBlocks, fileRefsOf } from './compose-files';
 import { checkedModel, modelForTurn } from './model-choice';
 import type { ChatRuntime } from './runtime';
 import {
@@ -62,6 +76,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
   ]);
+  const files = await filesOf(rt, userId, messages);
   return {
     ...toSettingsView(c),
     forkedFrom: c.forkedFrom && {
@@ -69,12 +84,22 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       snapshotAt: c.forkedFrom.snapshotAt,
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
-    messages: withTurnMarks(messages.map(toMessageView), summaries, runUsage),
+    messages: withTurnMarks(
+      messages.map((m) => toMessageView(m, files)),
+      summaries,
+      runUsage,
+    ),
     toolCalls: calls.map(toToolCallView),
     activeRun: active ? toRunView(active) : null,
     lastRun: latest ? toRunView(latest) : null,
     lastSeq: c.eventSeq,
   };
+}
+
+/** The files the messages carry, by id (no statement when they carry none). */
+async function filesOf(rt: ChatRuntime, userId: string, messages: { content: StoredMessageContent }[]): Promise<Map<string, FileView>> {
+  const ids = [...new Set(messages.flatMap((m) => fileRefIds(m.content)))];
+  return new Map((await listFilesByIds(rt.handle.db, userId, ids)).map((f) => [f.id, toFileView(f)]));
 }
 
 export async function rename(rt: ChatRuntime, userId: string, id: string, newTitle: string): Promise<ConversationSettingsView> {
@@ -129,7 +154,11 @@ export async function remove(rt: ChatRuntime, userId: string, id: string) {
   await cancelRun(rt.engine, c.id);
   // The servers are told its MCP sessions are over (the rows would go with the conversation anyway).
   await rt.tools.host.sessions?.endConversation(userId, id);
+  // Its files go with it, but for those another of the person's messages still holds.
+  const files = fileDeps(rt.handle.db);
+  const fileIds = await filesOfConversation(files, id);
   await deleteConversation(rt.handle.db, userId, id);
+  await deleteConversationFiles(files, userId, fileIds);
 }
 
 /**
@@ -149,7 +178,7 @@ export async function sendMessage(
     throw new AppError(
       'bad_request',
       'body',
-      'attachments: a prompt carries none; attach resources to a message of your own',
+      'attachments: a prompt carries none; attach resources and files to a message of your own',
       'attachments',
     );
   }
@@ -163,11 +192,16 @@ export async function sendMessage(
     );
   }
   const caller = { userId: session.userId, conversationId: id };
+  const fileRefs = fileRefsOf(attachments);
+  const resourceRefs = attachments.filter((a): a is ResourceRef => !('fileId' in a));
+  const withFiles = await composeFileBlocks(rt.handle.db, session.userId, fileRefs);
   const composed = extras.prompt
     ? await composePrompt(composeDeps(rt), caller, extras.prompt, text)
-    : attachments.length
-      ? await composeAttachments(composeDeps(rt), caller, attachments, text)
-      : null;
+    : resourceRefs.length
+      ? withFileBlocks(await composeAttachments(composeDeps(rt), caller, resourceRefs, text), withFiles.blocks)
+      : withFiles.files.length
+        ? filesOnly(withFiles.blocks, text, withFiles.files[0]!.name)
+        : null;
   try {
     const { run, afterSeq, messages } = await startRun(rt.engine, {
       conversationId: id,
@@ -179,11 +213,30 @@ export async function sendMessage(
       ...(composed && { messages: composed.messages, taint: composed.taint }),
     });
     // What a prompt or attachments put in the conversation, as stored: the page shows them at once.
-    return { runId: run.id, status: run.status, afterSeq, ...(composed && { messages: messages.map(toMessageView) }) };
+    const files = new Map(withFiles.files.map((f) => [f.id, toFileView(f)]));
+    return {
+      runId: run.id,
+      status: run.status,
+      afterSeq,
+      ...(composed && { messages: messages.map((m) => toMessageView(m, files)) }),
+    };
   } catch (err) {
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;
   }
+}
+
+/** Resources composed into a message, with the person's files first in it. */
+function withFileBlocks(composed: Composed, blocks: StoredMessageContent): Composed {
+  if (!blocks.length) return composed;
+  const [first, ...rest] = composed.messages;
+  return { ...composed, messages: [{ ...first!, content: [...blocks, ...first!.content] }, ...rest] };
+}
+
+/** A message of the person's words and files; a message of files alone is named after the first. */
+function filesOnly(blocks: StoredMessageContent, text: string, firstName: string): Composed {
+  const content: StoredMessageContent = [...blocks, ...(text.trim() ? [{ type: 'text' as const, text }] : [])];
+  return { messages: [{ role: 'user', content, origin: null }], taint: null, titleText: text.trim() || `About ${firstName}` };
 }
 
 export async function stop(rt: ChatRuntime, userId: string, id: string) {

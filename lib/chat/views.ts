@@ -1,3 +1,4 @@
+import { fileRefIds } from '@/db/file-refs';
 import type { ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
@@ -5,6 +6,7 @@ import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredU
 import { DEFAULT_THINKING_EFFORT, type RunStatus, type ThinkingEffort } from '@/db/vocabulary';
 import { THINKING_BUDGET } from '@/lib/agent/thinking';
 import type { ToolCallView } from '@/lib/agent/tool-call-view';
+import type { FileView } from '@/lib/files/view';
 
 export interface ConversationSummary {
   id: string;
@@ -42,6 +44,11 @@ export interface MessageView {
   usage?: TurnUsageView;
   /** On the last message a summary covers: the messages up to here are sent to the model as this summary. */
   summary?: SummaryMarkView;
+  /**
+   * The files the person attached to this message, in the order the model got them (their
+   * reference blocks are in `content`: `source.type === 'file'`).
+   */
+  files?: FileView[];
 }
 
 /** A turn's tokens, summed over its model calls: input (uncached), output, and the prompt cache's writes and reads. */
@@ -103,7 +110,8 @@ export function toRunView(r: RunRow): RunView {
   return { id: r.id, status: r.status, stopReason: r.stopReason, error: r.error ?? null, afterSeq: Math.max(0, (r.startSeq ?? 1) - 1) };
 }
 
-export function toMessageView(m: MessageRow): MessageView {
+export function toMessageView(m: MessageRow, files: ReadonlyMap<string, FileView> = new Map()): MessageView {
+  const attached = fileRefIds(m.content).flatMap((id) => files.get(id) ?? []);
   return {
     id: m.id,
     seq: m.seq,
@@ -113,6 +121,7 @@ export function toMessageView(m: MessageRow): MessageView {
     stopReason: m.stopReason,
     createdAt: m.createdAt.toISOString(),
     ...(m.origin && { origin: m.origin }),
+    ...(attached.length && { files: attached }),
   };
 }
 

@@ -7,6 +7,8 @@ import type { EngineDeps } from '@/lib/agent/deps';
 import { toolSearchSettingsFrom } from '@/lib/agent/tool-budget';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { getAuditKeyring } from '@/lib/audit/key';
+import { modelFileSource } from '@/lib/files/model-blocks';
+import { fileDeps } from '@/lib/files/service';
 import { createModelClient, getModelConfig } from '@/lib/model/client';
 import { createModelCatalog, type ModelCatalog } from '@/lib/model/models';
 
@@ -56,6 +58,8 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
     context: rest.context ?? contextSettingsFrom(process.env),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
     auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
+    // The person's uploaded files, read when a request is built (lib/files/model-blocks.ts).
+    files: rest.files ?? modelFileSource(fileDeps(handle.db)),
     db: handle.db,
     events: bus,
     bus,

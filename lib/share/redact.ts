@@ -1,11 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import { fileRefIds, fileRefOf } from '@/db/file-refs';
 import type { MessageRow } from '@/db/queries/messages';
 import type { EndedRun } from '@/db/queries/shares';
 import type { NewToolCall, ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredMessageContent, StoredToolResult } from '@/db/stored-json';
 import { argsHash } from '@/lib/agent/args-hash';
 import { toToolCallView, type ToolCallView } from '@/lib/agent/tool-call-view';
+import type { FileView } from '@/lib/files/view';
 
 import type { SharedMessageView, SharedToolCallView } from './views';
 
@@ -19,12 +21,31 @@ import type { SharedMessageView, SharedToolCallView } from './views';
 /** What a copied result says where the owner hid it: the history stays valid (every tool_use keeps its result). */
 export const HIDDEN_RESULT_TEXT = 'Hidden by the owner of the shared conversation: the tool’s arguments and result were not shared.';
 
-/** A message as the shared page shows it, or null when nothing of it shows (a turn's tool results only). */
-export function toSharedMessage(m: MessageRow): SharedMessageView | null {
+/**
+ * A message as the shared page shows it, or null when nothing of it shows (a turn's tool results
+ * only). Its files are listed when the owner included them (`files`: those of the snapshot), else
+ * only counted — no id, name or URL of a hidden file is in the view.
+ */
+export function toSharedMessage(m: MessageRow, files: ReadonlyMap<string, FileView> | null): SharedMessageView | null {
   const content = readableBlocks(m.content);
-  if (content.length === 0) return null;
-  return { id: m.id, seq: m.seq, role: m.role, content, runId: m.runId, stopReason: m.stopReason, createdAt: m.createdAt.toISOString() };
+  const fileIds = fileRefIds(m.content);
+  if (content.length === 0 && fileIds.length === 0) return null;
+  const shown = files && fileIds.flatMap((id) => files.get(id) ?? []);
+  return {
+    id: m.id,
+    seq: m.seq,
+    role: m.role,
+    content,
+    runId: m.runId,
+    stopReason: m.stopReason,
+    createdAt: m.createdAt.toISOString(),
+    ...(shown?.length && { files: shown }),
+    ...(!files && fileIds.length && { filesHidden: fileIds.length }),
+  };
 }
+
+/** What a fork's copy says where the owner did not share the files of a message. */
+export const HIDDEN_FILES_TEXT = 'Attached files were not shared by the owner of the shared conversation.';
 
 /**
  * Text and tool_use blocks only — never a tool_result (the card carries what is shown of it) nor
@@ -73,8 +94,24 @@ function withoutOwnerOnlyFields(view: ToolCallView): Omit<ToolCallView, 'argsHas
  * the next request needs — verbatim when the owner included tool details, else a stub that says
  * they were hidden (and tool_use inputs emptied).
  */
-export function forkMessageContent(content: StoredMessageContent, includeToolDetails: boolean): StoredMessageContent {
+export function forkMessageContent(
+  content: StoredMessageContent,
+  includeToolDetails: boolean,
+  copiedFiles: ReadonlyMap<string, string> | null,
+): StoredMessageContent {
+  const fileIds = fileRefIds(content);
+  const hidden: StoredMessageContent = !copiedFiles && fileIds.length ? [{ type: 'text', text: `[${HIDDEN_FILES_TEXT}]` }] : [];
+  return [...hidden, ...forkBlocks(content, includeToolDetails, copiedFiles)];
+}
+
+/** Each block of a forked message; a file reference points at the reader's copy (or goes, when files were not shared). */
+function forkBlocks(content: StoredMessageContent, includeToolDetails: boolean, copiedFiles: ReadonlyMap<string, string> | null) {
   return content.flatMap((b): StoredMessageContent => {
+    const fileId = fileRefOf(b);
+    if (fileId !== null) {
+      const copy = copiedFiles?.get(fileId);
+      return copy && (b.type === 'image' || b.type === 'document') ? [{ ...b, source: { type: 'file', file_id: copy } }] : [];
+    }
     if (b.type === 'text') return b.text ? [{ type: 'text', text: b.text }] : [];
     if (b.type === 'tool_use') return [{ type: 'tool_use', id: b.id, name: b.name, input: includeToolDetails ? b.input : {} }];
     if (b.type === 'tool_result') return [includeToolDetails ? b : hiddenResult(b)];

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
+import { fileRefIds } from '@/db/file-refs';
+import { listFilesByIds } from '@/db/queries/files';
 import {
   currentSnapshotPoint,
   deleteShareLink,
@@ -15,7 +17,10 @@ import {
   type ShareLinkRow,
 } from '@/db/queries/shares';
 import { getConversationTaint } from '@/db/queries/taint';
+import type { StoredMessageContent } from '@/db/stored-json';
 import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
+import { copyFiles, fileDeps, readSharedFile } from '@/lib/files/service';
+import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
 
 import { isExpired, shareExpiresAt } from './expiry';
@@ -32,6 +37,8 @@ export interface ShareRuntime {
 
 export interface ShareOptions {
   includeToolDetails: boolean;
+  /** Show the files attached to messages (hidden by default, like tool details). */
+  includeFiles?: boolean;
   audience: ShareAudience;
   expiresIn: ShareExpiry;
 }
@@ -51,6 +58,7 @@ function toLinkView(l: ShareLinkListing, now: Date): ShareLinkView {
     conversationId: link.conversationId,
     conversationTitle: l.conversationTitle,
     includeToolDetails: link.includeToolDetails,
+    includeFiles: link.includeFiles,
     audience: link.audience,
     createdAt: link.createdAt.toISOString(),
     expiresAt: link.expiresAt?.toISOString() ?? null,
@@ -98,6 +106,7 @@ export async function createShare(
     conversationId,
     tokenHash: hash,
     includeToolDetails: options.includeToolDetails,
+    includeFiles: options.includeFiles ?? false,
     audience: options.audience,
     expiresAt: shareExpiresAt(options.expiresIn, now),
     snapshotSeq: point.seq,
@@ -168,15 +177,39 @@ export async function openShare(
 ): Promise<SharedConversationView> {
   const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
   const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
+  const files = link.includeFiles ? await snapshotFiles(rt.handle.db, link.userId, snapshot.messages) : null;
   return {
     title: link.snapshotTitle,
     snapshotAt: link.snapshotAt.toISOString(),
     updatedAt: link.snapshotMovedAt?.toISOString() ?? null,
     includeToolDetails: link.includeToolDetails,
+    includeFiles: link.includeFiles,
     audience: link.audience,
-    messages: snapshot.messages.flatMap((m) => toSharedMessage(m) ?? []),
+    messages: snapshot.messages.flatMap((m) => toSharedMessage(m, files) ?? []),
     toolCalls: snapshot.toolCalls.map((c) => toSharedToolCall(c, link.includeToolDetails)),
   };
+}
+
+/** The owner's files the snapshot's messages refer to, as the shared page lists them. */
+async function snapshotFiles(db: Db, ownerId: string, messages: { content: StoredMessageContent }[]): Promise<Map<string, FileView>> {
+  const ids = [...new Set(messages.flatMap((m) => fileRefIds(m.content)))];
+  return new Map((await listFilesByIds(db, ownerId, ids)).map((f) => [f.id, toFileView(f)]));
+}
+
+/**
+ * `GET /api/share/:token/files/:fileId`: a file the share shows — the link includes files and a
+ * message of its snapshot refers to it. Anything else is the same 404 as an unknown file.
+ */
+export async function openSharedFile(
+  rt: ShareRuntime,
+  token: string,
+  fileId: string,
+  viewer: { userId: string } | null,
+  clientKey: string | null,
+) {
+  const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
+  if (!link.includeFiles) throw new AppError('not_found', 'file', `No file with id "${fileId}".`);
+  return readSharedFile(fileDeps(rt.handle.db), link, fileId);
 }
 
 /**
@@ -198,6 +231,11 @@ export async function forkShare(
     getConversationTaint(db, link.conversationId),
   ]);
   const details = link.includeToolDetails;
+  // Files the link shows are copied into the visitor's account first (a failed fork leaves them as
+  // unsent drafts, which the sweep removes); files it hides are not copied at all.
+  const copiedFiles = link.includeFiles
+    ? await copyFiles(fileDeps(db), link.userId, visitor.userId, [...new Set(snapshot.messages.flatMap((m) => fileRefIds(m.content)))])
+    : null;
   const { runs, idOf } = forkRuns(snapshot.runs, randomUUID);
   const conversationId = await db.transaction((tx) =>
     insertForkedConversation(tx, {
@@ -208,7 +246,7 @@ export async function forkShare(
       tainted: taint && Date.parse(taint.at) <= link.snapshotAt.getTime() ? taint : null,
       runs,
       messages: snapshot.messages.flatMap((m) => {
-        const content = forkMessageContent(m.content, details);
+        const content = forkMessageContent(m.content, details, copiedFiles);
         if (content.length === 0) return [];
         return [
           {

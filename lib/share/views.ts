@@ -15,6 +15,8 @@ export interface ShareLinkView {
   conversationId: string;
   conversationTitle: string;
   includeToolDetails: boolean;
+  /** Whether the shared page shows the files attached to messages. */
+  includeFiles: boolean;
   audience: ShareAudience;
   createdAt: string;
   /** null: never expires. */
@@ -49,9 +51,14 @@ export type SharedToolCallView = Omit<ToolCallView, 'argsHash' | 'inputRequests'
 
 /**
  * A message as a shared page shows it: text blocks and `tool_use` blocks (`id` and `name`, input
- * always `{}` — the card carries the arguments when they are shown); no `tool_result` blocks.
+ * always `{}` — the card carries the arguments when they are shown); no `tool_result` blocks, no
+ * file references (the files are in `files` when the owner included them).
  */
-export type SharedMessageView = Omit<MessageView, 'runId'> & { runId: string | null };
+export type SharedMessageView = Omit<MessageView, 'runId'> & {
+  runId: string | null;
+  /** How many files the message carried when the owner did not include them (nothing else of them is sent). */
+  filesHidden?: number;
+};
 
 /** `GET /api/share/:token` and the `/share/<token>` page: exactly the same redactions. */
 export interface SharedConversationView {
@@ -60,6 +67,11 @@ export interface SharedConversationView {
   /** Set when the owner moved the snapshot after creating the link (same instant as snapshotAt). */
   updatedAt: string | null;
   includeToolDetails: boolean;
+  /**
+   * Whether messages list their files (`files`, served at `/api/share/:token/files/:id`); else a
+   * message says only how many it had (`filesHidden`).
+   */
+  includeFiles: boolean;
   audience: ShareAudience;
   messages: SharedMessageView[];
   toolCalls: SharedToolCallView[];

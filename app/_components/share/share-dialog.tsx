@@ -13,6 +13,7 @@ import {
   createShareBody,
   DEFAULT_SHARE_OPTIONS,
   EXPIRY_CHOICES,
+  filesSentence,
   isAudience,
   isExpiry,
   toolDetailsSentence,
@@ -54,6 +55,7 @@ export function ShareDialog({
     openCount,
   );
   const detailsHint = useId();
+  const filesHint = useId();
 
   async function create() {
     setBusy(true);
@@ -126,6 +128,21 @@ export function ShareDialog({
                 <p className="text-sm font-medium text-fg">Include tool arguments and results</p>
                 <p id={detailsHint} className="text-[13px] text-muted">
                   {toolDetailsSentence(options.includeToolDetails)}
+                </p>
+              </div>
+            </div>
+            <div className="flex items-start gap-3">
+              <Switch
+                checked={options.includeFiles}
+                onChange={(includeFiles) => setOptions((o) => ({ ...o, includeFiles }))}
+                label="Include attached files"
+                aria-describedby={filesHint}
+                className="mt-0.5"
+              />
+              <div className="min-w-0">
+                <p className="text-sm font-medium text-fg">Include attached files</p>
+                <p id={filesHint} className="text-[13px] text-muted">
+                  {filesSentence(options.includeFiles)}
                 </p>
               </div>
             </div>

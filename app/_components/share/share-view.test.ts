@@ -34,6 +34,7 @@ function link(over: Partial<ShareLinkView> = {}): ShareLinkView {
     conversationId: 'c1',
     conversationTitle: 'Trip plans',
     includeToolDetails: false,
+    includeFiles: false,
     audience: 'anyone',
     createdAt: '2026-12-01T10:00:00.000Z',
     expiresAt: null,
@@ -59,10 +60,11 @@ function sharedCall(over: Partial<SharedToolCallView> = {}): SharedToolCallView 
 }
 
 describe('the Share dialog', () => {
-  it('starts with tool details hidden, open to anyone with the link, never expiring, and sends all three', () => {
-    expect(DEFAULT_SHARE_OPTIONS).toEqual({ includeToolDetails: false, audience: 'anyone', expiresIn: 'never' });
-    expect(createShareBody({ includeToolDetails: true, audience: 'signed_in', expiresIn: '7d' })).toEqual({
+  it('starts with tool details and files hidden, open to anyone with the link, never expiring, and sends all four', () => {
+    expect(DEFAULT_SHARE_OPTIONS).toEqual({ includeToolDetails: false, includeFiles: false, audience: 'anyone', expiresIn: 'never' });
+    expect(createShareBody({ includeToolDetails: true, includeFiles: true, audience: 'signed_in', expiresIn: '7d' })).toEqual({
       includeToolDetails: true,
+      includeFiles: true,
       audience: 'signed_in',
       expiresIn: '7d',
     });

@@ -19,12 +19,19 @@ export type {
 /** The body of `POST /api/conversations/:id/shares`, always with all three options said out loud. */
 export interface ShareOptions {
   includeToolDetails: boolean;
+  /** The files attached to messages: hidden unless the owner includes them (then read through the link). */
+  includeFiles: boolean;
   audience: ShareAudience;
   expiresIn: ShareExpiry;
 }
 
 /** What a new link starts with: the least revealing choice for tool details, the simplest for the rest. */
-export const DEFAULT_SHARE_OPTIONS: ShareOptions = { includeToolDetails: false, audience: 'anyone', expiresIn: 'never' };
+export const DEFAULT_SHARE_OPTIONS: ShareOptions = {
+  includeToolDetails: false,
+  includeFiles: false,
+  audience: 'anyone',
+  expiresIn: 'never',
+};
 
 // Keyed by the vocabulary: a new audience or expiry does not compile until it has its words.
 export const AUDIENCE: Record<ShareAudience, { label: string; hint: string }> = {
@@ -59,8 +66,25 @@ export function readerToolDetailsSentence(included: boolean): string {
     : 'Tool calls show the server, the tool and how each ended; the owner kept the arguments and results back.';
 }
 
+/** What a reader will see of the files attached to messages, said next to the switch either way. */
+export function filesSentence(include: boolean): string {
+  return include
+    ? 'Readers see the images and documents you attached, and can open them through the link.'
+    : 'Readers see how many files a message had, but not their names or contents.';
+}
+
+/** A message's files the owner kept back, said where they were. */
+export function hiddenFilesSentence(count: number): string {
+  return count === 1 ? '1 attached file is not shared.' : `${count} attached files are not shared.`;
+}
+
 export function createShareBody(options: ShareOptions): ShareOptions {
-  return { includeToolDetails: options.includeToolDetails, audience: options.audience, expiresIn: options.expiresIn };
+  return {
+    includeToolDetails: options.includeToolDetails,
+    includeFiles: options.includeFiles,
+    audience: options.audience,
+    expiresIn: options.expiresIn,
+  };
 }
 
 export const URL_SHOWN_ONCE = 'Copy it now: this link is not shown again. You can revoke it at any time.';

@@ -2,8 +2,9 @@
 
 import { Link2, LogIn } from 'lucide-react';
 import Link from 'next/link';
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 
+import { sharedFileHref } from '@/app/_components/files/file-view';
 import { Logo, LogoMark } from '@/app/_components/logo';
 import { MessageList } from '@/app/_components/message-list';
 import { buttonClasses, cx, Notice } from '@/app/_components/ui';
@@ -29,6 +30,7 @@ export function SharedConversation({ view, token, signedIn }: { view: SharedConv
   const [error, setError] = useState('');
   const toolCalls = useMemo(() => Object.fromEntries(view.toolCalls.map((c) => [c.toolUseId, c])), [view.toolCalls]);
   const hasToolCalls = view.toolCalls.length > 0;
+  const fileHref = useCallback((fileId: string) => sharedFileHref(token, fileId), [token]);
 
   return (
     <div className="flex min-h-dvh flex-col bg-canvas">
@@ -66,7 +68,8 @@ export function SharedConversation({ view, token, signedIn }: { view: SharedConv
           {!signedIn && <p className="text-sm text-muted">{SIGN_IN_TO_CONTINUE}</p>}
         </div>
         {error && <Notice tone="error">{error}</Notice>}
-        <MessageList readOnly messages={view.messages} toolCalls={toolCalls} />
+        {/* Files the owner included are read through this link's token, never the owner's own URL. */}
+        <MessageList readOnly messages={view.messages} toolCalls={toolCalls} fileHref={fileHref} />
       </main>
     </div>
   );

@@ -17,8 +17,8 @@ export type DialogProps = {
   children?: React.ReactNode;
   /** The action buttons, primary last (it sits on the right). */
   footer?: React.ReactNode;
-  /** `lg` for a form with more in it (a server's fields, the Share options and links). */
-  size?: 'md' | 'lg';
+  /** `lg` for a form with more in it (a server's fields, the Share options and links); `media` for an image at full size. */
+  size?: 'md' | 'lg' | 'media';
   className?: string;
 };
 
@@ -28,7 +28,7 @@ export type DialogProps = {
  */
 // One width class at a time: two max-w-* classes on one element would be decided by the
 // stylesheet's order, not by which was passed.
-const WIDTHS = { md: 'max-w-md', lg: 'max-w-lg' } as const;
+const WIDTHS = { md: 'max-w-md', lg: 'max-w-lg', media: 'max-w-[min(96vw,72rem)] sm:w-auto' } as const;
 
 export function Dialog({ open, onClose, title, description, children, footer, size = 'md', className }: DialogProps) {
   // showModal() focuses the first focusable element (the close button); a dialog may name a better one.

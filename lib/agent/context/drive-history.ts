@@ -2,6 +2,7 @@ import type { Db } from '@/db/connection';
 import { readHistory, type HistorySummaryRow, type StoredHistory } from '@/db/queries/history-summaries';
 import type { MessageRow } from '@/db/queries/messages';
 
+import { DriveFiles } from './file-blocks';
 import { TokenGauge } from './gauge';
 
 /**
@@ -16,6 +17,8 @@ export class DriveHistory {
   /** Tool results sent as stubs (by tool_use id, ./stubs.ts); within a drive the set only grows. */
   readonly stubbed = new Set<string>();
   private gauges = new Map<string, TokenGauge>();
+  /** The files its messages refer to, read once for the whole drive (./file-blocks.ts). */
+  readonly files = new DriveFiles();
   /** The window a "prompt is too long" answer named, when smaller than the one configured. */
   windowSaid: number | null = null;
 

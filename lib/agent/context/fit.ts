@@ -6,6 +6,7 @@ import type { EngineDeps } from '../deps';
 import { toMessageParams, type StoredMessage } from '../history';
 import { estimateMessageTokens } from '../token-estimate';
 import type { DriveHistory } from './drive-history';
+import type { DriveFiles } from './file-blocks';
 import type { TokenGauge } from './gauge';
 import type { StepRoom } from './room';
 import { STUB_MIN_TOKENS, stubChunks, withStubs } from './stubs';
@@ -63,6 +64,8 @@ export async function fitHistory(
   opts: { force?: boolean } = {},
 ): Promise<FittedHistory> {
   let stored = await drive.load(deps.db, run.conversationId);
+  await drive.files.resolve(deps.files, run.userId, stored.messages);
+  const sendable = (s: StoredHistory, stubbed: ReadonlySet<string>) => sendableOf(s, stubbed, drive.files);
   let summarized = false;
   let messages = sendable(stored, drive.stubbed);
   let raw = rawOf(frame, messages);
@@ -131,9 +134,9 @@ function chooseCut(
   return cuts.find((i) => frame.gauge.estimate(head + after[i]!) <= room.limit * share) ?? cuts.at(-1)!;
 }
 
-function sendable(stored: StoredHistory, stubbed: ReadonlySet<string>): Anthropic.MessageParam[] {
+function sendableOf(stored: StoredHistory, stubbed: ReadonlySet<string>, files: DriveFiles): Anthropic.MessageParam[] {
   const head: StoredMessage[] = stored.summary ? [summaryMessage(stored.summary)] : [];
-  return toMessageParams([...head, ...withStubs(stored.messages, stubbed)]);
+  return toMessageParams([...head, ...files.apply(withStubs(stored.messages, stubbed))]);
 }
 
 function rawOf(frame: StepFrame, messages: readonly Anthropic.MessageParam[]): number {

@@ -123,6 +123,8 @@ export function transcriptOf(previous: string | null, messages: readonly StoredM
       } else if (b.type === 'tool_result') {
         const what = b.is_error ? 'failed' : 'returned';
         lines.push(`(${names.get(b.tool_use_id) ?? 'The tool'} ${what}: ${cut(resultText(b), QUOTE.result)})`);
+      } else if (b.type === 'image' || b.type === 'document') {
+        lines.push(`(The person attached ${b.type === 'document' && b.title ? `the file ${b.title}` : 'an image'}.)`);
       }
     }
   }

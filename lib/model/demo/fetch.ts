@@ -1,4 +1,5 @@
 import { countTokensBody, overWindow } from './context-window';
+import { receivedFiles } from './files';
 import { demoModelsPage } from './models';
 import { promptCacheUsage } from './prompt-cache';
 import { decideReply, lastUserText, OVERLOADED_TRIGGER } from './reply';
@@ -66,7 +67,7 @@ export function createDemoFetch(opts: DemoFetchOptions): typeof fetch {
       return errorResponse(529, 'overloaded_error', 'Overloaded');
     }
 
-    const reply = decideReply(body);
+    const reply = decideReply(body, { files: await receivedFiles(body.messages) });
     const cached = promptCacheUsage(JSON.parse(raw), estimateInputTokens(raw));
     const meta = {
       id: newId('msg_demo_'),

@@ -1,6 +1,7 @@
 import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
 import { describeDocuments } from './documents';
+import { describeFiles } from './files';
 import { instructionsAck } from './instructions-ack';
 import { argsFromSchema } from './schema-args';
 import { isSummaryRequest, summaryReply } from './summary';
@@ -39,6 +40,8 @@ export const CUT_AT_TRIGGER = /\[demo:cut-at=(\d+)\]/;
 export type ReplyOptions = {
   /** Makes tool_use ids; `n` counts from 1 within one reply. */
   newToolUseId?: (n: number) => string;
+  /** The files the last user message carried, in words (./files.ts: reading a PDF's pages is async). */
+  files?: string[];
 };
 
 /**
@@ -152,6 +155,7 @@ function decideContent(request: DemoRequest, options: ReplyOptions): DemoReply {
   }
 
   const answer =
+    describeFiles(options.files ?? [], userText) ??
     describeDocuments(messages, userText) ??
     plainAnswer(
       userText,

@@ -86,8 +86,17 @@ export function parseRequestBody(raw: string): ParseResult {
 
 /** Rough input token count: about four characters per token, as a real tokenizer averages. */
 export function estimateInputTokens(raw: string): number {
-  return Math.max(1, Math.ceil(raw.length / 4));
+  // An image or a PDF sent as base64 costs by its pixels and pages, not its length: each counts
+  // as about an image's worth (the API scales large images to about 1,600 tokens).
+  let binaries = 0;
+  const rest = raw.replace(BASE64_DATA, () => {
+    binaries++;
+    return '"data":""';
+  });
+  return Math.max(1, Math.ceil(rest.length / 4) + binaries * 1600);
 }
+
+const BASE64_DATA = /"data":"[A-Za-z0-9+/=]{1024,}"/g;
 
 function fail(message: string): ParseResult {
   return { ok: false, message };

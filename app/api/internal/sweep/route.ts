@@ -18,6 +18,7 @@ export async function POST(req: Request): Promise<Response> {
       auditPruned: { users: done.audit.users, entries: done.audit.entries, brokenChains: done.audit.broken.length },
       expiredShareLinksPruned: done.expiredShareLinks,
       idleMcpSessionsEnded: done.idleSessions.forgotten,
+      draftFilesDeleted: done.files.draftFiles,
     });
   } catch (err) {
     return errorResponse(err);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { MAX_ATTACHMENTS, type AttachmentRef } from '@/lib/chat/compose';
+import type { AttachmentRef } from '@/lib/chat/compose';
 import { continueAnswer } from '@/lib/chat/continue';
 import { MAX_MESSAGE_CHARS, sendMessage } from '@/lib/chat/service';
 import { readJson } from '@/lib/http/json';
@@ -10,6 +10,8 @@ import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
 
+const MAX_ATTACHMENT_ENTRIES = 50;
+
 const promptRefSchema = z
   .object({
     serverId: z.string({ error: 'must be the id of one of your servers' }).min(1, 'must not be empty'),
@@ -17,7 +19,7 @@ const promptRefSchema = z
     arguments: z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be an object of strings' }).default({}),
   })
   .strict();
-const attachmentSchema = z
+const resourceSchema = z
   .object({
     serverId: z.string({ error: 'must be the id of one of your servers' }).min(1, 'must not be empty').optional(),
     toolCallId: z.uuid({ error: 'must be the id of a tool call whose result linked to the resource' }).optional(),
@@ -34,13 +36,19 @@ const attachmentSchema = z
   .transform((a): AttachmentRef =>
     a.serverId !== undefined ? { serverId: a.serverId, uri: a.uri } : { toolCallId: a.toolCallId!, uri: a.uri },
   );
+/** An uploaded file (`POST /api/files`). */
+const fileSchema = z.object({ fileId: z.uuid({ error: 'must be the id of a file you uploaded (POST /api/files)' }) }).strict();
+const attachmentSchema = z.union([fileSchema, resourceSchema], {
+  error: 'must be { fileId } (a file you uploaded) or { serverId, uri } / { toolCallId, uri } (a resource)',
+});
 const messageSchema = z
   .object({
     text: z.string({ error: 'must be a string' }).default(''),
     prompt: promptRefSchema.optional(),
     attachments: z
-      .array(attachmentSchema, { error: 'must be an array of { serverId, uri }' })
-      .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} per message`)
+      .array(attachmentSchema, { error: 'must be an array of { fileId } or { serverId, uri }' })
+      // A bound on the body only: the per-kind limits (resources, files) are checked with clearer words.
+      .max(MAX_ATTACHMENT_ENTRIES, `at most ${MAX_ATTACHMENT_ENTRIES} entries`)
       .optional(),
     /** Go on with the last answer, cut at the length limit (lib/chat/continue.ts). */
     continue: z.literal(true, { error: 'must be true (to continue the answer cut at the length limit)' }).optional(),

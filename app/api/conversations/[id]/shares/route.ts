@@ -11,6 +11,7 @@ type P = { id: string };
 const createSchema = z
   .object({
     includeToolDetails: z.boolean({ error: 'must be true (show tool arguments and results) or false (hide them)' }).default(false),
+    includeFiles: z.boolean({ error: 'must be true (show the attached files) or false (hide them)' }).default(false),
     audience: z.enum(SHARE_AUDIENCES, { error: `must be one of ${SHARE_AUDIENCES.join(', ')}` }).default('anyone'),
     expiresIn: z.enum(SHARE_EXPIRIES, { error: `must be one of ${SHARE_EXPIRIES.join(', ')}` }).default('never'),
   })
