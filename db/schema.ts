@@ -615,8 +615,9 @@ export const toolSwitches = pgTable(
 );
 
 // A read-only link to a snapshot of a conversation (lib/share). The token is shown once and kept
-// only as its SHA-256; the snapshot is the messages up to `snapshot_seq` (messages are only ever
-// appended, so that prefix never changes) with the title they had then. Revoking deletes the row;
+// only as its SHA-256; the snapshot is the path from the first message to the one numbered
+// `snapshot_seq` — the branch active when it was taken (messages are only ever added, so that path
+// never changes) — with the title they had then. Revoking deletes the row;
 // deleting the conversation or the account deletes it too.
 export const shareLinks = pgTable(
   'share_links',
