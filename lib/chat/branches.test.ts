@@ -218,6 +218,36 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.env.close();
     });
 
+    it('a regenerated turn asks again before a tool runs: nothing re-executes silently', async () => {
+      const t = await setup([
+        { blocks: [toolUse('tu_c', 'fx__counter')] },
+        { blocks: [text('Counted.')] },
+        { blocks: [toolUse('tu_c2', 'fx__counter')] },
+        { blocks: [text('Not counted.')] },
+      ]);
+      await t.send('count');
+      const [first] = await listConversationToolCalls(h.db, t.id);
+      await decideCall(t.env.deps, { userId: t.user.id, toolCallId: first!.id, argsHash: first!.argsHash, decision: 'allow_once' });
+      await t.env.deps.idle();
+      expect(t.env.fixture.state.counter).toBe(1);
+      const asked = (await t.view()).messages[1]!;
+      expect(asked.content.some((b) => b.type === 'tool_use')).toBe(true);
+
+      // The whole turn again, from its first answer: the new call waits for the person like any other.
+      await t.again(asked.id);
+      expect((await getLatestRun(h.db, t.id))!.status).toBe('awaiting_approval');
+      expect(t.env.fixture.state.counter).toBe(1);
+      const onNewBranch = await t.view();
+      expect(onNewBranch.toolCalls.map((c) => c.status)).toEqual(['pending_approval']);
+      expect(onNewBranch.toolCalls[0]!.id).not.toBe(first!.id);
+      const second = (await listConversationToolCalls(h.db, t.id)).find((c) => c.id !== first!.id)!;
+      await decideCall(t.env.deps, { userId: t.user.id, toolCallId: second.id, argsHash: second.argsHash, decision: 'deny' });
+      await t.env.deps.idle();
+      expect(t.env.fixture.state.counter).toBe(1);
+      expect((await t.view()).messages.at(-1)!.content).toEqual([text('Not counted.')]);
+      await t.env.close();
+    });
+
     it('a running turn makes edit and switch 409s that say a turn is running', async () => {
       const t = await setup([]);
       // A run held by another instance, mid-step: no model is involved.
