@@ -129,6 +129,19 @@ async function answeredConversationOf(owner: Owner): Promise<string> {
   return conversationId;
 }
 
+/** A conversation of the owner with one finished exchange, with the ids of its question and answer. */
+async function exchangeOf(owner: Owner): Promise<Made> {
+  const { conversationId } = await conversationOf(owner);
+  const question = await appendMessage(h.db, { conversationId, role: 'user', content: [{ type: 'text', text: 'hello' }] });
+  const answer = await appendMessage(h.db, {
+    conversationId,
+    role: 'assistant',
+    content: [{ type: 'text', text: 'hi' }],
+    stopReason: 'end_turn',
+  });
+  return { id: conversationId, questionId: question.id, answerId: answer.id };
+}
+
 /** A tool call of the owner waiting for them: for a decision, or for their answer to the server's question. */
 async function toolCallOf(owner: Owner, waiting: 'pending_approval' | 'awaiting_input'): Promise<Made> {
   const { conversationId, runId } = await conversationOf(owner, waiting === 'pending_approval' ? 'awaiting_approval' : 'awaiting_input');
@@ -237,6 +250,14 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
     factory: async (owner) => ({ id: await answeredConversationOf(owner) }),
     why: 'a share link shows finished turns only (else 409 "nothing to share yet")',
   },
+  'conversations/[id]/regenerate': {
+    factory: (owner) => exchangeOf(owner),
+    why: 'regenerating needs an answer of the conversation (its id in the body)',
+  },
+  'conversations/[id]/active': {
+    factory: (owner) => exchangeOf(owner),
+    why: 'switching branch needs a message of the conversation (its id in the body)',
+  },
   'tool-calls/[id]/input': {
     factory: (owner) => toolCallOf(owner, 'awaiting_input'),
     why: 'an answer needs a call that asked the person something',
@@ -249,6 +270,8 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH conversations/[id]': { title: 'Renamed by the owner', instructions: 'Answer briefly.' },
   'POST conversations/[id]/cancel': NO_BODY,
   'POST conversations/[id]/messages': { text: 'hello' },
+  'POST conversations/[id]/regenerate': (made: Made) => ({ messageId: made.answerId }),
+  'PUT conversations/[id]/active': (made: Made) => ({ leafId: made.questionId }),
   'PUT conversations/[id]/grants': { scope: 'tool:builtin-notes/create', enabled: true },
   'POST conversations/[id]/shares': { includeToolDetails: false, audience: 'anyone', expiresIn: '7d' },
   'PATCH servers/[id]': { name: 'Renamed' },

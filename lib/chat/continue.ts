@@ -1,5 +1,5 @@
 import { getConversation } from '@/db/queries/conversations';
-import { getLastMessage } from '@/db/queries/messages';
+import { getActiveLeaf } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredThinking } from '@/db/stored-json';
 import { ACTIVE_RUN_STATUSES, isOneOf } from '@/db/vocabulary';
@@ -28,16 +28,17 @@ export function continueMode(cut: StoredMessageContent, thinking: StoredThinking
 }
 
 /**
- * Continues the conversation's last answer, which stopped at the model's length limit
+ * Continues the answer on screen (the active leaf), which stopped at the model's length limit
  * (`max_tokens`): a new turn with no typed message, on the conversation's model and thinking
- * setting as they are now. A 409 when the last turn ended otherwise or one is still running.
+ * setting as they are now. A 409 when that answer ended otherwise or a turn is still running.
  */
 export async function continueAnswer(rt: ChatRuntime, session: { userId: string; sessionId: string }, id: string) {
   const conversation = await getConversation(rt.handle.db, session.userId, id);
   if (!conversation) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
-  const [latest, last] = await Promise.all([getLatestRun(rt.handle.db, id), getLastMessage(rt.handle.db, id)]);
+  const [latest, last] = await Promise.all([getLatestRun(rt.handle.db, id), getActiveLeaf(rt.handle.db, id)]);
   if (latest && isOneOf(ACTIVE_RUN_STATUSES, latest.status)) throw new AppError('conflict', 'run', new RunConflict().message);
-  if (!latest || latest.stopReason !== 'max_tokens' || last?.role !== 'assistant' || last.stopReason !== 'max_tokens') {
+  // The answer on screen (the active leaf), whichever turn of which branch wrote it.
+  if (last?.role !== 'assistant' || last.stopReason !== 'max_tokens') {
     throw new AppError(
       'conflict',
       'continue',

@@ -11,9 +11,9 @@ import {
 } from '@/db/queries/conversations';
 import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
-import { listMessages } from '@/db/queries/messages';
+import { listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
@@ -24,6 +24,7 @@ import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
 import { checkedInstructions } from '@/lib/instructions';
 
+import { asBranchConflict, checkedParent, lastRunOnPath, switchBranch } from './branches';
 import {
   composeAttachments,
   composePrompt,
@@ -38,6 +39,7 @@ import { checkedModel, modelForTurn } from './model-choice';
 import type { ChatRuntime } from './runtime';
 import {
   toMessageView,
+  toPathMessageView,
   toRunView,
   toSettingsView,
   toSummary,
@@ -70,7 +72,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
   const [messages, calls, latest, summaries, runUsage] = await Promise.all([
-    listMessages(rt.handle.db, id),
+    listPath(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
@@ -85,13 +87,14 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
     messages: withTurnMarks(
-      messages.map((m) => toMessageView(m, files)),
+      messages.map((m) => toPathMessageView(m, files)),
       summaries,
       runUsage,
     ),
-    toolCalls: calls.map(toToolCallView),
+    toolCalls: callsAskedOn(messages, calls).map(toToolCallView),
+    activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
-    lastRun: latest ? toRunView(latest) : null,
+    lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
     lastSeq: c.eventSeq,
   };
 }
@@ -170,9 +173,11 @@ export async function sendMessage(
   session: { userId: string; sessionId: string },
   id: string,
   text: string,
-  extras: { prompt?: PromptRef; attachments?: AttachmentRef[] } = {},
+  extras: { prompt?: PromptRef; attachments?: AttachmentRef[]; parentId?: string | null } = {},
 ) {
   const conversation = await owned(rt, session.userId, id);
+  // An edit: the message follows this one instead of the active leaf (lib/chat/branches.ts).
+  const parentId = extras.parentId === undefined ? undefined : await checkedParent(rt, id, extras.parentId);
   const attachments = extras.attachments ?? [];
   if (extras.prompt && attachments.length) {
     throw new AppError(
@@ -211,6 +216,7 @@ export async function sendMessage(
       thinking: conversation.thinking,
       model: await modelForTurn(rt, conversation.model),
       ...(composed && { messages: composed.messages, taint: composed.taint }),
+      ...(parentId !== undefined && { parentId }),
     });
     // What a prompt or attachments put in the conversation, as stored: the page shows them at once.
     const files = new Map(withFiles.files.map((f) => [f.id, toFileView(f)]));
@@ -221,6 +227,7 @@ export async function sendMessage(
       ...(composed && { messages: messages.map((m) => toMessageView(m, files)) }),
     };
   } catch (err) {
+    if (parentId !== undefined) return asBranchConflict(rt, id, err, 'edit');
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;
   }
@@ -252,4 +259,13 @@ export function composeDeps(rt: ChatRuntime): ComposeDeps {
 
 export async function assertOwned(rt: ChatRuntime, userId: string, id: string) {
   await owned(rt, userId, id);
+}
+
+/**
+ * `PUT …/active`: shows the branch through `messageId` (lib/chat/branches.ts) and answers the
+ * conversation's view of it, so one click of `‹ ›` is one request.
+ */
+export async function showBranch(rt: ChatRuntime, userId: string, id: string, messageId: string) {
+  const { leafId, resolvedFrom } = await switchBranch(rt, userId, id, messageId);
+  return { leafId, resolvedFrom, conversation: await view(rt, userId, id) };
 }
