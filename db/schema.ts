@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
 
 import type {
   StoredAnnotations,
@@ -142,6 +155,11 @@ export const conversations = pgTable(
     // The person's instructions for this conversation (system text after their own); not copied
     // into a share or a fork. Null: none.
     instructions: text('instructions'),
+    // The last message of the branch on screen (messages form a tree, see `messages.parent_id`):
+    // the history sent to the model is the path from the root to it, and the next message
+    // follows it. Null: no message yet. Not a foreign key (the two tables would reference each
+    // other); it moves only while no turn is active (lib/chat/branches.ts).
+    activeLeafId: uuid('active_leaf_id'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -162,9 +180,17 @@ export const messages = pgTable(
     stopReason: text('stop_reason'),
     // Where a user message's inserted content came from (an MCP server's prompt or resources); null: typed.
     origin: jsonb('origin').$type<StoredMessageOrigin>(),
+    // The message this one follows: messages form a tree (an edit or a regenerated answer starts a
+    // sibling branch). Null for a conversation's first message, and for an edit of it. A child's
+    // seq is always greater than its parent's, so seq order along a path is the path's order.
+    parentId: uuid('parent_id').references((): AnyPgColumn => messages.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq)],
+  (t) => [
+    uniqueIndex('messages_conversation_seq_idx').on(t.conversationId, t.seq),
+    // A message's siblings (the branch switcher) and children (the newest leaf beneath one).
+    index('messages_conversation_parent_idx').on(t.conversationId, t.parentId),
+  ],
 );
 
 // A summary of a conversation's oldest messages (seq ≤ through_seq), written when the history

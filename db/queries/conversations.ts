@@ -157,3 +157,11 @@ export async function searchConversations(db: Db, userId: string, query: string,
     .limit(limit);
   return rows.map((r) => ({ ...r, conversation: parseConversationRow(r.conversation) }));
 }
+
+/**
+ * Locks the conversation's row until the transaction ends (`for update`, which a run's insert
+ * also waits for through its foreign key): what is checked about its turns stays true.
+ */
+export async function lockConversation(tx: Db, id: string): Promise<void> {
+  await tx.execute(sql`select 1 from conversations where id = ${id} for update`);
+}

@@ -3,7 +3,7 @@ import { and, asc, eq, gt, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection';
 import { events } from '../schema';
 import type { StoredMessageContent, StoredMessageOrigin } from '../stored-json';
-import type { MessageRow } from './messages';
+import { FOLLOWS_ACTIVE_LEAF, type MessageRow } from './messages';
 import { utcDay } from './model-usage';
 import { rowsOf } from './rate-limits';
 
@@ -87,16 +87,17 @@ export async function appendToLog(
     with g as (${opts.guard ?? sql`select 1 as ok`}),
     s as (
       update conversations set event_seq = event_seq + ${list.length}
-        ${m ? sql`, message_seq = message_seq + 1, updated_at = now()` : sql``}
+        ${m ? sql`, message_seq = message_seq + 1, updated_at = now(), active_leaf_id = ${m.id}::uuid` : sql``}
       where id = ${conversationId} and exists (select 1 from g)
       returning event_seq, message_seq, title
     ),
     m as (
-      insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason, origin)
+      insert into messages (id, conversation_id, seq, role, content, run_id, stop_reason, origin, parent_id)
       select ${m?.id ?? null}::uuid, ${conversationId}, s.message_seq, ${m?.role ?? null}, ${m ? JSON.stringify(m.content) : null}::jsonb,
-        ${m?.runId ?? null}::uuid, ${m?.stopReason ?? null}, ${m?.origin ? JSON.stringify(m.origin) : null}::jsonb
+        ${m?.runId ?? null}::uuid, ${m?.stopReason ?? null}, ${m?.origin ? JSON.stringify(m.origin) : null}::jsonb,
+        ${FOLLOWS_ACTIVE_LEAF(conversationId)}
       from s where ${m ? sql`true` : sql`false`}
-      returning seq, created_at
+      returning seq, created_at, parent_id
     ),
     e as (
       insert into events (conversation_id, seq, run_id, type, data)
@@ -115,12 +116,17 @@ export async function appendToLog(
       on conflict (user_id, day) do update set tokens = model_usage.tokens + excluded.tokens
     )
     select s.title, (select json_agg(json_build_object('seq', seq, 'created_at', created_at)) from e) as events,
-      (select json_build_object('seq', seq, 'created_at', created_at) from m) as message,
+      (select json_build_object('seq', seq, 'created_at', created_at, 'parent_id', parent_id) from m) as message,
       (select row_to_json(g) from g limit 1) as guarded
       ${opts.notice?.tails.length ? sql`, (select count(*) from n) as notified` : sql``}
     from s`);
   type Stamp = { seq: string | number; created_at: string };
-  const row = rowsOf<{ title: string; events: Stamp[] | null; message: Stamp | null; guarded: Record<string, unknown> | null }>(result)[0];
+  const row = rowsOf<{
+    title: string;
+    events: Stamp[] | null;
+    message: (Stamp & { parent_id: string | null }) | null;
+    guarded: Record<string, unknown> | null;
+  }>(result)[0];
   if (!row) {
     if (opts.guard) return null;
     throw new Error(`conversation ${conversationId} does not exist`);
@@ -145,6 +151,7 @@ export async function appendToLog(
           runId: m.runId,
           stopReason: m.stopReason ?? null,
           origin: m.origin ?? null,
+          parentId: row.message.parent_id,
           createdAt: new Date(row.message.created_at),
         }
       : null;

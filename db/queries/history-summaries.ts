@@ -2,7 +2,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { historySummaries } from '../schema';
-import { parseMessageRow, type MessageRow } from './messages';
+import { FOLLOWS_ACTIVE_LEAF, parseMessageRow, pathCte, type MessageRow } from './messages';
 import { rowsOf } from './rate-limits';
 
 export type HistorySummaryRow = typeof historySummaries.$inferSelect;
@@ -22,27 +22,35 @@ type HistoryRow = {
   run_id: string | null;
   stop_reason: string | null;
   origin: unknown;
+  parent_id: string | null;
   created_at: string | Date;
 };
 
 /**
- * The history a drive sends, in ONE statement: the conversation's newest summary (if any) and
- * only the messages after the seq it covers — what is summarized is never read for the model.
+ * The history a drive sends, in ONE statement: the active path (root to the conversation's
+ * active leaf; during a turn, the turn's own branch, since the leaf cannot move while a turn is
+ * active), the newest summary that applies to it, and only the path's messages after the seq
+ * that summary covers — what is summarized is never read for the model.
+ *
+ * A summary applies to a path when the last message it covers (seq = through_seq) is on it:
+ * seqs grow along a path, so the path's messages up to that seq are exactly the ones it
+ * summarized. A summary written on another branch is ignored here.
  */
 export async function readHistory(db: Db, conversationId: string): Promise<StoredHistory> {
   const result = await db.execute(sql`
-    with s as (
-      select id, through_seq, text, run_id, created_at from history_summaries
-      where conversation_id = ${conversationId}
-      order by through_seq desc, created_at desc limit 1
+    with recursive ${pathCte(conversationId, FOLLOWS_ACTIVE_LEAF(conversationId))},
+    s as (
+      select h.id, h.through_seq, h.text, h.run_id, h.created_at from history_summaries h
+      where h.conversation_id = ${conversationId} and h.through_seq in (select seq from path)
+      order by h.through_seq desc, h.created_at desc limit 1
     )
     select 'summary' as kind, s.id, s.through_seq as seq, null::text as role, to_jsonb(s.text) as content, s.run_id,
-      null::text as stop_reason, null::jsonb as origin, s.created_at
+      null::text as stop_reason, null::jsonb as origin, null::uuid as parent_id, s.created_at
     from s
     union all
-    select 'message' as kind, m.id, m.seq, m.role, m.content, m.run_id, m.stop_reason, m.origin, m.created_at
-    from messages m
-    where m.conversation_id = ${conversationId} and m.seq > coalesce((select through_seq from s), 0)
+    select 'message' as kind, m.id, m.seq, m.role, m.content, m.run_id, m.stop_reason, m.origin, m.parent_id, m.created_at
+    from path join messages m on m.id = path.id
+    where path.seq > coalesce((select through_seq from s), 0)
     order by kind desc, seq`);
   let summary: HistorySummaryRow | null = null;
   const messages: MessageRow[] = [];
@@ -62,6 +70,7 @@ export async function readHistory(db: Db, conversationId: string): Promise<Store
         runId: r.run_id,
         stopReason: r.stop_reason,
         origin: r.origin as MessageRow['origin'],
+        parentId: r.parent_id,
         createdAt,
       }),
     );

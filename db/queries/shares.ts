@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations, messages, runs, shareLinks } from '../schema';
@@ -11,30 +12,49 @@ import {
   type StoredTaint,
 } from '../stored-json';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../vocabulary';
-import { listMessagesThrough, type MessageRow } from './messages';
+import { listPath, type MessageRow } from './messages';
 import { rowsOf } from './rate-limits';
-import { insertToolCalls, listToolCallsOfRuns, type NewToolCall, type ToolCallRow } from './tool-calls';
+import { callsAskedOn, insertToolCalls, listToolCallsOfRuns, type NewToolCall, type ToolCallRow } from './tool-calls';
 
 export type ShareLinkRow = typeof shareLinks.$inferSelect;
 
 const ACTIVE = sql.raw(ACTIVE_RUN_STATUSES.map((s) => `'${s}'`).join(', '));
 
 /**
- * The last message of the conversation's last finished turn: every message before the active
- * run's first one (its user message), or all of them when no turn is in progress. One statement,
- * so a turn starting meanwhile is either wholly in the count or wholly out of it.
+ * The messages (id, seq) on the path from the root to `leaf`, a message id of the conversation
+ * (SQL; may refer to the outer query's columns). A subquery of its own: `from ${pathOf(...)} p`.
  */
-const finishedThrough = (conversationId: ReturnType<typeof sql>) => sql`coalesce(
-  (select min(m.seq) - 1 from messages m join runs r on r.id = m.run_id
-   where m.conversation_id = ${conversationId} and r.status in (${ACTIVE})),
-  (select c2.message_seq from conversations c2 where c2.id = ${conversationId}))`;
+const pathOf = (conversationId: SQL, leaf: SQL) => sql`(with recursive path as (
+    select m.id, m.parent_id, m.seq from messages m where m.conversation_id = ${conversationId} and m.id = ${leaf}
+    union all
+    select q.id, q.parent_id, q.seq from messages q join path on q.id = path.parent_id
+  ) select id, seq from path)`;
+
+/**
+ * The last message of the last finished turn on the conversation's active branch: the last
+ * message of the active path that no active run wrote (a turn in progress is always at the end
+ * of the active path: the branch cannot change while it runs), 0 when there is none. One
+ * statement, so a turn starting meanwhile is either wholly in it or wholly out of it.
+ */
+const finishedThrough = (conversationId: SQL) => sql`coalesce(
+  (select max(p.seq) from ${pathOf(conversationId, sql`(select c2.active_leaf_id from conversations c2 where c2.id = ${conversationId})`)} p
+   join messages m on m.id = p.id left join runs r on r.id = m.run_id
+   where r.status is null or r.status not in (${ACTIVE})), 0)`;
+
+/** The message a snapshot ends with: the one numbered `seq` (its path is the snapshot). */
+const messageAt = (conversationId: SQL, seq: SQL) =>
+  sql`(select ms.id from messages ms where ms.conversation_id = ${conversationId} and ms.seq = ${seq})`;
 
 /** A message a reader sees: the model's, or the person's with some text (not one holding only tool results). */
 const VISIBLE = sql`(m.role = 'assistant' or jsonb_path_exists(m.content, '$[*] ? (@.type == "text")'))`;
 
 export interface SnapshotPoint {
   title: string;
-  /** Messages 1..seq are the finished turns; 0 when no turn has finished yet. */
+  /**
+   * The last message of the snapshot: the snapshot is the path from the root to the message
+   * numbered `seq` (the branch active when it was taken), its finished turns; 0 when no turn has
+   * finished yet.
+   */
   seq: number;
 }
 
@@ -78,15 +98,19 @@ export interface ShareLinkListing {
 
 /** The user's links, newest first; of one conversation when `conversationId` is given. */
 export async function listShareLinks(db: Db, userId: string, conversationId?: string): Promise<ShareLinkListing[]> {
+  const linkConversation = sql`${shareLinks.conversationId}`;
+  const snapshotPath = pathOf(linkConversation, messageAt(linkConversation, sql`${shareLinks.snapshotSeq}`));
+  const activePathOf = pathOf(linkConversation, sql`${conversations.activeLeafId}`);
   const rows = await db
     .select({
       link: shareLinks,
       conversationTitle: conversations.title,
-      messageCount: sql<number>`(select count(*)::int from messages m
-        where m.conversation_id = ${shareLinks.conversationId} and m.seq <= ${shareLinks.snapshotSeq} and ${VISIBLE})`,
-      newerMessages: sql<number>`(select count(*)::int from messages m
-        where m.conversation_id = ${shareLinks.conversationId} and m.seq > ${shareLinks.snapshotSeq}
-          and m.seq <= ${finishedThrough(sql`share_links.conversation_id`)} and ${VISIBLE})`,
+      messageCount: sql<number>`(select count(*)::int from ${snapshotPath} p join messages m on m.id = p.id where ${VISIBLE})`,
+      // What moving the snapshot would show that it does not: the active branch's finished
+      // messages that are not on the snapshot's path (after it, or on another branch).
+      newerMessages: sql<number>`(select count(*)::int from ${activePathOf} p join messages m on m.id = p.id
+        where p.seq <= ${finishedThrough(linkConversation)} and ${VISIBLE}
+          and p.id not in (select id from ${snapshotPath} sp))`,
     })
     .from(shareLinks)
     .innerJoin(conversations, eq(conversations.id, shareLinks.conversationId))
@@ -135,7 +159,7 @@ export async function deleteShareLinksExpiredBy(db: Db, cutoff: Date): Promise<n
   return rows.length;
 }
 
-/** What a snapshot holds: messages 1..seq, and the tool calls of the turns those messages belong to. */
+/** What a snapshot holds: the path to the message numbered seq, and the tool calls of the turns those messages belong to. */
 export interface SnapshotRows {
   messages: MessageRow[];
   toolCalls: ToolCallRow[];
@@ -143,8 +167,18 @@ export interface SnapshotRows {
   runs: EndedRun[];
 }
 
+async function messageIdAt(db: Db, conversationId: string, seq: number): Promise<string | null> {
+  const rows = await db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), eq(messages.seq, seq)))
+    .limit(1);
+  return rows[0]?.id ?? null;
+}
+
 export async function readSnapshot(db: Db, conversationId: string, seq: number): Promise<SnapshotRows> {
-  const snapshot = await listMessagesThrough(db, conversationId, seq);
+  const leaf = seq > 0 ? await messageIdAt(db, conversationId, seq) : null;
+  const snapshot = leaf ? await listPath(db, conversationId, leaf) : [];
   const runIds = [...new Set(snapshot.flatMap((m) => (m.runId ? [m.runId] : [])))];
   const [calls, runRows] = await Promise.all([
     listToolCallsOfRuns(db, conversationId, runIds),
@@ -158,7 +192,8 @@ export async function readSnapshot(db: Db, conversationId: string, seq: number):
   ]);
   return {
     messages: snapshot,
-    toolCalls: calls,
+    // A run's later steps may lie on another branch (an answer regenerated from after its tool results).
+    toolCalls: callsAskedOn(snapshot, calls),
     runs: runRows.map((r) => ({ ...r, error: parseStored(storedRunError, r.error, 'runs.error', r.id) })),
   };
 }
@@ -198,6 +233,8 @@ export async function insertForkedConversation(
   },
 ): Promise<string> {
   const lastSeq = input.messages.at(-1)?.seq ?? 0;
+  // The snapshot is one path: each copied message follows the one before it, the last is the leaf.
+  const ids = input.messages.map(() => randomUUID());
   const [conversation] = await tx
     .insert(conversations)
     .values({
@@ -207,6 +244,7 @@ export async function insertForkedConversation(
       forkedFrom: input.forkedFrom,
       tainted: input.tainted,
       messageSeq: lastSeq,
+      activeLeafId: ids.at(-1) ?? null,
     })
     .returning({ id: conversations.id });
   const conversationId = conversation!.id;
@@ -215,7 +253,7 @@ export async function insertForkedConversation(
     await tx.insert(runs).values(input.runs.map((r) => ({ ...r, conversationId, userId: input.userId, leaseOwner: null, endedAt: now })));
   }
   if (input.messages.length) {
-    await tx.insert(messages).values(input.messages.map((m) => ({ ...m, conversationId })));
+    await tx.insert(messages).values(input.messages.map((m, i) => ({ ...m, id: ids[i], parentId: ids[i - 1] ?? null, conversationId })));
   }
   await insertToolCalls(
     tx,

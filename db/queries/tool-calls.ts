@@ -12,6 +12,7 @@ import {
   storedSignIn,
   storedToolResult,
   storedVerdict,
+  type StoredMessageContent,
 } from '../stored-json';
 import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
@@ -258,4 +259,20 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
     .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])))
     .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
+}
+
+/**
+ * The calls asked for by the assistant messages of a path (a call belongs to the branch of the
+ * answer whose tool_use it is): what a view of one branch shows of a conversation's calls.
+ */
+export function callsAskedOn<C extends Pick<ToolCallRow, 'runId' | 'toolUseId'>>(
+  path: readonly { role: string; runId: string | null; content: StoredMessageContent }[],
+  calls: readonly C[],
+): C[] {
+  const asked = new Set<string>();
+  for (const m of path) {
+    if (m.role !== 'assistant') continue;
+    for (const b of m.content) if (b.type === 'tool_use') asked.add(`${m.runId}/${b.id}`);
+  }
+  return calls.filter((c) => asked.has(`${c.runId}/${c.toolUseId}`));
 }

@@ -18,6 +18,7 @@ let seq = 0;
 const row = (role: 'user' | 'assistant', content: MessageRow['content'], runId: string | null = null): MessageRow => ({
   id: `m${++seq}`,
   conversationId: 'c',
+  parentId: null,
   seq,
   role,
   content,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendMessage, type MessageRow } from '@/db/queries/messages';
+import { appendMessage, setActiveLeaf, type MessageRow } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
 import { markConversationTainted } from '@/db/queries/taint';
 import type { StoredMessageContent, StoredMessageOrigin, StoredTaint, StoredThinking } from '@/db/stored-json';
@@ -45,6 +45,11 @@ export async function startRun(
     messages?: OpeningMessage[];
     /** The mark those messages bring (an untrusted server's prompt or resource), written with them. */
     taint?: StoredTaint | null;
+    /**
+     * The message the turn follows, when not the active leaf (an edit or a regenerated answer
+     * starts a branch there; null: a new first message). Moved only once the run is admitted.
+     */
+    parentId?: string | null;
   },
 ): Promise<{ run: RunRow; afterSeq: number; messages: MessageRow[] }> {
   let firstMessage = false;
@@ -65,6 +70,7 @@ export async function startRun(
     });
     if (!inserted) throw new RunConflict();
     ({ plan } = await admitRun(tx, input.userId));
+    if (input.parentId !== undefined) await setActiveLeaf(tx, input.conversationId, input.parentId);
     // Every opening message but the last on its own; the last goes with the run's opening event.
     const last = opening.at(-1);
     for (const m of opening.slice(0, -1)) {

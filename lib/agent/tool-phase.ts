@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
-import { appendMessage, getLastMessage, type MessageRow } from '@/db/queries/messages';
+import { appendMessage, getActiveLeaf, type MessageRow } from '@/db/queries/messages';
 import { getRun, type RunRow } from '@/db/queries/runs';
 import { closeUnfinishedCall, countStepCallsWithStatus, listStepToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type PausedRunStatus, type WaitingCallStatus } from '@/db/vocabulary';
@@ -17,7 +17,7 @@ import type { ToolHost } from './tool-host';
 
 /** The step's calls while its results are still owed: the last message is this run's tool_use turn. */
 export async function openToolPhase(db: Db, run: RunRow): Promise<ToolCallRow[] | null> {
-  const last = await getLastMessage(db, run.conversationId);
+  const last = await getActiveLeaf(db, run.conversationId);
   if (!last || last.role !== 'assistant' || last.runId !== run.id) return null;
   if (!last.content.some((b) => b.type === 'tool_use')) return null;
   return listStepToolCalls(db, run.id, run.step);

@@ -1,11 +1,10 @@
 import type { Db } from '@/db/connection';
-import { listMessages, type MessageRow } from '@/db/queries/messages';
+import { listPath, type MessageRow } from '@/db/queries/messages';
 
 /**
- * The messages of a conversation as the person reads it, in order. Today a conversation's
- * history is one line, so this is every message by `seq`; when edits start branches, this is
- * the one place that becomes "the branch on screen" (the export reads only this).
+ * The messages of a conversation as the person reads it, in order: the branch on screen, from the
+ * first message to the active leaf (lib/chat/branches.ts). The export reads only this.
  */
 export async function activePath(db: Db, conversationId: string): Promise<MessageRow[]> {
-  return listMessages(db, conversationId);
+  return listPath(db, conversationId);
 }

@@ -1,5 +1,5 @@
 import { getConversation } from '@/db/queries/conversations';
-import { getLastMessage } from '@/db/queries/messages';
+import { getActiveLeaf } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredThinking } from '@/db/stored-json';
 import { ACTIVE_RUN_STATUSES, isOneOf } from '@/db/vocabulary';
@@ -35,7 +35,7 @@ export function continueMode(cut: StoredMessageContent, thinking: StoredThinking
 export async function continueAnswer(rt: ChatRuntime, session: { userId: string; sessionId: string }, id: string) {
   const conversation = await getConversation(rt.handle.db, session.userId, id);
   if (!conversation) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
-  const [latest, last] = await Promise.all([getLatestRun(rt.handle.db, id), getLastMessage(rt.handle.db, id)]);
+  const [latest, last] = await Promise.all([getLatestRun(rt.handle.db, id), getActiveLeaf(rt.handle.db, id)]);
   if (latest && isOneOf(ACTIVE_RUN_STATUSES, latest.status)) throw new AppError('conflict', 'run', new RunConflict().message);
   if (!latest || latest.stopReason !== 'max_tokens' || last?.role !== 'assistant' || last.stopReason !== 'max_tokens') {
     throw new AppError(

@@ -1,6 +1,6 @@
 import { getConversation, type ConversationRow } from '@/db/queries/conversations';
 import type { MessageRow } from '@/db/queries/messages';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { ToolCallStatus } from '@/db/vocabulary';
 import { toToolCallView, type ToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
@@ -98,7 +98,7 @@ export async function exportConversation(rt: ChatRuntime, userId: string, id: st
   const conversation = await getConversation(rt.handle.db, userId, id);
   if (!conversation) throw new AppError('not_found', 'conversation', `No conversation with id "${id}".`);
   const [messages, calls] = await Promise.all([activePath(rt.handle.db, id), listConversationToolCalls(rt.handle.db, id)]);
-  return buildConversationExport(conversation, messages, calls.map(toToolCallView), now);
+  return buildConversationExport(conversation, messages, callsAskedOn(messages, calls).map(toToolCallView), now);
 }
 
 /** The document from what is stored (pure). */

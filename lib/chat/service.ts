@@ -9,9 +9,9 @@ import {
   setConversationThinking,
 } from '@/db/queries/conversations';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
-import { listMessages } from '@/db/queries/messages';
+import { listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
@@ -19,11 +19,13 @@ import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import { checkedInstructions } from '@/lib/instructions';
 
+import { asBranchConflict, checkedParent, lastRunOnPath, switchBranch } from './branches';
 import { composeAttachments, composePrompt, type AttachmentRef, type ComposeDeps, type PromptRef } from './compose';
 import { checkedModel, modelForTurn } from './model-choice';
 import type { ChatRuntime } from './runtime';
 import {
   toMessageView,
+  toPathMessageView,
   toRunView,
   toSettingsView,
   toSummary,
@@ -56,7 +58,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
   const [messages, calls, latest, summaries, runUsage] = await Promise.all([
-    listMessages(rt.handle.db, id),
+    listPath(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
@@ -69,10 +71,11 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       snapshotAt: c.forkedFrom.snapshotAt,
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
-    messages: withTurnMarks(messages.map(toMessageView), summaries, runUsage),
-    toolCalls: calls.map(toToolCallView),
+    messages: withTurnMarks(messages.map(toPathMessageView), summaries, runUsage),
+    toolCalls: callsAskedOn(messages, calls).map(toToolCallView),
+    activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
-    lastRun: latest ? toRunView(latest) : null,
+    lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
     lastSeq: c.eventSeq,
   };
 }
@@ -141,9 +144,11 @@ export async function sendMessage(
   session: { userId: string; sessionId: string },
   id: string,
   text: string,
-  extras: { prompt?: PromptRef; attachments?: AttachmentRef[] } = {},
+  extras: { prompt?: PromptRef; attachments?: AttachmentRef[]; parentId?: string | null } = {},
 ) {
   const conversation = await owned(rt, session.userId, id);
+  // An edit: the message follows this one instead of the active leaf (lib/chat/branches.ts).
+  const parentId = extras.parentId === undefined ? undefined : await checkedParent(rt, id, extras.parentId);
   const attachments = extras.attachments ?? [];
   if (extras.prompt && attachments.length) {
     throw new AppError(
@@ -177,10 +182,12 @@ export async function sendMessage(
       thinking: conversation.thinking,
       model: await modelForTurn(rt, conversation.model),
       ...(composed && { messages: composed.messages, taint: composed.taint }),
+      ...(parentId !== undefined && { parentId }),
     });
     // What a prompt or attachments put in the conversation, as stored: the page shows them at once.
     return { runId: run.id, status: run.status, afterSeq, ...(composed && { messages: messages.map(toMessageView) }) };
   } catch (err) {
+    if (parentId !== undefined) return asBranchConflict(rt, id, err, 'edit');
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;
   }
@@ -199,4 +206,13 @@ export function composeDeps(rt: ChatRuntime): ComposeDeps {
 
 export async function assertOwned(rt: ChatRuntime, userId: string, id: string) {
   await owned(rt, userId, id);
+}
+
+/**
+ * `PUT …/active`: shows the branch through `messageId` (lib/chat/branches.ts) and answers the
+ * conversation's view of it, so one click of `‹ ›` is one request.
+ */
+export async function showBranch(rt: ChatRuntime, userId: string, id: string, messageId: string) {
+  const { leafId, resolvedFrom } = await switchBranch(rt, userId, id, messageId);
+  return { leafId, resolvedFrom, conversation: await view(rt, userId, id) };
 }

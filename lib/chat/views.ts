@@ -1,5 +1,5 @@
 import type { ConversationRow } from '@/db/queries/conversations';
-import type { MessageRow } from '@/db/queries/messages';
+import type { MessageRow, PathMessageRow } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
 import type { StoredMessageContent, StoredMessageOrigin, StoredRunError, StoredUsage } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type RunStatus, type ThinkingEffort } from '@/db/vocabulary';
@@ -42,6 +42,23 @@ export interface MessageView {
   usage?: TurnUsageView;
   /** On the last message a summary covers: the messages up to here are sent to the model as this summary. */
   summary?: SummaryMarkView;
+  /** The message this one follows (null: the conversation's first). Messages form a tree (lib/chat/branches.ts). */
+  parentId?: string | null;
+  /**
+   * On a message of the conversation view that has siblings (an edit of it, another answer in its
+   * place): where it stands among them, for `‹ index+1/count ›`. To show a sibling, send
+   * `PUT …/active { leafId: siblingIds[i] }` (the newest leaf beneath it becomes the active one).
+   * Absent when the message is the only one in its place.
+   */
+  branch?: BranchView;
+}
+
+export interface BranchView {
+  /** This message's place among its siblings, from 0, oldest first. */
+  index: number;
+  count: number;
+  /** Every sibling's id (this one's too, at `index`), oldest first. */
+  siblingIds: string[];
 }
 
 /** A turn's tokens, summed over its model calls: input (uncached), output, and the prompt cache's writes and reads. */
@@ -73,9 +90,13 @@ export interface ForkOrigin {
 export interface ConversationView extends ConversationSettingsView {
   /** Set when the conversation was continued from someone's share link (lib/share). */
   forkedFrom: ForkOrigin | null;
-  messages: MessageView[];
   toolCalls: ToolCallView[];
+  /** The active branch only: the path from the first message to the active leaf, each with its `branch`. */
+  messages: MessageView[];
+  /** The last message of the branch on screen; the next message follows it (null: no message yet). */
+  activeLeafId: string | null;
   activeRun: RunView | null;
+  /** The last turn of the branch on screen. */
   lastRun: RunView | null;
   lastSeq: number;
 }
@@ -113,6 +134,16 @@ export function toMessageView(m: MessageRow): MessageView {
     stopReason: m.stopReason,
     createdAt: m.createdAt.toISOString(),
     ...(m.origin && { origin: m.origin }),
+    parentId: m.parentId,
+  };
+}
+
+/** A message of the active path, with its place among its siblings when it has some. */
+export function toPathMessageView(m: PathMessageRow): MessageView {
+  const index = m.siblingIds?.indexOf(m.id) ?? -1;
+  return {
+    ...toMessageView(m),
+    ...(m.siblingIds && index >= 0 && { branch: { index, count: m.siblingIds.length, siblingIds: m.siblingIds } }),
   };
 }
 

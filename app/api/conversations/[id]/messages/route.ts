@@ -42,12 +42,14 @@ const messageSchema = z
       .array(attachmentSchema, { error: 'must be an array of { serverId, uri }' })
       .max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} per message`)
       .optional(),
+    /** An edit: the message the new one follows instead of the active leaf (null: a new first message; lib/chat/branches.ts). */
+    parentId: z.uuid({ error: 'must be the id of a message of this conversation, or null' }).nullable().optional(),
     /** Go on with the last answer, cut at the length limit (lib/chat/continue.ts). */
     continue: z.literal(true, { error: 'must be true (to continue the answer cut at the length limit)' }).optional(),
   })
   .strict()
-  .refine((b) => !b.continue || (!b.text && !b.prompt && !b.attachments), {
-    message: 'send it alone: a continued answer takes no text, prompt or attachments',
+  .refine((b) => !b.continue || (!b.text && !b.prompt && !b.attachments && b.parentId === undefined), {
+    message: 'send it alone: a continued answer takes no text, prompt, attachments or parentId',
     path: ['continue'],
   });
 /** A little over the text limit, for JSON escaping; the text's own limit is checked with a clearer message. */
@@ -57,9 +59,15 @@ const MAX_MESSAGE_BODY_BYTES = 4 * MAX_MESSAGE_CHARS + 1024;
 export const POST = authed<P>(
   async ({ req, rt, session, params }) => {
     const id = requireUuid(params.id, 'conversation');
-    const { text, prompt, attachments, continue: goOn } = await readJson(req, messageSchema, { maxBytes: MAX_MESSAGE_BODY_BYTES });
+    const {
+      text,
+      prompt,
+      attachments,
+      parentId,
+      continue: goOn,
+    } = await readJson(req, messageSchema, { maxBytes: MAX_MESSAGE_BODY_BYTES });
     const who = { userId: session.user.id, sessionId: session.sessionId };
-    const started = goOn ? await continueAnswer(rt, who, id) : await sendMessage(rt, who, id, text, { prompt, attachments });
+    const started = goOn ? await continueAnswer(rt, who, id) : await sendMessage(rt, who, id, text, { prompt, attachments, parentId });
     if (req.headers.get('accept')?.includes('text/event-stream')) {
       return eventStreamResponse(rt, session, id, started.afterSeq, req.signal);
     }
