@@ -111,7 +111,7 @@ test('edit, switch versions, regenerate; the model gets the active path only; no
     const made = await page.request.post(`/api/conversations/${id}/shares`, { headers: jsonWrite(origin), data: {} });
     expect(made.status(), await made.text()).toBe(201);
     await page.goto(new URL(((await made.json()) as { url: string }).url).pathname);
-    await expect(page.getByText(BRAVO)).toBeVisible();
+    await expect(userMessages(page).nth(1)).toContainText(BRAVO);
     await expect(page.getByText(CHARLIE)).toHaveCount(0);
     await expect(answers(page)).toHaveCount(2);
     for (const name of ['Edit message', 'Regenerate answer', 'Previous version', 'Next version'])
@@ -133,9 +133,9 @@ test('edit, switch versions, regenerate; the model gets the active path only; no
     await expect(edit).toHaveAttribute('title', /waiting for your decision/);
     const regenerate = answers(page).first().getByRole('button', { name: 'Regenerate answer' });
     await expect(regenerate).toBeDisabled();
-    const previous = versions(userMessages(page).nth(1)).getByRole('button', { name: 'Next version' });
-    await expect(previous).toBeDisabled();
-    await expect(previous).toHaveAttribute('title', /waiting for your decision/);
+    const next = versions(userMessages(page).nth(1)).getByRole('button', { name: 'Next version' });
+    await expect(next).toBeDisabled();
+    await expect(next).toHaveAttribute('title', /waiting for your decision/);
     // Clicking a refused control sends nothing and changes nothing.
     await edit.click({ force: true });
     await expect(page.getByRole('textbox', { name: 'Edit your message' })).toHaveCount(0);
