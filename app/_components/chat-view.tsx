@@ -8,6 +8,8 @@ import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
 import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
+import { branchingBlockedReason } from './branches/branch-guard';
+import { branchRequests } from './branches/branch-requests';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
 import type { SendExtras } from './composer-commands';
@@ -105,6 +107,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   // The list is re-read when a turn ends, so a title the turn wrote shows here too.
   const title = conversations.find((c) => c.id === initial.id)?.title ?? initial.title;
 
+  // A turn an edit or a regeneration started: when it ends, the page reads the conversation again,
+  // so its new answer shows its place among its versions (`‹ 2 / 2 ›`), which no event carries.
+  const rereadAfterTurn = useRef(false);
   const onEvent = useCallback(
     (event: ChatEvent) => {
       dispatch({ kind: 'event', event });
@@ -112,9 +117,15 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         // The turn may have titled the conversation and moved it to the top of the list.
         void reloadConversations();
         setToolsKey((k) => k + 1);
+        if (rereadAfterTurn.current) {
+          rereadAfterTurn.current = false;
+          void api<ConversationView>(`/api/conversations/${initial.id}`)
+            .then((view) => dispatch({ kind: 'sync', view }))
+            .catch(() => {});
+        }
       }
     },
-    [reloadConversations],
+    [reloadConversations, initial.id],
   );
   // Ask where the conversation stands, and follow again if a run is on.
   const resync = useCallback(async () => {
@@ -240,9 +251,20 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
     setToolsFocus((f) => ({ modelName, key: (f?.key ?? 0) + 1 }));
     setToolsOpen(true);
   };
-  const latest = useRef({ decide, answer, stop, continueAnswer, switchOn });
+  // Edit, regenerate and versions: the page then shows the branch as the server now has it.
+  const showBranch = useCallback(
+    (view: ConversationView) => {
+      dispatch({ kind: 'sync', view });
+      rereadAfterTurn.current = view.activeRun !== null;
+      if (view.activeRun) followFrom(view.activeRun.afterSeq);
+    },
+    [followFrom],
+  );
+  const branches = () =>
+    branchRequests({ conversationId: initial.id, messages: state.messages, settled: settings.settled, show: showBranch });
+  const latest = useRef({ decide, answer, stop, continueAnswer, switchOn, branches });
   useLayoutEffect(() => {
-    latest.current = { decide, answer, stop, continueAnswer, switchOn };
+    latest.current = { decide, answer, stop, continueAnswer, switchOn, branches };
   });
   const cardActions = useMemo<CardActions>(
     () => ({
@@ -251,6 +273,9 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       stop: () => latest.current.stop(),
       continue: () => latest.current.continueAnswer(),
       switchOn: (modelName) => latest.current.switchOn(modelName),
+      edit: (...args) => latest.current.branches().edit(...args),
+      regenerate: (...args) => latest.current.branches().regenerate(...args),
+      step: (...args) => latest.current.branches().step(...args),
     }),
     [],
   );
@@ -349,6 +374,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
             toolCalls={state.toolCalls}
             progress={state.progress}
             activeRunId={state.activeRun?.id}
+            branchingBlocked={branchingBlockedReason(state.activeRun)}
             actions={cardActions}
           />
           {state.partials.map((p) => (

@@ -3,6 +3,7 @@
 import { CircleStop, GitBranch, Info, Paperclip } from 'lucide-react';
 import { memo } from 'react';
 
+import { MessageActions, type MessageBranching } from './branches/message-actions';
 import { ContinueNotice } from './continue-notice';
 import type { FileHref, FileView } from './files/file-view';
 import { MessageFiles } from './files/message-files';
@@ -27,6 +28,7 @@ export const MessageItem = memo(function MessageItem({
   files,
   fileHref,
   filesHidden,
+  branching,
 }: {
   role: 'user' | 'assistant';
   content: unknown;
@@ -41,6 +43,8 @@ export const MessageItem = memo(function MessageItem({
   fileHref?: FileHref;
   /** On a shared page whose owner kept the files back: how many there were. */
   filesHidden?: number;
+  /** Edit, regenerate and versions, on the person's own conversation page (branches/). */
+  branching?: MessageBranching;
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
@@ -61,9 +65,9 @@ export const MessageItem = memo(function MessageItem({
         ) : null}
         {text && <div className={USER_BUBBLE}>{text}</div>}
         {text && (
-          <div className={cx(MESSAGE_ACTIONS, '-mr-2')}>
+          <MessageActions align="end" branching={branching}>
             <CopyButton text={text} label="Copy message" />
-          </div>
+          </MessageActions>
         )}
       </div>
     );
@@ -88,11 +92,11 @@ export const MessageItem = memo(function MessageItem({
       {stopReason === 'cancelled' && <Note icon="stopped">Stopped.</Note>}
       {stopReason === 'refusal' && <Note>The model declined to continue this answer.</Note>}
       {stopReason === 'max_steps' && <Note>The turn reached its step limit; send a message to continue.</Note>}
-      {answer && (
-        // The answer's Markdown source, as the model wrote it (not the page's rendering).
-        <div className={cx(MESSAGE_ACTIONS, '-ml-2')}>
-          <CopyButton text={answer} label="Copy as Markdown" />
-        </div>
+      {(answer || branching) && (
+        <MessageActions align="start" branching={branching}>
+          {/* The answer's Markdown source, as the model wrote it (not the page's rendering). */}
+          {answer && <CopyButton text={answer} label="Copy as Markdown" />}
+        </MessageActions>
       )}
     </div>
   );
@@ -101,11 +105,6 @@ export const MessageItem = memo(function MessageItem({
 const USER_BUBBLE = cx(
   'max-w-[85%] whitespace-pre-wrap break-words rounded-bubble rounded-br-md bg-bubble px-4 py-2.5',
   'text-base leading-7 text-fg md:max-w-[75%]',
-);
-// Quiet until the message is hovered or focused on a desktop; always there on a phone.
-const MESSAGE_ACTIONS = cx(
-  '-mt-2 flex md:opacity-0 md:transition-opacity',
-  'md:group-focus-within/message:opacity-100 md:group-hover/message:opacity-100',
 );
 
 function ToolUseNote({ name }: { name: string }) {

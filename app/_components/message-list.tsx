@@ -1,8 +1,10 @@
 'use client';
 
-import { Fragment, memo, useCallback, useMemo } from 'react';
+import { Fragment, memo, useCallback, useMemo, useState } from 'react';
 
 import { ApprovalCard, type DecisionExtras, type DecisionKind } from './approval-card';
+import { branchingFor, editButtonId, textOfMessage, type BranchActions } from './branches/branching';
+import { MessageEditor } from './branches/message-editor';
 import type { ChatState } from './chat-state';
 import { ownFileHref, type FileHref } from './files/file-view';
 import { InputCard, type InputResponses } from './input-card';
@@ -16,7 +18,7 @@ import { TurnUsage } from './turn-usage';
 import type { CardToolCall, MessageView, ToolCallView } from './types';
 
 /** What the cards can do; the same object for the page's whole life, so the list stays memoized. */
-export interface CardActions {
+export interface CardActions extends BranchActions {
   decide(call: ToolCallView, decision: DecisionKind, extras?: DecisionExtras): Promise<void>;
   answer(call: ToolCallView, responses: InputResponses): Promise<void>;
   stop(): Promise<void>;
@@ -35,6 +37,8 @@ type LiveListProps = {
   toolCalls: ChatState['toolCalls'];
   progress: ChatState['progress'];
   activeRunId: string | undefined;
+  /** Why editing, regenerating and switching versions are refused now (a turn is active), or null. */
+  branchingBlocked: string | null;
   actions: CardActions;
   /** Where a sent file's bytes are read; the owner's own API unless said otherwise. */
   fileHref?: FileHref;
@@ -67,6 +71,15 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
   const shared = props.readOnly ? props.messages : null;
   // A shared page without a way to read files shows none (the share left them out).
   const fileHref = props.fileHref ?? (props.readOnly ? undefined : ownFileHref);
+  const branchingBlocked = props.readOnly ? null : props.branchingBlocked;
+  // The one message being edited in place (its editor replaces it until sent or cancelled).
+  const [editingId, setEditingId] = useState<string | null>(null);
+  // Built again only when the messages, the active turn or the guard change, so a streamed
+  // delta or a tool's progress redraws no message.
+  const branching = useMemo(
+    () => (actions ? branchingFor(messages, { activeRunId, blockedReason: branchingBlocked, actions, openEditor: setEditingId }) : null),
+    [messages, activeRunId, branchingBlocked, actions],
+  );
   // A finished turn's timeline sits under its last message; the live turn has its cards. The
   // calls are grouped again only when a call changed, so each timeline keeps its (memoized) props.
   const callsByRun = useMemo(() => groupByRun(toolCalls), [toolCalls]);
@@ -95,17 +108,34 @@ export const MessageList = memo(function MessageList(props: LiveListProps | Read
     const i = from + at;
     return (
       <Fragment key={m.id}>
-        <MessageItem
-          role={m.role}
-          content={m.content}
-          stopReason={stopReasonOf(i)}
-          renderToolCall={renderToolCall}
-          onContinue={actions && continuable(i) ? actions.continue : undefined}
-          origin={m.origin}
-          files={m.files}
-          fileHref={fileHref}
-          filesHidden={shared?.[i]?.filesHidden}
-        />
+        {actions && editingId === m.id ? (
+          <MessageEditor
+            initial={textOfMessage(m)}
+            blockedReason={branchingBlocked}
+            onSave={async (text) => {
+              const failed = await actions.edit(m.id, text);
+              if (!failed) setEditingId(null);
+              return failed;
+            }}
+            onCancel={() => {
+              setEditingId(null);
+              requestAnimationFrame(() => document.getElementById(editButtonId(m.id))?.focus());
+            }}
+          />
+        ) : (
+          <MessageItem
+            role={m.role}
+            content={m.content}
+            stopReason={stopReasonOf(i)}
+            renderToolCall={renderToolCall}
+            onContinue={actions && continuable(i) ? actions.continue : undefined}
+            origin={m.origin}
+            files={m.files}
+            fileHref={fileHref}
+            filesHidden={shared?.[i]?.filesHidden}
+            branching={branching?.get(m.id)}
+          />
+        )}
         {'usage' in m && m.usage && <TurnUsage usage={m.usage} />}
         {m.runId && turnEnds.get(m.runId) === m.id && <TurnTimeline calls={callsByRun.get(m.runId) ?? []} readOnly={props.readOnly} />}
         {'summary' in m && m.summary && <SummaryMark text={m.summary.text} />}

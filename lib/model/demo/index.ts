@@ -28,6 +28,10 @@
 //   instructions.ts), it opens with "I received your instructions for every
 //   conversation, starting “<first line>”, and for this conversation, starting
 //   “<first line>”." (each part only when that kind is there).
+//   With `[demo:history]` in the last user text (history-echo.ts), it then says
+//   which history it received: "I received 2 messages from you: “<first
+//   words>”, “<first words>”; and 1 answer of mine." (the person's messages
+//   with text, in order; the trigger left out of the quotes).
 // - One output token per word; past `max_tokens` the text stops and
 //   stop_reason is "max_tokens" (later tool calls are dropped).
 // - Test triggers in the last user text:
@@ -44,6 +48,7 @@
 //   word with `delayMs` between words; the request's AbortSignal stops it.
 
 export { createDemoFetch, type DemoFetchOptions } from './fetch';
+export { HISTORY_TRIGGER } from './history-echo';
 export { CUT_AT_TRIGGER, decideReply, FAIL_MIDSTREAM_TRIGGER, OVERLOADED_TRIGGER } from './reply';
 export { DEMO_DISPLAY_NAME, DEMO_MODEL_ID } from './models';
 export { argsFromSchema } from './schema-args';

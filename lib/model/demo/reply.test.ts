@@ -33,6 +33,25 @@ describe('decideReply', () => {
     expect(answer()).toMatch(/^This is the offline demo model/);
   });
 
+  it('says which history it received when asked with [demo:history], and only then', () => {
+    const answer = (messages: RequestMessage[]) => {
+      const reply = decideReply(request(messages));
+      return reply.blocks[0]!.type === 'text' ? reply.blocks[0]!.text : '';
+    };
+    const history: RequestMessage[] = [
+      { role: 'user', content: 'First question about the garden and everything that grows in it' },
+      { role: 'assistant', content: [{ type: 'text', text: 'An answer.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Second one [demo:history]' }] },
+    ];
+    expect(answer(history).split('\n\n')[0]).toBe(
+      'I received 2 messages from you: “First question about the garden and…”, “Second one”; and 1 answer of mine.',
+    );
+    expect(answer(history).split('\n\n')[1]).toMatch(/^This is the offline demo model/);
+    // A message carrying only tool results is not one the person typed.
+    expect(answer([{ role: 'user', content: '[demo:history]' }])).toMatch(/^I received 1 message from you: “”; and 0 answers of mine\./);
+    expect(answer(history.slice(0, 1))).toMatch(/^This is the offline demo model/);
+  });
+
   it('quotes tool results, cutting long ones and naming images, and never calls a tool', () => {
     const long = 'x'.repeat(400);
     const reply = decideReply(

@@ -2,6 +2,7 @@ import { CONTINUE_PROMPT } from '../continuation';
 import { TITLE_REQUEST } from '../titles';
 import { describeDocuments } from './documents';
 import { describeFiles } from './files';
+import { historyEcho } from './history-echo';
 import { instructionsAck } from './instructions-ack';
 import { argsFromSchema } from './schema-args';
 import { isSummaryRequest, summaryReply } from './summary';
@@ -161,9 +162,9 @@ function decideContent(request: DemoRequest, options: ReplyOptions): DemoReply {
       userText,
       tools.map((t) => t.name),
     );
-  // The person's instructions, when the system text carries them, are acknowledged first.
-  const ack = instructionsAck(request.system);
-  const text = ack ? `${ack}\n\n${answer}` : answer;
+  // The person's instructions, when the system text carries them, are acknowledged first; the
+  // history received, when the person asks for it.
+  const text = [instructionsAck(request.system), historyEcho(messages), answer].filter(Boolean).join('\n\n');
   return limitToMaxTokens({ blocks: [textBlock(text)], stopReason: 'end_turn', failMidstream }, request.max_tokens);
 }
 
