@@ -4,11 +4,14 @@
 // Tests (*.test.ts) and type-checked examples may wire anything together and are not checked.
 
 /**
- * Which other folders of lib/ each folder may import. Every folder may also import db/ and the
- * files at the top of lib/ (data-dir, env-int, file-bytes, limits, log-safe, process-singleton); lib/server,
- * the process wiring, may import everything.
+ * Which other folders of lib/ each folder may import. Every folder may also import db/, the
+ * files at the top of lib/ (data-dir, file-bytes, limits, log-safe, process-singleton) and lib/config (the
+ * environment, read once); lib/server, the process wiring, may import everything.
  */
+const EVERYONE_MAY_IMPORT = ['config'];
+
 const LIB_MAY_IMPORT = {
+  config: [],
   model: [],
   secrets: [],
   http: [],
@@ -35,7 +38,10 @@ const libRules = Object.entries(LIB_MAY_IMPORT).map(([folder, allowed]) => ({
   name: `lib/${folder} imports only ${allowed.length ? allowed.map((a) => `lib/${a}`).join(', ') + ',' : ''} db and lib's top files`,
   severity: 'error',
   from: { path: `^lib/${escape(folder)}/`, pathNot: TEST_FILES },
-  to: { path: '^lib/[^/]+/', pathNot: `^lib/(${[folder, ...allowed].map(escape).join('|')})/` },
+  to: {
+    path: '^lib/[^/]+/',
+    pathNot: `^lib/(${[folder, ...allowed, ...(folder === 'config' ? [] : EVERYONE_MAY_IMPORT)].map(escape).join('|')})/`,
+  },
 }));
 
 module.exports = {

@@ -9,6 +9,8 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'test/faults/**'],
     environment: 'node',
     globalSetup: ['./test/global-setup.ts'],
+    // lib/config is read again after each vi.stubEnv / vi.unstubAllEnvs.
+    setupFiles: ['./test/config-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -1,6 +1,6 @@
-import path from 'node:path';
+import { readConfig } from '@/lib/config';
 
 /** Where the embedded database and the generated secrets live (SWITCHBOARD_DATA_DIR, default ./.data). */
 export function dataDir(): string {
-  return process.env.SWITCHBOARD_DATA_DIR ?? path.join(process.cwd(), '.data');
+  return readConfig().SWITCHBOARD_DATA_DIR;
 }

@@ -1,4 +1,5 @@
 import { isOneOf, PLANS, type Plan } from '@/db/vocabulary';
+import { readConfig, type Env } from '@/lib/config';
 
 /**
  * Every per-user quota of the app, declared once with its default and the words a person reads
@@ -80,26 +81,14 @@ export class LimitExceeded extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-function overridesFrom(env: Env): Partial<Limits> {
-  const raw = env.SWITCHBOARD_LIMITS;
-  if (!raw) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`SWITCHBOARD_LIMITS is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new Error('SWITCHBOARD_LIMITS must be a JSON object such as {"messagesPerMinute": 100}.');
-  }
+/**
+ * `SWITCHBOARD_LIMITS`: lib/config checks that it is a JSON object of non-negative numbers; which
+ * names are limits is known here.
+ */
+function overridesFrom(env: Env | undefined): Partial<Limits> {
   const out: Partial<Limits> = {};
-  for (const [name, value] of Object.entries(parsed)) {
+  for (const [name, value] of Object.entries(readConfig(env).SWITCHBOARD_LIMITS)) {
     if (!(name in LIMIT_TABLE)) throw new Error(`SWITCHBOARD_LIMITS: unknown limit "${name}" (known: ${LIMIT_NAMES.join(', ')}).`);
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new Error(`SWITCHBOARD_LIMITS: ${name} must be a non-negative number (got ${JSON.stringify(value)}).`);
-    }
     out[name as LimitName] = value;
   }
   return out;
@@ -110,7 +99,7 @@ export function isPlan(plan: string | null | undefined): plan is Plan {
 }
 
 /** The limits that apply to a user on `plan`. */
-export function limitsFor(plan: string | null | undefined, env: Env = process.env): Limits {
+export function limitsFor(plan: string | null | undefined, env?: Env): Limits {
   const defaults = Object.fromEntries(LIMIT_NAMES.map((n) => [n, LIMIT_TABLE[n].default])) as Limits;
   return { ...defaults, ...(isPlan(plan) ? PLAN_LIMITS[plan] : {}), ...overridesFrom(env) };
 }

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import type { Db } from '@/db/connection';
 import type { AuditKeyring } from '@/lib/audit/key';
+import { CONFIG_DEFAULTS } from '@/lib/config';
 import type { ListedLimits } from '@/lib/model/limits';
 
 import type { FileSource } from './context/file-blocks';
@@ -59,8 +60,9 @@ export interface EngineDeps {
   files?: FileSource;
 }
 
-export const DEFAULT_LEASE_MS = 15_000;
-export const DEFAULT_HEARTBEAT_MS = 1_000;
+// The defaults of RUN_LEASE_MS and RUN_HEARTBEAT_MS (lib/config), for an engine given none.
+export const DEFAULT_LEASE_MS = CONFIG_DEFAULTS.RUN_LEASE_MS;
+export const DEFAULT_HEARTBEAT_MS = CONFIG_DEFAULTS.RUN_HEARTBEAT_MS;
 export const DEFAULT_MAX_TOKENS = 4096;
 
 export const DEFAULT_SYSTEM_PROMPT =

@@ -2,6 +2,7 @@ import type { Db } from '@/db/connection';
 import { hasRunEventAfter, listEventsAfter, type EventRow } from '@/db/queries/events';
 import { getActiveRun, getRun, type RunRow } from '@/db/queries/runs';
 import { listDiscardedMessageIds } from '@/db/queries/streamed-text';
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
 import { errorSummary } from '@/lib/log-safe';
 
 import type { EventBus } from './bus';
@@ -23,10 +24,10 @@ export const SSE_HEADERS = {
   Connection: 'keep-alive',
 } as const;
 
-/** How often a stream with nothing to say sends `ping` (and checks the log and the run). */
-export const PING_INTERVAL_MS = 15_000;
-/** How long a stream waits on a paused run without any event before it closes (`idle`). */
-export const PAUSED_IDLE_MS = 5 * 60_000;
+/** How often a stream with nothing to say sends `ping` (and checks the log and the run): SSE_PING_MS. */
+export const PING_INTERVAL_MS = CONFIG_DEFAULTS.SSE_PING_MS;
+/** How long a stream waits on a paused run without any event before it closes (`idle`): SSE_PAUSED_IDLE_MS. */
+export const PAUSED_IDLE_MS = CONFIG_DEFAULTS.SSE_PAUSED_IDLE_MS;
 /** Stored events read per query when replaying, and the most events a stream holds in memory. */
 export const REPLAY_PAGE_SIZE = 200;
 /**
@@ -37,18 +38,13 @@ export const REPLAY_PAGE_SIZE = 200;
 export const WRITE_GATHER_MS = 20;
 
 /**
- * Stream timing from the environment: `SSE_PING_MS` and `SSE_PAUSED_IDLE_MS` (positive integers
- * of milliseconds). Tests shorten them; the page learns the ping interval from the server, since
- * it gives up on a stream that stays silent for two of them.
+ * Stream timing from the configuration: `SSE_PING_MS` and `SSE_PAUSED_IDLE_MS`. Tests shorten
+ * them; the page learns the ping interval from the server, since it gives up on a stream that
+ * stays silent for two of them.
  */
-export function streamTimingFrom(env: Record<string, string | undefined> = process.env): { pingMs: number; pausedIdleMs: number } {
-  const read = (name: string, fallback: number) => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new Error(`${name} must be a positive integer number of milliseconds, got "${raw}".`);
-    return Number(raw);
-  };
-  return { pingMs: read('SSE_PING_MS', PING_INTERVAL_MS), pausedIdleMs: read('SSE_PAUSED_IDLE_MS', PAUSED_IDLE_MS) };
+export function streamTimingFrom(env?: Env): { pingMs: number; pausedIdleMs: number } {
+  const config = readConfig(env);
+  return { pingMs: config.SSE_PING_MS, pausedIdleMs: config.SSE_PAUSED_IDLE_MS };
 }
 
 export const IDLE: StreamClosed = {

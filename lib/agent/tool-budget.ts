@@ -1,5 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 
+import { CONFIG_DEFAULTS, readConfig, type Config, type Env } from '@/lib/config';
+
 import { estimateToolTokens } from './token-estimate';
 
 /**
@@ -21,29 +23,18 @@ export interface ToolSearchSettings {
   recentTools: number;
 }
 
-export const DEFAULT_TOOL_SEARCH: ToolSearchSettings = { maxTools: 40, maxTokens: 10_000, recentTools: 10 };
+/**
+ * `TOOL_SEARCH_MAX_TOOLS` (at least 2: the search tool and one tool it found must fit),
+ * `TOOL_SEARCH_MAX_TOKENS`, `TOOL_SEARCH_RECENT_TOOLS`, from the configuration (lib/config).
+ */
+export function toolSearchSettingsFrom(env?: Env): ToolSearchSettings {
+  return settingsOf(readConfig(env));
+}
 
-const ENV_NAMES: Record<keyof ToolSearchSettings, string> = {
-  maxTools: 'TOOL_SEARCH_MAX_TOOLS',
-  maxTokens: 'TOOL_SEARCH_MAX_TOKENS',
-  recentTools: 'TOOL_SEARCH_RECENT_TOOLS',
-};
+export const DEFAULT_TOOL_SEARCH: ToolSearchSettings = settingsOf(CONFIG_DEFAULTS);
 
-/** The search tool and at least one tool it found must fit, or searching would be pointless. */
-const MINIMUM: Record<keyof ToolSearchSettings, number> = { maxTools: 2, maxTokens: 0, recentTools: 0 };
-
-/** `TOOL_SEARCH_MAX_TOOLS` (at least 2), `TOOL_SEARCH_MAX_TOKENS`, `TOOL_SEARCH_RECENT_TOOLS` (integers), else the defaults. */
-export function toolSearchSettingsFrom(env: Record<string, string | undefined>): ToolSearchSettings {
-  const out = { ...DEFAULT_TOOL_SEARCH };
-  for (const key of Object.keys(ENV_NAMES) as (keyof ToolSearchSettings)[]) {
-    const raw = env[ENV_NAMES[key]]?.trim();
-    if (!raw) continue;
-    if (!/^\d+$/.test(raw) || Number(raw) < MINIMUM[key]) {
-      throw new Error(`${ENV_NAMES[key]} must be an integer of at least ${MINIMUM[key]}, got "${raw}".`);
-    }
-    out[key] = Number(raw);
-  }
-  return out;
+function settingsOf(config: Config): ToolSearchSettings {
+  return { maxTools: config.TOOL_SEARCH_MAX_TOOLS, maxTokens: config.TOOL_SEARCH_MAX_TOKENS, recentTools: config.TOOL_SEARCH_RECENT_TOOLS };
 }
 
 /** How many found or recently used tools are offered past the budget: the search tool takes one place. */

@@ -40,7 +40,7 @@ export function auditKeyring(current: Buffer, previous: Buffer[] = []): AuditKey
  * forged — and deriving one from AUTH_SECRET or SECRETS_KEY would tie the log to secrets that are
  * rotated for other reasons (a rotation would break every chain written before it).
  */
-export async function loadAuditKeyring(env: Env = process.env, dir = dataDir()): Promise<AuditKeyring> {
+export async function loadAuditKeyring(env?: Env, dir = dataDir()): Promise<AuditKeyring> {
   const { current, previous } = await loadDeploymentKey(
     {
       variable: 'AUDIT_KEY',
@@ -55,6 +55,6 @@ export async function loadAuditKeyring(env: Env = process.env, dir = dataDir()):
 }
 
 /** The process-wide keyring (loaded once; a failed load is retried on the next call). */
-export function getAuditKeyring(env: Env = process.env): Promise<AuditKeyring> {
+export function getAuditKeyring(env?: Env): Promise<AuditKeyring> {
   return loadOncePerProcess('auditKeyring', () => loadAuditKeyring(env));
 }

@@ -1,23 +1,16 @@
 import type { Db } from '@/db/connection';
 import { deleteEntriesThrough, lastEntryBefore, lockChainHead, updateChainHead, usersWithEntriesBefore } from '@/db/queries/audit';
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
 
 import { anchorMac } from './chain';
 import type { AuditKeyring } from './key';
 import { verifyChain } from './verify';
 
-type Env = Record<string, string | undefined>;
-
-export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
+export const DEFAULT_AUDIT_RETENTION_DAYS = CONFIG_DEFAULTS.AUDIT_RETENTION_DAYS;
 
 /** `AUDIT_RETENTION_DAYS`: how long entries are kept (whole days, at least 1; default 365). */
-export function auditRetentionDays(env: Env = process.env): number {
-  const raw = env.AUDIT_RETENTION_DAYS?.trim();
-  if (!raw) return DEFAULT_AUDIT_RETENTION_DAYS;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1) {
-    throw new Error(`AUDIT_RETENTION_DAYS must be a whole number of days, at least 1 (got "${raw}").`);
-  }
-  return days;
+export function auditRetentionDays(env?: Env): number {
+  return readConfig(env).AUDIT_RETENTION_DAYS;
 }
 
 /**

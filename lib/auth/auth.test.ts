@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession, endAuthSession, findLiveAuthSession } from '@/db/queries/auth-sessions';
 import { findUserById, setPasswordHash } from '@/db/queries/users';
+import { readConfig } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 
-import { checkAuthConfig } from './check-config';
 import { verifyCredentials, type SignInContext } from './credentials';
 import { PASSWORD_CHECK_THROTTLE } from './limits';
 import { hashingSlots, hashPassword, isWeakerThanCurrent, MAX_CONCURRENT_HASHES, STANDARD_PARAMS, verifyPassword } from './password';
@@ -51,13 +51,13 @@ describe('passwords', () => {
 });
 
 describe('auth settings', () => {
-  it('are checked at start-up, each error naming the setting and what it accepts', () => {
-    expect(() => checkAuthConfig({})).not.toThrow();
-    expect(() => checkAuthConfig({ TRUSTED_PROXIES: '1', APP_URL: 'https://chat.example.com', SIGN_UPS_PER_MINUTE: '5' })).not.toThrow();
-    expect(() => checkAuthConfig({ TRUSTED_PROXIES: 'yes' })).toThrow(/TRUSTED_PROXIES must be the number of proxies/);
-    expect(() => checkAuthConfig({ PASSWORD_HASH_COST: 'low' })).toThrow(/PASSWORD_HASH_COST must be "standard" or "test"/);
-    expect(() => checkAuthConfig({ SIGN_IN_FAILURES_PER_MINUTE: '0' })).toThrow(/SIGN_IN_FAILURES_PER_MINUTE must be a whole number/);
-    expect(() => checkAuthConfig({ APP_URL: 'chat.example.com' })).toThrow(/APP_URL \/ AUTH_URL must be a full URL/);
+  it('are checked at start-up with the rest of the configuration, each error naming the setting and what it accepts', () => {
+    expect(() => readConfig({})).not.toThrow();
+    expect(() => readConfig({ TRUSTED_PROXIES: '1', APP_URL: 'https://chat.example.com', SIGN_UPS_PER_MINUTE: '5' })).not.toThrow();
+    expect(() => readConfig({ TRUSTED_PROXIES: 'yes' })).toThrow(/TRUSTED_PROXIES must be the number of proxies/);
+    expect(() => readConfig({ PASSWORD_HASH_COST: 'low' })).toThrow(/PASSWORD_HASH_COST must be "standard" or "test"/);
+    expect(() => readConfig({ SIGN_IN_FAILURES_PER_MINUTE: '0' })).toThrow(/SIGN_IN_FAILURES_PER_MINUTE must be a whole number/);
+    expect(() => readConfig({ APP_URL: 'chat.example.com' })).toThrow(/APP_URL must be a full URL such as https:\/\/chat.example.com/);
   });
 });
 

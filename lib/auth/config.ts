@@ -9,6 +9,7 @@ import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { upsertOAuthUser } from '@/db/queries/users';
 import { getAuditKeyring } from '@/lib/audit/key';
+import { readConfig, type Env } from '@/lib/config';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 
 import { verifyCredentials, type SignInContext } from './credentials';
@@ -20,10 +21,11 @@ class RateLimitedSignIn extends CredentialsSignin {
 }
 
 /** Which optional sign-in providers are configured (their env vars are set). */
-export function oauthProviders(env = process.env): ('github' | 'google')[] {
+export function oauthProviders(env?: Env): ('github' | 'google')[] {
+  const config = readConfig(env);
   const out: ('github' | 'google')[] = [];
-  if (env.AUTH_GITHUB_ID && env.AUTH_GITHUB_SECRET) out.push('github');
-  if (env.AUTH_GOOGLE_ID && env.AUTH_GOOGLE_SECRET) out.push('google');
+  if (config.AUTH_GITHUB_ID && config.AUTH_GITHUB_SECRET) out.push('github');
+  if (config.AUTH_GOOGLE_ID && config.AUTH_GOOGLE_SECRET) out.push('google');
   return out;
 }
 
@@ -42,7 +44,8 @@ export interface AuthRequestContext {
  * configured. Sessions are JWTs that carry only a session id (`sid`) and the user id (`uid`);
  * the session row in Postgres is what makes a session live, so signing out ends it everywhere.
  */
-export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext, env = process.env): AuthConfig {
+export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext, env?: Env): AuthConfig {
+  const config = readConfig(env);
   const providers: AuthConfig['providers'] = [
     Credentials({
       credentials: { email: { type: 'email' }, password: { type: 'password' } },
@@ -55,8 +58,8 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
     }),
   ];
   const oauth = oauthProviders(env);
-  if (oauth.includes('github')) providers.push(GitHub({ clientId: env.AUTH_GITHUB_ID, clientSecret: env.AUTH_GITHUB_SECRET }));
-  if (oauth.includes('google')) providers.push(Google({ clientId: env.AUTH_GOOGLE_ID, clientSecret: env.AUTH_GOOGLE_SECRET }));
+  if (oauth.includes('github')) providers.push(GitHub({ clientId: config.AUTH_GITHUB_ID, clientSecret: config.AUTH_GITHUB_SECRET }));
+  if (oauth.includes('google')) providers.push(Google({ clientId: config.AUTH_GOOGLE_ID, clientSecret: config.AUTH_GOOGLE_SECRET }));
 
   return {
     secret,

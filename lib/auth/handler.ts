@@ -39,7 +39,7 @@ export async function handleAuthRequest(req: Request, db: Db, secret: string): P
  * checks then, and X-Forwarded-Proto); without them those headers are the client's words and
  * are not read. With APP_URL / AUTH_URL set, proxy.ts admits that host only.
  */
-export function authRequest(req: Request, env: Record<string, string | undefined> = process.env): Request {
+export function authRequest(req: Request, env?: Record<string, string | undefined>): Request {
   if (trustedProxyHops(env) === 0) return req;
   const host = requestedHost(req.headers, env);
   if (!host) return req;

@@ -1,5 +1,5 @@
 import type { ThrottlePolicy } from '@/db/queries/password-check-throttles';
-import { positiveIntFromEnv } from '@/lib/env-int';
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
 
 /**
  * Password checks on one key (an email, a known device, a user changing their password): five
@@ -33,21 +33,20 @@ export const SIGN_UP_WINDOW_MS = 60 * 60_000;
 export const GLOBAL_WINDOW_MS = 60_000;
 
 export const DEFAULT_AUTH_LIMITS: AuthLimits = {
-  signInFailuresPerMinute: 60,
+  signInFailuresPerMinute: CONFIG_DEFAULTS.SIGN_IN_FAILURES_PER_MINUTE,
   signInFailuresPerClient: 50,
-  signUpsPerMinute: 30,
+  signUpsPerMinute: CONFIG_DEFAULTS.SIGN_UPS_PER_MINUTE,
   signUpsPerClient: 20,
   signUpsPerEmail: 5,
 };
 
-type Env = Record<string, string | undefined>;
-
 /** The defaults, with the two global limits adjustable: `SIGN_IN_FAILURES_PER_MINUTE`, `SIGN_UPS_PER_MINUTE`. */
-export function authLimits(env: Env = process.env): AuthLimits {
+export function authLimits(env?: Env): AuthLimits {
+  const config = readConfig(env);
   return {
     ...DEFAULT_AUTH_LIMITS,
-    signInFailuresPerMinute: positiveIntFromEnv(env, 'SIGN_IN_FAILURES_PER_MINUTE', DEFAULT_AUTH_LIMITS.signInFailuresPerMinute),
-    signUpsPerMinute: positiveIntFromEnv(env, 'SIGN_UPS_PER_MINUTE', DEFAULT_AUTH_LIMITS.signUpsPerMinute),
+    signInFailuresPerMinute: config.SIGN_IN_FAILURES_PER_MINUTE,
+    signUpsPerMinute: config.SIGN_UPS_PER_MINUTE,
   };
 }
 

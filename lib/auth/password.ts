@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
+import { readConfig, type Env } from '@/lib/config';
 import { processSingleton } from '@/lib/process-singleton';
 
 import { Semaphore } from './semaphore';
@@ -23,17 +24,11 @@ export const STANDARD_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
  */
 export const TEST_PARAMS: ScryptParams = { N: 2 ** 10, r: 8, p: 1 };
 
-type Env = Record<string, string | undefined>;
-
 /** The parameters new hashes get. */
-export function currentParams(env: Env = process.env): ScryptParams {
-  const cost = env.PASSWORD_HASH_COST;
-  if (!cost || cost === 'standard') return STANDARD_PARAMS;
-  if (cost === 'test') {
-    warnTestCostOnce();
-    return TEST_PARAMS;
-  }
-  throw new Error(`PASSWORD_HASH_COST must be "standard" or "test" (got "${cost}").`);
+export function currentParams(env?: Env): ScryptParams {
+  if (readConfig(env).PASSWORD_HASH_COST === 'standard') return STANDARD_PARAMS;
+  warnTestCostOnce();
+  return TEST_PARAMS;
 }
 
 // Hashes in flight share the process: two at 128 MiB each is the most memory sign-ins may take,

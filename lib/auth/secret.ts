@@ -3,10 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ensurePrivateDir } from '@/db/private-files';
+import { readConfig, type Env } from '@/lib/config';
 import { dataDir } from '@/lib/data-dir';
 import { loadOncePerProcess } from '@/lib/process-singleton';
-
-type Env = Record<string, string | undefined>;
 
 /** The generated secret's file in the data folder (embedded default only); `npm run backup` copies it. */
 export const AUTH_SECRET_FILE = 'auth-secret';
@@ -16,16 +15,15 @@ export const AUTH_SECRET_FILE = 'auth-secret';
  * start. With DATABASE_URL set, several instances share state and must share the secret, so a
  * missing AUTH_SECRET is an error rather than a per-instance secret that breaks sessions.
  */
-export function getAuthSecret(env: Env = process.env): Promise<string> {
+export function getAuthSecret(env?: Env): Promise<string> {
   return loadOncePerProcess('authSecret', () => resolveAuthSecret(env));
 }
 
-export async function resolveAuthSecret(env: Env, dir = dataDir()): Promise<string> {
-  if (env.AUTH_SECRET) {
-    if (env.AUTH_SECRET.length < 32) throw new Error('AUTH_SECRET must be at least 32 characters (try: openssl rand -base64 32).');
-    return env.AUTH_SECRET;
-  }
-  if (env.DATABASE_URL) {
+export async function resolveAuthSecret(env: Env | undefined, dir = dataDir()): Promise<string> {
+  // At least 32 characters when set (lib/config).
+  const { AUTH_SECRET, DATABASE_URL } = readConfig(env);
+  if (AUTH_SECRET) return AUTH_SECRET;
+  if (DATABASE_URL) {
     throw new Error(
       'AUTH_SECRET is not set. With DATABASE_URL several instances share one database and must share one secret: set AUTH_SECRET to a ' +
         'random value of at least 32 characters (openssl rand -base64 32).',

@@ -1,8 +1,9 @@
-type Env = Record<string, string | undefined>;
+import { readConfig, type Env } from '@/lib/config';
 
 /** The app's configured public URL (APP_URL, else AUTH_URL); blank counts as unset. */
-export function configuredAppUrl(env: Env = process.env): URL | null {
-  const raw = env.APP_URL || env.AUTH_URL;
+export function configuredAppUrl(env?: Env): URL | null {
+  const config = readConfig(env);
+  const raw = config.APP_URL ?? config.AUTH_URL;
   return raw ? new URL(raw) : null;
 }
 
@@ -13,7 +14,7 @@ export function configuredAppUrl(env: Env = process.env): URL | null {
  * let an attacker sign a victim into the attacker's account. A client that claims https only
  * narrows what it is accepted with, so the header needs no trusted proxy.
  */
-export function usesSecureCookies(req: { url?: string; headers: Headers }, env: Env = process.env): boolean {
+export function usesSecureCookies(req: { url?: string; headers: Headers }, env?: Env): boolean {
   if (configuredAppUrl(env)?.protocol === 'https:') return true;
   if (req.url && new URL(req.url).protocol === 'https:') return true;
   return req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';

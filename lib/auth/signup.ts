@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Db } from '@/db/connection';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
-import { isOneOf, PLANS, type Plan } from '@/db/vocabulary';
+import type { Plan } from '@/db/vocabulary';
+import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
 
 import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
@@ -24,10 +25,9 @@ export const signUpSchema = z
 
 export type SignUpInput = z.infer<typeof signUpSchema>;
 
-export function defaultPlan(env = process.env): Plan {
-  const plan = env.DEFAULT_PLAN ?? 'pro';
-  if (!isOneOf(PLANS, plan)) throw new Error(`DEFAULT_PLAN must be one of ${PLANS.join(', ')} (got "${plan}").`);
-  return plan;
+/** DEFAULT_PLAN: the plan of new accounts. */
+export function defaultPlan(env?: Env): Plan {
+  return readConfig(env).DEFAULT_PLAN;
 }
 
 export interface SignUpContext {

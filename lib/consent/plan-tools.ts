@@ -1,3 +1,4 @@
+import type { Env } from '@/lib/config';
 import { isPlan, limitsFor, UNLIMITED, type Plan } from '@/lib/limits';
 
 import { serverScope, toolScope } from './scopes';
@@ -25,7 +26,7 @@ export function isOnPlan(plan: Plan, serverId: string, tool: string): boolean {
 }
 
 /** The most tools a person may have enabled in one conversation on this plan; null: no limit. */
-export function enabledToolsMax(plan: Plan, env: Record<string, string | undefined> = process.env): number | null {
+export function enabledToolsMax(plan: Plan, env?: Env): number | null {
   const max = limitsFor(plan, env).enabledToolsPerConversation;
   return max >= UNLIMITED ? null : max;
 }

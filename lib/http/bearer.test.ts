@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requireBearerToken } from './bearer';
 import { AppError } from './errors';
 
-const SPEC = { variable: 'OPS_TEST_TOKEN', surface: 'ops', what: 'ops' };
+const SPEC = { variable: 'SWEEP_TOKEN' as const, surface: 'ops', what: 'ops' };
 
 function refusal(authorization?: string): AppError | null {
   const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
@@ -19,14 +19,14 @@ describe('requireBearerToken', () => {
   afterEach(() => vi.unstubAllEnvs());
 
   it('is 404 without the variable set, so the endpoint does not exist, naming the variable that turns it on', () => {
-    vi.stubEnv('OPS_TEST_TOKEN', '');
+    vi.stubEnv('SWEEP_TOKEN', '');
     const err = refusal('Bearer anything');
     expect(err).toMatchObject({ status: 404, code: 'not_found:ops' });
-    expect(err!.message).toContain('set OPS_TEST_TOKEN');
+    expect(err!.message).toContain('set SWEEP_TOKEN');
   });
 
   it('is 401 without the header, with another scheme or none, a wrong token of the same or another length', () => {
-    vi.stubEnv('OPS_TEST_TOKEN', 's3cret-token');
+    vi.stubEnv('SWEEP_TOKEN', 's3cret-token');
     for (const given of [
       undefined,
       'Basic s3cret-token',
@@ -41,7 +41,7 @@ describe('requireBearerToken', () => {
   });
 
   it('lets the exact token through', () => {
-    vi.stubEnv('OPS_TEST_TOKEN', 's3cret-token');
+    vi.stubEnv('SWEEP_TOKEN', 's3cret-token');
     expect(refusal('Bearer s3cret-token')).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 
+import { readConfig } from '@/lib/config';
+
 import { AppError } from './errors';
 
 /**
@@ -7,8 +9,8 @@ import { AppError } from './errors';
  * person's session. Without the variable set the endpoint does not exist (404); a request without
  * the exact token gets 401. The comparison takes the same time whatever matches.
  */
-export function requireBearerToken(req: Request, spec: { variable: string; surface: string; what: string }): void {
-  const token = process.env[spec.variable];
+export function requireBearerToken(req: Request, spec: { variable: 'SWEEP_TOKEN' | 'METRICS_TOKEN'; surface: string; what: string }): void {
+  const token = readConfig()[spec.variable];
   if (!token) throw new AppError('not_found', spec.surface, `The ${spec.what} endpoint is off: set ${spec.variable} to enable it.`);
   // Only the Bearer scheme: a bare token in the header is refused like a wrong one.
   const given = Buffer.from(/^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1] ?? '');

@@ -1,6 +1,6 @@
-import { trustedProxyHops } from './origin';
+import { readConfig, type Env } from '@/lib/config';
 
-type Env = Record<string, string | undefined>;
+import { trustedProxyHops } from './origin';
 
 const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -9,7 +9,7 @@ const LOCAL_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
  * (TRUSTED_PROXIES) may have rewritten Host. Without a trusted proxy X-Forwarded-Host is
  * ignored: a page cannot set Host, but it can set any other header.
  */
-export function requestedHost(headers: Headers, env: Env = process.env): string | null {
+export function requestedHost(headers: Headers, env?: Env): string | null {
   const forwarded = trustedProxyHops(env) > 0 ? headers.get('x-forwarded-host')?.split(',')[0]?.trim() : undefined;
   return forwarded || headers.get('host');
 }
@@ -21,8 +21,9 @@ export function requestedHost(headers: Headers, env: Env = process.env): string 
  * to 127.0.0.1 is same-origin with itself, so its requests carry matching Origin and Host
  * headers and pass the Origin check — but their Host is evil.example.
  */
-export function hostRefusal(host: string | null, env: Env = process.env): string | null {
-  const configured = env.APP_URL || env.AUTH_URL;
+export function hostRefusal(host: string | null, env?: Env): string | null {
+  const config = readConfig(env);
+  const configured = config.APP_URL ?? config.AUTH_URL;
   const parsed = host ? parseHost(host) : null;
   if (configured) {
     const expected = new URL(configured);

@@ -1,3 +1,5 @@
+import { readConfig, type Env } from '@/lib/config';
+
 import { AppError } from './errors';
 
 /**
@@ -6,7 +8,8 @@ import { AppError } from './errors';
  */
 export function appOrigin(req: Request): string {
   // Blank counts as unset (the e2e config blanks both).
-  const configured = process.env.APP_URL || process.env.AUTH_URL;
+  const config = readConfig();
+  const configured = config.APP_URL ?? config.AUTH_URL;
   if (configured) return new URL(configured).origin;
   const host = req.headers.get('host');
   const url = new URL(req.url);
@@ -25,20 +28,12 @@ export function assertSameOrigin(req: Request): void {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
 /**
  * How many proxies of ours stand in front of the app and append to X-Forwarded-For
- * (`TRUSTED_PROXIES`, default 0).
+ * (`TRUSTED_PROXIES`, 0 to 10, default 0).
  */
-export function trustedProxyHops(env: Env = process.env): number {
-  const raw = env.TRUSTED_PROXIES;
-  if (!raw) return 0;
-  const hops = Number(raw);
-  if (!Number.isInteger(hops) || hops < 0 || hops > 10) {
-    throw new Error(`TRUSTED_PROXIES must be the number of proxies in front of the app, 0 to 10 (got "${raw}").`);
-  }
-  return hops;
+export function trustedProxyHops(env?: Env): number {
+  return readConfig(env).TRUSTED_PROXIES;
 }
 
 /**
@@ -49,7 +44,7 @@ export function trustedProxyHops(env: Env = process.env): number {
  * the address it saw. Without proxies (or with fewer entries than hops) nothing in the request
  * can be trusted, and only the global limits apply.
  */
-export function clientKey(req: Request, env: Env = process.env): string | null {
+export function clientKey(req: Request, env?: Env): string | null {
   const hops = trustedProxyHops(env);
   if (hops === 0) return null;
   const entries = (req.headers.get('x-forwarded-for') ?? '')

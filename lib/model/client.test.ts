@@ -117,7 +117,7 @@ describe('DEMO_MODEL_DELAY_MS', () => {
     }
   });
 
-  it('is ignored when the real API is configured', () => {
-    expect(() => createModelClient({ ANTHROPIC_API_KEY: 'k', DEMO_MODEL_DELAY_MS: 'nonsense' })).not.toThrow();
+  it('is refused even when the real API is configured: the configuration is checked as a whole (lib/config)', () => {
+    expect(() => createModelClient({ ANTHROPIC_API_KEY: 'k', DEMO_MODEL_DELAY_MS: 'nonsense' })).toThrow(/DEMO_MODEL_DELAY_MS/);
   });
 });

@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
+
 import { createDemoFetch } from './demo';
 
 // Chooses between the real Anthropic API and the offline demo model, and
@@ -10,7 +12,7 @@ import { createDemoFetch } from './demo';
 // caller's back): the SDK would otherwise fill in ANTHROPIC_BASE_URL or
 // ANTHROPIC_API_KEY itself, and a test passing `{}` would leak into the real API.
 
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 export type ModelConfig = {
   kind: 'anthropic' | 'demo';
@@ -20,18 +22,18 @@ export type ModelConfig = {
   label: string;
 };
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = CONFIG_DEFAULTS.ANTHROPIC_MODEL;
 export const DEMO_MODEL_LABEL = 'Demo model (offline)';
 export const DEMO_BASE_URL = 'http://demo.model.invalid';
-export const DEFAULT_DEMO_DELAY_MS = 25;
+export const DEFAULT_DEMO_DELAY_MS = CONFIG_DEFAULTS.DEMO_MODEL_DELAY_MS;
 
 /** Sent when only a base URL is set (e.g. a local gateway): the SDK refuses to run with no credential. */
 const PLACEHOLDER_API_KEY = 'switchboard-no-api-key';
 
-export function getModelConfig(env: Env = process.env): ModelConfig {
-  if (read(env, 'ANTHROPIC_API_KEY') || read(env, 'ANTHROPIC_BASE_URL')) {
-    const model = read(env, 'ANTHROPIC_MODEL') ?? DEFAULT_MODEL;
-    return { kind: 'anthropic', model, label: model };
+export function getModelConfig(env?: Env): ModelConfig {
+  const config = readConfig(env);
+  if (config.ANTHROPIC_API_KEY || config.ANTHROPIC_BASE_URL) {
+    return { kind: 'anthropic', model: config.ANTHROPIC_MODEL, label: config.ANTHROPIC_MODEL };
   }
   return { kind: 'demo', model: 'demo', label: DEMO_MODEL_LABEL };
 }
@@ -40,40 +42,29 @@ export function getModelConfig(env: Env = process.env): ModelConfig {
  * `maxRetries` defaults to 0: the SDK's own retries are silent, so the engine retries instead
  * (lib/agent/model-retry.ts), where the person is told and Stop ends the wait.
  */
-export function createModelClient(env: Env = process.env, opts: { maxRetries?: number } = {}): Anthropic {
+export function createModelClient(env?: Env, opts: { maxRetries?: number } = {}): Anthropic {
+  const config = readConfig(env);
   if (getModelConfig(env).kind === 'demo') {
     return new Anthropic({
       apiKey: 'demo',
       baseURL: DEMO_BASE_URL,
-      fetch: createDemoFetch({ delayMs: demoDelayMs(env) }),
+      fetch: createDemoFetch({ delayMs: config.DEMO_MODEL_DELAY_MS }),
       // The demo is deterministic: a retry would only repeat the same answer
       // (and would hide the failure triggers tests rely on).
       maxRetries: 0,
     });
   }
 
-  const baseURL = read(env, 'ANTHROPIC_BASE_URL');
   return new Anthropic({
-    apiKey: read(env, 'ANTHROPIC_API_KEY') ?? PLACEHOLDER_API_KEY,
+    apiKey: config.ANTHROPIC_API_KEY ?? PLACEHOLDER_API_KEY,
     // null (not undefined) keeps the SDK from reading ANTHROPIC_BASE_URL from
     // process.env when the caller's env has none; null means the default host.
-    baseURL: baseURL ?? null,
+    baseURL: config.ANTHROPIC_BASE_URL ?? null,
     maxRetries: opts.maxRetries ?? 0,
   });
 }
 
 /** DEMO_MODEL_DELAY_MS: pause between streamed words, a non-negative integer of ms. */
-export function demoDelayMs(env: Env = process.env): number {
-  const raw = read(env, 'DEMO_MODEL_DELAY_MS');
-  if (raw === undefined) return DEFAULT_DEMO_DELAY_MS;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new Error(`DEMO_MODEL_DELAY_MS must be a non-negative integer number of milliseconds (e.g. 0 or 25), got "${raw}".`);
-  }
-  return Number(raw);
-}
-
-/** An unset or blank variable counts as missing: `.env` files often hold `KEY=`. */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
+export function demoDelayMs(env?: Env): number {
+  return readConfig(env).DEMO_MODEL_DELAY_MS;
 }

@@ -1,5 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 
+import { readConfig, type Env } from '@/lib/config';
+
 // Turns what the SDK throws into a stable code and a sentence a person can act
 // on (what happened, and what to check). Hosts show `message` in the chat and
 // branch on `code`. Pass errors from the model call or from reading its
@@ -158,13 +160,13 @@ function stringify(value: unknown): string {
 }
 
 /** Removes API keys and bearer tokens from text before a person sees it. */
-export function redactSecrets(text: string, env: Record<string, string | undefined> = process.env): string {
+export function redactSecrets(text: string, env?: Env): string {
   let out = text
     .replace(/sk-ant-[A-Za-z0-9_-]+/g, 'sk-ant-[redacted]')
     .replace(/(bearer\s+)[^\s"',]+/gi, '$1[redacted]')
     .replace(/(x-api-key["']?\s*[:=]\s*["']?)[^\s"',]+/gi, '$1[redacted]');
-  for (const name of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']) {
-    const secret = env[name]?.trim();
+  const config = readConfig(env);
+  for (const secret of [config.ANTHROPIC_API_KEY, config.ANTHROPIC_AUTH_TOKEN]) {
     // Short values would redact ordinary words; real keys are long.
     if (secret && secret.length >= 8) out = out.split(secret).join('[redacted]');
   }

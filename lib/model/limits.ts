@@ -4,9 +4,9 @@
 // known models below (or an operator's own, `MODEL_LIMITS`), then a default that fits every
 // current Claude model.
 
-import type { ThinkingKind } from './thinking-kind';
+import { readConfig, type Env } from '@/lib/config';
 
-type Env = Record<string, string | undefined>;
+import type { ThinkingKind } from './thinking-kind';
 
 export interface ModelLimits {
   /** Input tokens the model accepts in one request (system, tools and messages). */
@@ -47,7 +47,7 @@ export interface ListedLimits {
  * The limits to use for `model`: the listed figures where reported, else the operator's table
  * (`MODEL_LIMITS`), else the known table, else the default — each figure on its own.
  */
-export function modelLimits(model: string, listed: ListedLimits | null = null, env: Env = process.env): ModelLimits {
+export function modelLimits(model: string, listed: ListedLimits | null = null, env?: Env): ModelLimits {
   const configured = longestPrefix(configuredLimits(env), model) ?? longestPrefix(KNOWN_MODEL_LIMITS, model) ?? DEFAULT_MODEL_LIMITS;
   return {
     contextWindow: positive(listed?.contextWindow) ?? configured.contextWindow,
@@ -70,29 +70,9 @@ function positive(n: number | null | undefined): number | null {
 
 /**
  * `MODEL_LIMITS`: a JSON object of model id (or prefix) → `{ "contextWindow": n, "maxOutputTokens": n }`,
- * for models the table above does not know (a gateway's own names, say). Refused by field when malformed.
+ * for models the table above does not know (a gateway's own names, say). Refused by field when
+ * malformed (lib/config).
  */
-export function configuredLimits(env: Env = process.env): Record<string, ModelLimits> {
-  const raw = env.MODEL_LIMITS?.trim();
-  if (!raw) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`MODEL_LIMITS is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new Error('MODEL_LIMITS must be a JSON object such as {"my-model": {"contextWindow": 100000, "maxOutputTokens": 8192}}.');
-  const out: Record<string, ModelLimits> = {};
-  for (const [model, value] of Object.entries(parsed as Record<string, unknown>)) {
-    const v = (value ?? {}) as Record<string, unknown>;
-    for (const field of ['contextWindow', 'maxOutputTokens'] as const) {
-      if (positive(v[field] as number) === null)
-        throw new Error(
-          `MODEL_LIMITS["${model}"].${field} must be a whole number of tokens of at least 1 (got ${JSON.stringify(v[field])}).`,
-        );
-    }
-    out[model] = { contextWindow: v.contextWindow as number, maxOutputTokens: v.maxOutputTokens as number };
-  }
-  return out;
+export function configuredLimits(env?: Env): Readonly<Record<string, ModelLimits>> {
+  return readConfig(env).MODEL_LIMITS;
 }

@@ -10,6 +10,7 @@ import { migrationStatus, type MigrationStatus } from '@/db/migration-status';
 import { ensurePrivateDir, restrictTree } from '@/db/private-files';
 import { AUDIT_KEY_FILE } from '@/lib/audit/key';
 import { AUTH_SECRET_FILE } from '@/lib/auth/secret';
+import { readConfig, type Config, type Env } from '@/lib/config';
 import { SECRETS_KEY_FILE } from '@/lib/secrets/secret-box';
 
 import { readTar, writeTar } from './tar';
@@ -44,8 +45,6 @@ interface Manifest {
   keys: string[];
 }
 
-type Env = Record<string, string | undefined>;
-
 export interface BackupReport {
   file: string;
   bytes: number;
@@ -55,8 +54,8 @@ export interface BackupReport {
   fromEnvironment: string[];
 }
 
-function refuseServerDatabase(env: Env, tool: string) {
-  if (env.DATABASE_URL) {
+function refuseServerDatabase(config: Config, tool: string) {
+  if (config.DATABASE_URL) {
     throw new BackupRefused(
       `DATABASE_URL is set: this backs up the embedded database only. Use ${tool} for a Postgres server, and keep ` +
         'AUTH_SECRET, SECRETS_KEY and AUDIT_KEY with it (without them its credentials and audit log cannot be read).',
@@ -79,8 +78,9 @@ async function refuseIfHeld(dataDir: string, doing: string) {
  * the key files of the data folder (`keys/…`) and a manifest. It is as secret as the data folder
  * itself. Refused with DATABASE_URL, while a process has the folder open, and over an existing file.
  */
-export async function backupDataDir(dataDir: string, file: string, env: Env = process.env): Promise<BackupReport> {
-  refuseServerDatabase(env, 'pg_dump');
+export async function backupDataDir(dataDir: string, file: string, env?: Env): Promise<BackupReport> {
+  const config = readConfig(env);
+  refuseServerDatabase(config, 'pg_dump');
   const pgliteDir = path.join(dataDir, 'pglite');
   if (!existsSync(pgliteDir))
     throw new BackupRefused(`There is no embedded database at ${pgliteDir} (SWITCHBOARD_DATA_DIR): nothing to back up.`);
@@ -128,7 +128,7 @@ export async function backupDataDir(dataDir: string, file: string, env: Env = pr
   const partial = `${file}.partial`;
   await writeFile(partial, archive, { mode: 0o600, flag: 'wx' });
   await rename(partial, file);
-  const fromEnvironment = KEYS.filter((k) => env[k.variable]).map((k) => k.variable);
+  const fromEnvironment = KEYS.filter((k) => config[k.variable]).map((k) => k.variable);
   return { file, bytes: archive.length, migrations, keys: manifest.keys, fromEnvironment };
 }
 
@@ -150,8 +150,8 @@ export interface RestoreReport {
  * the folder open (--force or not), and over an existing database or key without --force.
  */
 export async function restoreDataDir(dataDir: string, file: string, opts: { force?: boolean; env?: Env } = {}): Promise<RestoreReport> {
-  const env = opts.env ?? process.env;
-  refuseServerDatabase(env, 'pg_restore (or psql)');
+  const config = readConfig(opts.env);
+  refuseServerDatabase(config, 'pg_restore (or psql)');
   const { manifest, files } = await readBackup(file);
   await refuseIfHeld(dataDir, 'restore over it');
   const existing = ['pglite', ...KEYS.map((k) => k.file)].filter((name) => existsSync(path.join(dataDir, name)));
@@ -179,7 +179,7 @@ export async function restoreDataDir(dataDir: string, file: string, opts: { forc
     await rename(dataDir, previous);
   }
   await rename(staging, dataDir);
-  return { dataDir, migrations, keys: manifest.keys, previous, warnings: keyWarnings(manifest.keys, env) };
+  return { dataDir, migrations, keys: manifest.keys, previous, warnings: keyWarnings(manifest.keys, config) };
 }
 
 /** The restored data folder, built at `dir`: the database from its dump (0600 files), then the key files (0600). */
@@ -220,12 +220,12 @@ async function readBackup(file: string): Promise<{ manifest: Manifest; files: Ma
   return { manifest, files };
 }
 
-function keyWarnings(restored: readonly string[], env: Env): string[] {
+function keyWarnings(restored: readonly string[], config: Config): string[] {
   return KEYS.flatMap((key) => {
     const inBackup = restored.includes(key.file);
-    if (inBackup && env[key.variable])
+    if (inBackup && config[key.variable])
       return [`${key.variable} is set, so the app uses it and not the ${key.file} restored from the backup.`];
-    if (!inBackup && !env[key.variable]) {
+    if (!inBackup && !config[key.variable]) {
       return [
         `The backup holds no ${key.file}: set ${key.variable} to the key this database was used with before starting the app, ` +
           `or a new one is generated and ${key.without}.`,

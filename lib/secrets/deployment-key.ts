@@ -3,8 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import { ensurePrivateDir } from '@/db/private-files';
-
-type Env = Record<string, string | undefined>;
+import { readConfig, type Env } from '@/lib/config';
 
 /** A 32-byte key given as base64; the error names where it came from and how to make one. */
 export function parseKey(value: string, variable: string): Buffer {
@@ -19,7 +18,7 @@ export function parseKey(value: string, variable: string): Buffer {
 
 export interface DeploymentKeySpec {
   /** The variable that holds the key (`<variable>_PREVIOUS` holds older ones, comma-separated). */
-  variable: string;
+  variable: 'SECRETS_KEY' | 'AUDIT_KEY';
   /** The file under the data folder that holds a generated key on the embedded default. */
   file: string;
   /** Why a server database needs the variable set, said when it is not. */
@@ -33,16 +32,17 @@ export interface DeploymentKeySpec {
  * it, on the embedded default, one generated once under the data folder (0600); with DATABASE_URL
  * and no key, an error, because instances sharing a database must share the key.
  */
-export async function loadDeploymentKey(spec: DeploymentKeySpec, env: Env, dir: string): Promise<{ current: Buffer; previous: Buffer[] }> {
-  const previousVariable = `${spec.variable}_PREVIOUS`;
-  const previous = (env[previousVariable] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((value, i) => parseKey(value, `${previousVariable} (entry ${i + 1})`));
-  const value = env[spec.variable];
+export async function loadDeploymentKey(
+  spec: DeploymentKeySpec,
+  env: Env | undefined,
+  dir: string,
+): Promise<{ current: Buffer; previous: Buffer[] }> {
+  const config = readConfig(env);
+  const previousVariable = `${spec.variable}_PREVIOUS` as const;
+  const previous = config[previousVariable].map((value, i) => parseKey(value, `${previousVariable} (entry ${i + 1})`));
+  const value = config[spec.variable];
   if (value) return { current: parseKey(value, spec.variable), previous };
-  if (env.DATABASE_URL) {
+  if (config.DATABASE_URL) {
     throw new Error(
       `${spec.variable} is not set. With DATABASE_URL ${spec.sharedBecause}: ` +
         `set ${spec.variable} to 32 random bytes in base64 (openssl rand -base64 32).${spec.advice ? ` ${spec.advice}` : ''}`,

@@ -92,7 +92,7 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
  * embedded default, a key generated once under the data folder (0600); with DATABASE_URL and
  * no key, an error: instances sharing a database must share the key.
  */
-export async function loadSecretBox(env: Env = process.env, dir = dataDir()): Promise<SecretBox> {
+export async function loadSecretBox(env?: Env, dir = dataDir()): Promise<SecretBox> {
   const { current, previous } = await loadDeploymentKey(
     {
       variable: 'SECRETS_KEY',
@@ -106,6 +106,6 @@ export async function loadSecretBox(env: Env = process.env, dir = dataDir()): Pr
 }
 
 /** The process-wide box (loaded once; a failed load is retried on the next call). */
-export function getSecretBox(env: Env = process.env): Promise<SecretBox> {
+export function getSecretBox(env?: Env): Promise<SecretBox> {
   return loadOncePerProcess('secretBox', () => loadSecretBox(env));
 }

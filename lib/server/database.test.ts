@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 import { liveHolders } from '@/db/data-dir-holders';
 import { statementsSent } from '@/lib/ops/statement-count';
@@ -19,12 +19,11 @@ async function modes(root: string): Promise<{ path: string; dir: boolean; mode: 
 }
 
 describe('the embedded database on disk', () => {
-  const previous = { dir: process.env.SWITCHBOARD_DATA_DIR, url: process.env.DATABASE_URL, umask: process.umask() };
+  const previous = { umask: process.umask() };
   let base: string;
   afterAll(async () => {
     await (await getDbHandle()).close();
-    process.env.SWITCHBOARD_DATA_DIR = previous.dir;
-    process.env.DATABASE_URL = previous.url;
+    vi.unstubAllEnvs();
     process.umask(previous.umask);
     await rm(base, { recursive: true, force: true });
   });
@@ -35,8 +34,9 @@ describe('the embedded database on disk', () => {
     // An install from before the rule: the folder exists and is world-readable.
     process.umask(0o022);
     await mkdir(dataDir, { mode: 0o755 });
-    process.env.SWITCHBOARD_DATA_DIR = dataDir;
-    delete process.env.DATABASE_URL;
+    vi.stubEnv('SWITCHBOARD_DATA_DIR', dataDir);
+    // Blank counts as unset: the embedded database.
+    vi.stubEnv('DATABASE_URL', '');
 
     await getDbHandle();
     expect((await stat(dataDir)).mode & 0o777).toBe(0o700);

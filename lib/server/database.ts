@@ -3,8 +3,8 @@ import path from 'node:path';
 import { openPglite, openPostgres, type DbHandle } from '@/db/connection';
 import { holdDataDir } from '@/db/data-dir-holders';
 import { ensurePrivateDir, restrictTree } from '@/db/private-files';
+import { readConfig, type Env } from '@/lib/config';
 import { dataDir } from '@/lib/data-dir';
-import { positiveIntFromEnv } from '@/lib/env-int';
 import { countStatement } from '@/lib/ops/statement-count';
 import { processSingleton } from '@/lib/process-singleton';
 
@@ -19,9 +19,9 @@ const state = processSingleton('db', () => ({ opening: undefined as Promise<DbHa
  */
 export function getDbHandle(): Promise<DbHandle> {
   state.opening ??= (async () => {
-    const url = process.env.DATABASE_URL;
+    const url = readConfig().DATABASE_URL;
     if (url) {
-      const handle = await openPostgres(url, { max: poolSizeFrom(process.env), onStatement: countStatement });
+      const handle = await openPostgres(url, { max: poolSizeFrom(), onStatement: countStatement });
       await handle.migrate();
       return handle;
     }
@@ -49,23 +49,14 @@ export function getDbHandle(): Promise<DbHandle> {
   return state.opening;
 }
 
-/** Postgres' default `max_connections`: a pool past it could never fill. */
-const MAX_POOL_SIZE = 100;
-
 /**
- * Connections of this process's node-postgres pool: `DATABASE_POOL_SIZE`, default 10. Each
- * instance also holds one for its LISTENs and one for live notifications (docs/SCALING.md), so
- * instances × (pool + 2) must stay under the server's `max_connections`.
+ * Connections of this process's node-postgres pool: `DATABASE_POOL_SIZE`, default 10, at most
+ * Postgres' default `max_connections` (100). Each instance also holds one for its LISTENs and one
+ * for live notifications (docs/SCALING.md), so instances × (pool + 2) must stay under the
+ * server's `max_connections`.
  */
-export function poolSizeFrom(env: Record<string, string | undefined>): number {
-  const size = positiveIntFromEnv(env, 'DATABASE_POOL_SIZE', 10);
-  if (size > MAX_POOL_SIZE) {
-    throw new Error(
-      `DATABASE_POOL_SIZE must be at most ${MAX_POOL_SIZE} (got ${size}): Postgres allows 100 connections by default, ` +
-        'and every instance also holds two of its own. Put PgBouncer in front of more instances instead.',
-    );
-  }
-  return size;
+export function poolSizeFrom(env?: Env): number {
+  return readConfig(env).DATABASE_POOL_SIZE;
 }
 
 /** What the holder file says holds the folder: `next-server (v16…)` (Next names its process), `set-plan.ts`… */

@@ -49,13 +49,13 @@ export function buildEngineDeps(handle: DbHandle, wiring: EngineWiring): EngineD
     });
   return {
     // RUN_LEASE_MS and RUN_HEARTBEAT_MS, unless the caller gives its own.
-    ...leaseTimingFrom(process.env),
+    ...leaseTimingFrom(),
     ...rest,
     model: { listedLimits: models.listedLimits, ...model },
     models,
-    toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(process.env),
+    toolSearch: rest.toolSearch ?? toolSearchSettingsFrom(),
     // CONTEXT_WINDOW_MARGIN: how close to the model's window a history may come (lib/agent/context).
-    context: rest.context ?? contextSettingsFrom(process.env),
+    context: rest.context ?? contextSettingsFrom(),
     // AUDIT_KEY, or the key generated in the data folder (lib/audit/key.ts).
     auditKeys: rest.auditKeys ?? (() => getAuditKeyring()),
     // The person's uploaded files, read when a request is built (lib/files/model-blocks.ts).

@@ -1,8 +1,7 @@
 import type { DbHandle } from '@/db/connection';
 import { createEventBus, type EventBus } from '@/lib/agent/bus';
 import { createRedisEventBus } from '@/lib/agent/redis-bus';
-
-type Env = Record<string, string | undefined>;
+import { readConfig, type Env } from '@/lib/config';
 
 /** The process's event bus and how to let go of it (a script ends it before it exits). */
 export interface ChosenBus {
@@ -18,15 +17,9 @@ export interface ChosenBus {
  * embedded PGlite). Every instance of one deployment must use the same bus: an instance on the
  * other one hears nothing live and catches up from the log only at its streams' pings.
  */
-export function eventBusFrom(handle: DbHandle, env: Env = process.env): ChosenBus {
-  const url = env.REDIS_URL?.trim();
+export function eventBusFrom(handle: DbHandle, env?: Env): ChosenBus {
+  const { REDIS_URL: url, SWITCHBOARD_INSTANCE_NAME: name } = readConfig(env);
   if (!url) return { bus: createEventBus(handle), kind: 'postgres', close: async () => {} };
-  if (!/^rediss?:\/\//.test(url)) {
-    throw new Error(
-      'REDIS_URL must be a redis:// or rediss:// URL (redis://[user:password@]host[:port][/db]), or unset for the database bus.',
-    );
-  }
-  const name = env.SWITCHBOARD_INSTANCE_NAME?.trim();
   const bus = createRedisEventBus(handle, url, { name: `switchboard${name ? `-${name}` : ''}-${process.pid}` });
   return { bus, kind: 'redis', close: () => bus.close() };
 }

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '@/db/connection';
 import { listEnabledServers, pinReviewedTitles } from '@/db/queries/servers';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { readConfig, type Env } from '@/lib/config';
 import type { GrantSource } from '@/lib/consent/grant-source';
 import { storedGrants } from '@/lib/consent/stored-grants';
 import { errorSummary } from '@/lib/log-safe';
@@ -59,11 +60,11 @@ export interface AppToolsOptions {
 /** A bound on the servers cache (least recently used first out): users with turns running on one instance at once are far fewer. */
 const MAX_CACHED_USERS = 2000;
 
-export function guardedRemoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
-  return createGuardedFetch({ allowLoopback: env.MCP_ALLOW_LOOPBACK === 'true' });
+export function guardedRemoteFetch(env?: Env): FetchLike {
+  return createGuardedFetch({ allowLoopback: readConfig(env).MCP_ALLOW_LOOPBACK });
 }
 
-export function remoteFetch(env: Record<string, string | undefined> = process.env): FetchLike {
+export function remoteFetch(env?: Env): FetchLike {
   return boundedFetch(guardedRemoteFetch(env));
 }
 

@@ -1,4 +1,5 @@
 import { isOneOf, TRUST_LEVELS, type Trust } from '@/db/vocabulary';
+import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
 import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import { NAMESPACE_MAX, namespaceProblem } from '@/lib/mcp/naming';
@@ -54,8 +55,8 @@ export class FieldProblem extends AppError {
 
 const BUILTIN_NAMESPACES = new Map(BUILTIN_SERVERS.map((s) => [s.namespace, s.displayName]));
 
-export function allowLoopback(env: Record<string, string | undefined> = process.env): boolean {
-  return env.MCP_ALLOW_LOOPBACK === 'true';
+export function allowLoopback(env?: Env): boolean {
+  return readConfig(env).MCP_ALLOW_LOOPBACK;
 }
 
 export function checkName(raw: unknown): string {

@@ -1,9 +1,7 @@
 import type { Db } from '@/db/connection';
 import { hitRateLimit, rateLimitCount } from '@/db/queries/rate-limits';
-import { positiveIntFromEnv } from '@/lib/env-int';
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
-
-type Env = Record<string, string | undefined>;
 
 export const SHARE_LOOKUP_WINDOW_MS = 60_000;
 
@@ -14,14 +12,15 @@ export interface ShareLookupLimits {
   unidentified: number;
 }
 
-export const DEFAULT_SHARE_LOOKUP_LIMITS: ShareLookupLimits = { perClient: 60, unidentified: 600 };
+export const DEFAULT_SHARE_LOOKUP_LIMITS: ShareLookupLimits = {
+  perClient: CONFIG_DEFAULTS.SHARE_LOOKUPS_PER_MINUTE,
+  unidentified: CONFIG_DEFAULTS.SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE,
+};
 
-/** The defaults, adjustable with `SHARE_LOOKUPS_PER_MINUTE` and `SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE`. */
-export function shareLookupLimits(env: Env = process.env): ShareLookupLimits {
-  return {
-    perClient: positiveIntFromEnv(env, 'SHARE_LOOKUPS_PER_MINUTE', DEFAULT_SHARE_LOOKUP_LIMITS.perClient),
-    unidentified: positiveIntFromEnv(env, 'SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE', DEFAULT_SHARE_LOOKUP_LIMITS.unidentified),
-  };
+/** `SHARE_LOOKUPS_PER_MINUTE` and `SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE`, from the configuration. */
+export function shareLookupLimits(env?: Env): ShareLookupLimits {
+  const config = readConfig(env);
+  return { perClient: config.SHARE_LOOKUPS_PER_MINUTE, unidentified: config.SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE };
 }
 
 type Visitor = { userId: string | null; address: string | null };
@@ -44,13 +43,13 @@ function tooMany(limit: number): AppError {
  * and reading a real link must not use up the bucket that every visitor the app cannot tell
  * apart (no session, no TRUSTED_PROXIES address) shares. A malformed token never gets here.
  */
-export async function admitShareLookup(db: Db, visitor: Visitor, env: Env = process.env): Promise<void> {
+export async function admitShareLookup(db: Db, visitor: Visitor, env?: Env): Promise<void> {
   const [key, limit] = bucketOf(visitor, shareLookupLimits(env));
   if ((await rateLimitCount(db, key, SHARE_LOOKUP_WINDOW_MS)) >= limit) throw tooMany(limit);
 }
 
 /** Counts a well-formed token that opened nothing (unknown, revoked or expired) against its visitor. */
-export async function countFailedShareLookup(db: Db, visitor: Visitor, env: Env = process.env): Promise<void> {
+export async function countFailedShareLookup(db: Db, visitor: Visitor, env?: Env): Promise<void> {
   const [key, limit] = bucketOf(visitor, shareLookupLimits(env));
   if ((await hitRateLimit(db, key, SHARE_LOOKUP_WINDOW_MS)) > limit) throw tooMany(limit);
 }

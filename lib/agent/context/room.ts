@@ -1,3 +1,4 @@
+import type { Env } from '@/lib/config';
 import { modelLimits, type ListedLimits } from '@/lib/model/limits';
 
 import type { ContextSettings } from './settings';
@@ -22,7 +23,7 @@ export function stepRoom(
   maxTokens: number,
   settings: ContextSettings,
   listed: ListedLimits | null = null,
-  env: Record<string, string | undefined> = process.env,
+  env?: Env,
 ): StepRoom {
   const { contextWindow } = modelLimits(model, listed, env);
   const forInput = Math.max(contextWindow - maxTokens, Math.floor(contextWindow / 4));

@@ -1,3 +1,5 @@
+import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
+
 /**
  * How close to the model's window a conversation's history may come before Switchboard makes
  * room (./fit.ts). An engine setting, like the tool-search budget: it protects every
@@ -11,17 +13,9 @@ export interface ContextSettings {
   margin: number;
 }
 
-export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = { margin: 0.1 };
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = { margin: CONFIG_DEFAULTS.CONTEXT_WINDOW_MARGIN };
 
-const MARGIN = { min: 0.01, max: 0.5 } as const;
-
-/** `CONTEXT_WINDOW_MARGIN` (a fraction such as 0.1); anything else is refused with the variable's name. */
-export function contextSettingsFrom(env: Record<string, string | undefined>): ContextSettings {
-  const raw = env.CONTEXT_WINDOW_MARGIN?.trim();
-  if (!raw) return { ...DEFAULT_CONTEXT_SETTINGS };
-  const margin = Number(raw);
-  if (!/^\d*\.?\d+$/.test(raw) || margin < MARGIN.min || margin > MARGIN.max) {
-    throw new Error(`CONTEXT_WINDOW_MARGIN must be a fraction from ${MARGIN.min} to ${MARGIN.max} (such as 0.1), got "${raw}".`);
-  }
-  return { margin };
+/** `CONTEXT_WINDOW_MARGIN` (a fraction from 0.01 to 0.5, such as 0.1), from the configuration. */
+export function contextSettingsFrom(env?: Env): ContextSettings {
+  return { margin: readConfig(env).CONTEXT_WINDOW_MARGIN };
 }
