@@ -40,6 +40,8 @@ test('edit, switch versions, regenerate; the model gets the active path only; no
   page,
   baseURL,
 }) => {
+  // Five turns, a share and four axe passes in one story: about 25 s alone, more on a loaded machine.
+  test.setTimeout(120_000);
   const origin = appOrigin(baseURL);
   const user = newUser('branches');
   await signUpViaApi(page.request, origin, user);

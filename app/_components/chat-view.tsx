@@ -160,7 +160,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
         `/api/conversations/${initial.id}/messages`,
         { method: 'POST', body: { text, ...body } },
       );
-      // A prompt or attachments come back as stored (with their origin); plain text is shown as sent.
+      // The opening messages come back as stored (real ids, parent, origin); only an answer without them is shown as sent.
       const sent: MessageView[] = started.messages ?? [
         {
           id: `local-${started.runId}`,

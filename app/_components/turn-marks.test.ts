@@ -41,6 +41,23 @@ describe('turn marks: tokens under each turn, "earlier messages summarized" wher
     });
   });
 
+  it('a turn answered again shows no tokens on the question left behind; the new answer shows its own', () => {
+    // m1 (r1) asked, its answer replaced by r3's (regenerate): the path is m1, then r3's answer.
+    const regenerated = [message(1, 'user', 'r1'), message(5, 'assistant', 'r3')];
+    const marked = withTurnMarks(
+      regenerated,
+      [],
+      [
+        { id: 'r1', usage },
+        { id: 'r3', usage },
+      ],
+    );
+    expect(marked.map((m) => Boolean(m.usage))).toEqual([false, true]);
+    // A turn stopped after a tool result, followed by the next question: its tokens stay on its last message.
+    const stopped = [message(1, 'user', 'r1'), message(2, 'assistant', 'r1'), message(3, 'user', 'r1'), message(4, 'user', 'r2')];
+    expect(withTurnMarks(stopped, [], [{ id: 'r1', usage }]).map((m) => Boolean(m.usage))).toEqual([false, false, true, false]);
+  });
+
   it('the figures read "1,234 in · 56 out · 1,100 cached" (in counts the cached part too), "cached" only when some was', () => {
     expect(turnUsageFigures(usage).line).toBe('1,234 in · 56 out · 1,100 cached');
     expect(turnUsageFigures({ ...usage, cacheReadInputTokens: 0, cacheCreationInputTokens: 900 }).line).toBe('1,034 in · 56 out');

@@ -218,14 +218,10 @@ export async function sendMessage(
       ...(composed && { messages: composed.messages, taint: composed.taint }),
       ...(parentId !== undefined && { parentId }),
     });
-    // What a prompt or attachments put in the conversation, as stored: the page shows them at once.
+    // What the turn put in the conversation, as stored (ids, parent, a prompt's or resources' origin,
+    // files): the page shows them at once, and can edit a message sent a moment ago by its real id.
     const files = new Map(withFiles.files.map((f) => [f.id, toFileView(f)]));
-    return {
-      runId: run.id,
-      status: run.status,
-      afterSeq,
-      ...(composed && { messages: messages.map((m) => toMessageView(m, files)) }),
-    };
+    return { runId: run.id, status: run.status, afterSeq, messages: messages.map((m) => toMessageView(m, files)) };
   } catch (err) {
     if (parentId !== undefined) return asBranchConflict(rt, id, err, 'edit');
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);

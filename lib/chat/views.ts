@@ -159,6 +159,9 @@ export function toPathMessageView(m: PathMessageRow, files: ReadonlyMap<string, 
 /**
  * Marks on the messages: each ended turn's tokens on its last message, and each summary of the
  * oldest messages on the last message it covers (the messages themselves are all still there).
+ * A turn answered again (regenerated: the path goes on from its messages with another turn's
+ * answer) shows no tokens: its own answer is on another branch, and the figures are not about
+ * what is on screen.
  */
 export function withTurnMarks(
   messages: MessageView[],
@@ -170,7 +173,10 @@ export function withTurnMarks(
   const marked = [...messages];
   for (const { id, usage } of runUsage) {
     const i = lastOfRun.get(id);
-    if (i !== undefined && usage) marked[i] = { ...marked[i]!, usage: toTurnUsage(usage) };
+    if (i === undefined || !usage) continue;
+    const next = messages[i + 1];
+    const answeredAgain = next !== undefined && next.role === 'assistant' && next.runId !== id;
+    if (!answeredAgain) marked[i] = { ...marked[i]!, usage: toTurnUsage(usage) };
   }
   for (const s of summaries) {
     const i = marked.findLastIndex((m) => m.seq <= s.throughSeq);

@@ -109,10 +109,6 @@ describe('URL guard decisions (no sockets)', () => {
     expect(await verdict('http://public.example.test/', true)).toMatch(/only https/);
     expect(await verdict('https://loop.example.test/')).toMatch(/loopback/);
   });
-
-  it('has at least thirty refusals in its table', () => {
-    expect(refused.length).toBeGreaterThanOrEqual(30);
-  });
 });
 
 describe('redirects (injected transport: nothing leaves the process)', () => {

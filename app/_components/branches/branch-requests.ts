@@ -36,11 +36,14 @@ export function branchRequests(opts: {
   };
   return {
     edit: async (messageId, text) => {
-      // The edited message's parent: the new one follows it (null: a new first message).
-      const edited = opts.messages.find((m) => m.id === messageId);
-      const parentId = edited?.parentId ?? null;
+      // The edited message's parent: the new one follows it (null: a new first message). On the
+      // active path that is the message shown before it, should the view not carry its parent.
+      const at = opts.messages.findIndex((m) => m.id === messageId);
+      const edited = opts.messages[at];
+      if (!edited) return 'This message is no longer shown. Reload the page and edit it again.';
+      const parentId = edited.parentId !== undefined ? edited.parentId : (opts.messages[at - 1]?.id ?? null);
       // The files it carried go with the edited text: an edit changes the words, not what was attached.
-      const attachments = (edited?.files ?? []).map((f) => ({ fileId: f.id }));
+      const attachments = (edited.files ?? []).map((f) => ({ fileId: f.id }));
       return attempt(async () => {
         await opts.settled();
         await api(`${base}/messages`, { method: 'POST', body: { text, parentId, ...(attachments.length && { attachments }) } });

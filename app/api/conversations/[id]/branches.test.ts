@@ -51,9 +51,14 @@ describe('POST …/messages {parentId}, POST …/regenerate, PUT …/active', ()
     const user = (await createUser(h.db, { email: `b-${Math.random().toString(36).slice(2)}@example.test` }))!;
     const { cookie } = await sessionCookie(h.db, user.id);
     const { id } = await createConversation(h.db, { userId: user.id, model: 'demo' });
-    expect((await routes.messages.POST(req('POST', cookie, { text: 'hello' }), at(id))).status).toBe(202);
+    const sent = await routes.messages.POST(req('POST', cookie, { text: 'hello' }), at(id));
+    expect(sent.status).toBe(202);
+    // Plain words come back as stored too: the page edits a message sent a moment ago by its real id and parent.
+    const [stored] = (await sent.json()).messages;
+    expect(stored).toMatchObject({ id: expect.any(String), role: 'user', parentId: null, content: [{ type: 'text', text: 'hello' }] });
     await ended(id);
     const [question, answer] = (await conversationView(cookie, id)).messages;
+    expect(question.id).toBe(stored.id);
 
     const again = await routes.regenerate.POST(req('POST', cookie, { messageId: answer.id }), at(id));
     expect(again.status).toBe(202);
