@@ -12,7 +12,7 @@ export const deleteAccountSchema = z
 
 /**
  * Deletes the signed-in user and everything they own (conversations with their messages, runs,
- * events and tool calls; uploaded files and their bytes; notes; sessions; linked sign-ins; reset links — every owner reference
+ * events and tool calls; uploaded files and their bytes; notes; sessions; access tokens; linked sign-ins; reset links — every owner reference
  * cascades). The person must type their account email: a stray click or a forged request that
  * got past the other checks cannot do it.
  */
