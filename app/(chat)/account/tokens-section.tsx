@@ -16,7 +16,7 @@ const EXPIRY_LABELS: Record<AccessTokenExpiry | 'never', string> = {
   '30d': '30 days',
   '90d': '90 days',
   '1y': '1 year',
-  never: 'Never (not recommended)',
+  never: 'No expiry',
 };
 const EXPIRY_CHOICES = [...ACCESS_TOKEN_EXPIRIES, 'never'] as const;
 type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
@@ -75,8 +75,8 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
       icon={KeyRound}
       description={
         <>
-          A token lets a script, a CI job or an MCP client act as you, sent as the header{' '}
-          <code className="font-mono text-[13px]">Authorization: Bearer …</code>. Give each one a name you will recognise, and revoke it
+          A token lets a script, a CI job or an MCP client act as you. It is sent in the header{' '}
+          <code className="font-mono text-[13px]">Authorization: Bearer sbp_…</code>; give each one a name you will recognise, and revoke it
           when it is no longer used.
         </>
       }
