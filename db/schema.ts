@@ -136,6 +136,27 @@ export const passwordResetTokens = pgTable(
   (t) => [index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
+// Personal access tokens (issue 25): a script, CI job or MCP client signs in as the person with
+// `Authorization: Bearer sbp_…` (lib/auth/access-tokens.ts). Only the token's SHA-256 is stored,
+// so a copy of the database signs no one in; `prefix` is its first characters, not secret, for
+// telling tokens apart in the list. A revoked token keeps its row (revoked_at) until the user goes.
+export const accessTokens = pgTable(
+  'access_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    // Refreshed at most once a minute while the token is used (ACCESS_TOKEN_LAST_USED_PRECISION_MS).
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('access_tokens_hash_idx').on(t.tokenHash), index('access_tokens_user_idx').on(t.userId)],
+);
+
 export const conversations = pgTable(
   'conversations',
   {

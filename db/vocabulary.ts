@@ -187,6 +187,13 @@ export const SHARE_EXPIRIES = ['never', '1d', '7d', '30d'] as const;
 export type ShareExpiry = (typeof SHARE_EXPIRIES)[number];
 
 /**
+ * How long a new personal access token lives (`POST /api/account/tokens`, `expiresIn`); null
+ * there means a token that never expires. The owner can revoke any token sooner.
+ */
+export const ACCESS_TOKEN_EXPIRIES = ['7d', '30d', '90d', '1y'] as const;
+export type AccessTokenExpiry = (typeof ACCESS_TOKEN_EXPIRIES)[number];
+
+/**
  * How hard a model that only thinks adaptively (`thinking: { type: 'adaptive' }`) works: the
  * request's `output_config.effort`, a conversation's choice (stored in `conversations.thinking`).
  * The API's own default is `high`.

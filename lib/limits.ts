@@ -23,6 +23,9 @@ export const LIMIT_TABLE = {
   serversPerUser: { default: 50, unit: 'servers of your own', one: 'server of your own' },
   // Tools the person switched on in one conversation (tools on by default are not counted).
   enabledToolsPerConversation: { default: 50, unit: 'enabled tools per conversation', one: 'enabled tool per conversation' },
+  // Personal access tokens that work (not revoked, not expired): each is a standing way into the
+  // account, so a person keeps a handful and revokes what they no longer use.
+  accessTokensPerUser: { default: 20, unit: 'personal access tokens', one: 'personal access token' },
   // Uploaded files (lib/files): the size of one file by kind (what the model API accepts in one
   // request sets the PDF's), files per message, and all the bytes a person keeps.
   imageBytes: { default: 5 * 1024 * 1024, unit: 'bytes per image', one: 'byte per image' },

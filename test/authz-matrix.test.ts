@@ -19,6 +19,7 @@ import { insertToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
 import { runs } from '@/db/schema';
 import type { RunStatus } from '@/db/vocabulary';
+import { createAccessToken } from '@/lib/account/access-tokens';
 import { argsHash } from '@/lib/agent/args-hash';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
@@ -223,6 +224,10 @@ const FACTORIES: Record<string, Factory> = {
     });
     return { id: link.id };
   },
+  // A personal access token of the owner (DELETE revokes it).
+  'tokens/[id]': async (owner) => ({
+    id: (await createAccessToken(h.db, { id: owner.id, plan: 'pro' }, { name: 'matrix', expiresIn: '7d' })).id,
+  }),
   // A grant of the owner's signed-in session in the conversation made for [id].
   'grants/[grantId]': async (owner, made) => {
     const { grant } = await replaceGrant(h.db, {

@@ -3,6 +3,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection';
 import { authAccounts, authSessions, conversations, mcpServers, messages, notes, shareLinks, toolCalls, users } from '../schema';
 import { parseStored, storedDecision, storedMessageContent, storedToolResult, storedVerdict } from '../stored-json';
+import { listAllAccessTokens } from './access-tokens';
 
 /**
  * Everything a person's data export holds, read column by column: what is left out is left out
@@ -25,7 +26,7 @@ export async function loadAccountData(db: Db, userId: string) {
     .from(users)
     .where(eq(users.id, userId));
   if (!profile) return null;
-  const [linked, sessions, convs, msgs, calls, noteRows, serverRows, shareRows] = await Promise.all([
+  const [linked, sessions, convs, msgs, calls, noteRows, serverRows, shareRows, tokenRows] = await Promise.all([
     db
       .select({ provider: authAccounts.provider, createdAt: authAccounts.createdAt })
       .from(authAccounts)
@@ -125,6 +126,8 @@ export async function loadAccountData(db: Db, userId: string) {
       .from(shareLinks)
       .where(eq(shareLinks.userId, userId))
       .orderBy(asc(shareLinks.createdAt)),
+    // The person's access tokens, revoked ones included, without their hashes (a token is never kept).
+    listAllAccessTokens(db, userId),
   ]);
   const { passwordHash, ...rest } = profile;
   return {
@@ -143,6 +146,7 @@ export async function loadAccountData(db: Db, userId: string) {
     notes: noteRows,
     servers: serverRows,
     shareLinks: shareRows,
+    accessTokens: tokenRows,
   };
 }
 

@@ -12,8 +12,8 @@ export const deleteAccountSchema = z
 
 /**
  * Deletes the signed-in user and everything they own (conversations with their messages, runs,
- * events and tool calls; uploaded files and their bytes; notes; sessions; linked sign-ins; reset links — every owner reference
- * cascades). The person must type their account email: a stray click or a forged request that
+ * events and tool calls; uploaded files and their bytes; notes; sessions; access tokens; linked
+ * sign-ins; reset links — every owner reference cascades). The person must type their account email: a stray click or a forged request that
  * got past the other checks cannot do it.
  */
 export async function deleteAccount(db: Db, session: Session, input: z.infer<typeof deleteAccountSchema>): Promise<void> {

@@ -8,7 +8,8 @@ export const EXPORT_VERSION = 1;
 
 /**
  * The person's data as one JSON document: profile, sessions, conversations with their messages,
- * tool calls and share links, notes, MCP servers (without their credentials) and uploaded files. No password
+ * tool calls and share links, notes, MCP servers (without their credentials), personal access tokens
+ * (without their hashes) and uploaded files. No password
  * hash, session id, token or secret is in it (see loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
@@ -32,6 +33,8 @@ export async function buildAccountExport(db: Db, userId: string, now = new Date(
     })),
     notes: data.notes,
     servers: data.servers,
+    // Names, prefixes and dates of the personal access tokens; never a token or its hash.
+    accessTokens: data.accessTokens,
     // Uploaded files with their bytes; messages refer to them by id (a `source: { type: 'file' }` block).
     files: await exportFiles(fileDeps(db), userId),
   };

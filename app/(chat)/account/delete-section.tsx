@@ -39,7 +39,7 @@ export function DeleteSection({ email }: { email: string }) {
       tone="danger"
       description={
         <>
-          This deletes your account, every conversation with its messages and tool calls, your notes and your sessions.{' '}
+          This deletes your account, every conversation with its messages and tool calls, your notes, sessions and access tokens.{' '}
           <strong className="font-semibold text-fg">It cannot be undone</strong>; download your data first if you want a copy.
         </>
       }

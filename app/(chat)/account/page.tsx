@@ -1,6 +1,7 @@
 import { Download, FileJson } from 'lucide-react';
 
 import { buttonClasses, CardFooter } from '@/app/_components/ui';
+import { listAccessTokens } from '@/lib/account/access-tokens';
 import { personalInstructions } from '@/lib/account/instructions';
 import { listSessions } from '@/lib/account/sessions';
 import { requirePageSession } from '@/lib/server/page-session';
@@ -10,6 +11,7 @@ import { DeleteSection } from './delete-section';
 import { InstructionsSection } from './instructions-section';
 import { PasswordSection } from './password-section';
 import { SessionsSection } from './sessions-section';
+import { TokensSection } from './tokens-section';
 import { Section } from './ui';
 
 export const dynamic = 'force-dynamic';
@@ -17,9 +19,10 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions] = await Promise.all([
+  const [sessions, instructions, tokens] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
+    listAccessTokens(rt.handle.db, session.user.id),
   ]);
   return (
     <div className="h-full overflow-y-auto">
@@ -33,15 +36,16 @@ export default async function AccountPage() {
         <InstructionsSection initial={instructions.text} />
         <PasswordSection />
         <SessionsSection sessions={sessions} />
+        <TokensSection initial={tokens} />
         <Section
           id="export-heading"
           title="Your data"
           icon={FileJson}
           description={
             <>
-              One JSON file with your profile, instructions, sessions, conversations (messages and tool calls) and notes. It holds no
-              passwords or keys. Your activity log (every tool call and grant change, signed) is a file of its own; deleting the account
-              deletes it too.
+              One JSON file with your profile, instructions, sessions, conversations (messages and tool calls), notes and the names of your
+              access tokens. It holds no passwords, keys or tokens. Your activity log (every tool call and grant change, signed) is a file
+              of its own; deleting the account deletes it too.
             </>
           }
         >

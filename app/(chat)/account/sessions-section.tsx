@@ -9,18 +9,7 @@ import { Badge, Button, CardBody, CardFooter, Notice } from '@/app/_components/u
 import type { SessionView } from '@/lib/account/sessions';
 
 import { Section } from './ui';
-
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-
-/** A date and time in the reader's own format; the server may render another zone, the browser's wins. */
-function When({ iso }: { iso: string | null }) {
-  if (!iso) return <>—</>;
-  return (
-    <time dateTime={iso} suppressHydrationWarning>
-      {DATE_TIME.format(new Date(iso))}
-    </time>
-  );
-}
+import { When } from './when';
 
 /** "Chrome on Linux" from a User-Agent header; the header itself when it names no browser we know. */
 function describeBrowser(userAgent: string | null): { name: string; mobile: boolean } {

@@ -1,0 +1,206 @@
+'use client';
+
+import { KeyRound, Plus, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+
+import { api, ApiError } from '@/app/_components/api';
+import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyButton, Field, Input, Notice, Select } from '@/app/_components/ui';
+import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
+import type { AccessTokenView } from '@/lib/account/access-tokens';
+
+import { Section } from './ui';
+import { When } from './when';
+
+const EXPIRY_LABELS: Record<AccessTokenExpiry | 'never', string> = {
+  '7d': '7 days',
+  '30d': '30 days',
+  '90d': '90 days',
+  '1y': '1 year',
+  never: 'No expiry',
+};
+const EXPIRY_CHOICES = [...ACCESS_TOKEN_EXPIRIES, 'never'] as const;
+type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
+
+/** Personal access tokens: make one (shown once), see the ones that work, revoke them. */
+export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
+  const [tokens, setTokens] = useState(initial);
+  const [name, setName] = useState('');
+  const [expiry, setExpiry] = useState<ExpiryChoice>('30d');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ text: string; field?: string } | null>(null);
+  const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
+  const [revoking, setRevoking] = useState<AccessTokenView | null>(null);
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState('');
+
+  async function refresh() {
+    setTokens((await api<{ tokens: AccessTokenView[] }>('/api/account/tokens')).tokens);
+  }
+
+  async function create(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { name, expiresIn: expiry === 'never' ? null : expiry };
+      const made = await api<{ token: string; name: string }>('/api/account/tokens', { method: 'POST', body });
+      setCreated({ token: made.token, name: made.name });
+      setName('');
+      await refresh();
+    } catch (err) {
+      setError(err instanceof ApiError ? { text: err.message, field: err.field } : { text: 'Could not create the token.' });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function revoke(token: AccessTokenView) {
+    setRevokeBusy(true);
+    setRevokeError('');
+    try {
+      await api(`/api/account/tokens/${token.id}`, { method: 'DELETE' });
+      setRevoking(null);
+      await refresh();
+    } catch (err) {
+      setRevokeError(err instanceof ApiError ? err.message : 'Could not revoke the token.');
+    } finally {
+      setRevokeBusy(false);
+    }
+  }
+
+  return (
+    <Section
+      id="tokens-heading"
+      title="Personal access tokens"
+      icon={KeyRound}
+      description={
+        <>
+          A token lets a script, a CI job or an MCP client act as you. It is sent in the header{' '}
+          <code className="font-mono text-[13px]">Authorization: Bearer sbp_…</code>; give each one a name you will recognise, and revoke it
+          when it is no longer used.
+        </>
+      }
+    >
+      {created && (
+        <CardBody className="space-y-3 pb-4" data-testid="token-created">
+          <Field label={`Your new token “${created.name}”`} id="token-value">
+            <div className="flex items-center gap-1">
+              <Input
+                readOnly
+                value={created.token}
+                onFocus={(e) => e.currentTarget.select()}
+                spellCheck={false}
+                className="font-mono text-[13px] md:text-[13px]"
+              />
+              <CopyButton text={created.token} label="Copy token" />
+            </div>
+          </Field>
+          <Notice tone="warning" role="status">
+            Copy it now: <strong className="font-semibold">you won’t see it again.</strong> Only a fingerprint of it is kept, so a lost
+            token cannot be shown again; revoke it and create another.
+          </Notice>
+          <Button size="sm" onClick={() => setCreated(null)}>
+            I have copied it
+          </Button>
+        </CardBody>
+      )}
+      <CardBody className="py-1">
+        {tokens.length === 0 ? (
+          <p className="py-3 text-sm text-faint">No tokens yet.</p>
+        ) : (
+          <ul className="divide-y divide-border" data-testid="token-list" aria-label="Your personal access tokens">
+            {tokens.map((t) => (
+              <li key={t.id} className="flex flex-wrap items-center gap-3 py-3">
+                <div className="min-w-0 flex-1">
+                  <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm font-medium text-fg">
+                    <span className="min-w-0 break-words">{t.name}</span>
+                    <Badge>
+                      <span className="font-mono">{t.prefix}…</span>
+                    </Badge>
+                  </p>
+                  <p className="mt-0.5 flex flex-col text-xs leading-5 text-faint sm:flex-row sm:flex-wrap sm:gap-x-1.5">
+                    <span>
+                      Created <When iso={t.createdAt} />
+                    </span>
+                    <span className="max-sm:hidden" aria-hidden>
+                      ·
+                    </span>
+                    <span>
+                      {t.lastUsedAt ? (
+                        <>
+                          Last used <When iso={t.lastUsedAt} />
+                        </>
+                      ) : (
+                        'Never used'
+                      )}
+                    </span>
+                    <span className="max-sm:hidden" aria-hidden>
+                      ·
+                    </span>
+                    <span>
+                      {t.expiresAt ? (
+                        <>
+                          Expires <When iso={t.expiresAt} />
+                        </>
+                      ) : (
+                        'Never expires'
+                      )}
+                    </span>
+                  </p>
+                </div>
+                <Button
+                  size="sm"
+                  variant="danger-subtle"
+                  icon={Trash2}
+                  aria-label={`Revoke ${t.name}`}
+                  onClick={() => {
+                    setRevokeError('');
+                    setRevoking(t);
+                  }}
+                >
+                  Revoke
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardBody>
+      <form onSubmit={create}>
+        <CardFooter className="items-end">
+          <Field label="Token name" id="token-name" error={error?.field === 'name' ? error.text : undefined} className="min-w-48 flex-1">
+            <Input value={name} onChange={(e) => setName(e.target.value)} maxLength={100} placeholder="e.g. CI, laptop" required />
+          </Field>
+          <Field label="Expires after" id="token-expiry">
+            <Select value={expiry} onChange={(e) => setExpiry(EXPIRY_CHOICES.find((c) => c === e.target.value) ?? '30d')}>
+              {EXPIRY_CHOICES.map((c) => (
+                <option key={c} value={c}>
+                  {EXPIRY_LABELS[c]}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Button type="submit" icon={Plus} loading={busy}>
+            Create token
+          </Button>
+          {error && error.field !== 'name' && (
+            <Notice tone="error" className="w-full">
+              {error.text}
+            </Notice>
+          )}
+        </CardFooter>
+      </form>
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        description="Anything using this token stops working at once. This cannot be undone."
+        confirmLabel="Revoke token"
+        tone="danger"
+        busy={revokeBusy}
+        onConfirm={() => revoking && void revoke(revoking)}
+      >
+        {revokeError && <Notice tone="error">{revokeError}</Notice>}
+      </ConfirmDialog>
+    </Section>
+  );
+}

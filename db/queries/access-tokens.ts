@@ -1,0 +1,86 @@
+import { and, count, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+
+import type { Db } from '../connection';
+import { accessTokens, users } from '../schema';
+
+export type AccessTokenRow = typeof accessTokens.$inferSelect;
+
+/** What the owner's list shows of a token: never its hash. */
+export const ACCESS_TOKEN_LIST_COLUMNS = {
+  id: accessTokens.id,
+  name: accessTokens.name,
+  prefix: accessTokens.prefix,
+  createdAt: accessTokens.createdAt,
+  expiresAt: accessTokens.expiresAt,
+  lastUsedAt: accessTokens.lastUsedAt,
+  revokedAt: accessTokens.revokedAt,
+};
+
+/** Not revoked and not expired at `now`. */
+function live(now: Date) {
+  return and(isNull(accessTokens.revokedAt), or(isNull(accessTokens.expiresAt), gt(accessTokens.expiresAt, now)));
+}
+
+/**
+ * Stores a new token if the user has fewer than `cap` live ones. The count and the insert run
+ * under a lock on the user's row, so two parallel requests cannot both take the last place.
+ * Returns null when the cap is reached.
+ */
+export async function insertAccessTokenUnderCap(
+  db: Db,
+  input: { userId: string; name: string; tokenHash: string; prefix: string; expiresAt: Date | null },
+  cap: number,
+  now = new Date(),
+): Promise<{ id: string; createdAt: Date } | null> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, input.userId)).for('update');
+    const [row] = await tx
+      .select({ n: count() })
+      .from(accessTokens)
+      .where(and(eq(accessTokens.userId, input.userId), live(now)));
+    if ((row?.n ?? 0) >= cap) return null;
+    const [inserted] = await tx.insert(accessTokens).values(input).returning({ id: accessTokens.id, createdAt: accessTokens.createdAt });
+    return inserted!;
+  });
+}
+
+/** The user's live tokens, newest first (revoked and expired ones are not listed). */
+export async function listLiveAccessTokens(db: Db, userId: string, now = new Date()) {
+  return db
+    .select(ACCESS_TOKEN_LIST_COLUMNS)
+    .from(accessTokens)
+    .where(and(eq(accessTokens.userId, userId), live(now)))
+    .orderBy(desc(accessTokens.createdAt), desc(accessTokens.id));
+}
+
+/** Every token of the user, revoked and expired included, for the account export: no hash. */
+export async function listAllAccessTokens(db: Db, userId: string) {
+  return db.select(ACCESS_TOKEN_LIST_COLUMNS).from(accessTokens).where(eq(accessTokens.userId, userId)).orderBy(accessTokens.createdAt);
+}
+
+/** The token with this hash, whatever its state (the caller tells expired and revoked apart). */
+export async function findAccessTokenByHash(db: Db, tokenHash: string): Promise<AccessTokenRow | null> {
+  const rows = await db.select().from(accessTokens).where(eq(accessTokens.tokenHash, tokenHash)).limit(1);
+  return rows[0] ?? null;
+}
+
+/**
+ * Revokes the user's token if it is theirs and not revoked yet; false when there is no such
+ * token of theirs (another person's token is "not found", as a missing one is).
+ */
+export async function revokeAccessToken(db: Db, userId: string, id: string, now = new Date()): Promise<boolean> {
+  const rows = await db
+    .update(accessTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId), isNull(accessTokens.revokedAt)))
+    .returning({ id: accessTokens.id });
+  return rows.length > 0;
+}
+
+/** Records a use, only if the last recorded one is at or before `olderThan` (so parallel requests write once). */
+export async function touchAccessToken(db: Db, id: string, now: Date, olderThan: Date): Promise<void> {
+  await db
+    .update(accessTokens)
+    .set({ lastUsedAt: now })
+    .where(and(eq(accessTokens.id, id), or(isNull(accessTokens.lastUsedAt), lte(accessTokens.lastUsedAt, olderThan))));
+}

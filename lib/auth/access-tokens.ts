@@ -1,0 +1,82 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+import type { Db } from '@/db/connection';
+import { findAccessTokenByHash, touchAccessToken } from '@/db/queries/access-tokens';
+import { findUserById, type UserRow } from '@/db/queries/users';
+
+/**
+ * Personal access tokens (issue 25): `sbp_` + 32 random bytes in base64url. The prefix makes a
+ * leaked token recognisable (secret scanners, logs, a person reading a config file) and lets
+ * `authenticateBearer` refuse anything else before touching the database.
+ */
+export const ACCESS_TOKEN_PREFIX = 'sbp_';
+const TOKEN_BYTES = 32;
+// 32 bytes are 43 base64url characters without padding.
+const TOKEN_SHAPE = new RegExp(`^${ACCESS_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
+/** How much of the token the list shows: the prefix and 4 random characters, 24 bits, not enough to guess the rest. */
+const SHOWN_CHARS = ACCESS_TOKEN_PREFIX.length + 4;
+
+/**
+ * A recorded use is refreshed at most once a minute: every request of a busy script would
+ * otherwise write the row, and "last used" is read by a person, to whom a minute is exact enough.
+ */
+export const ACCESS_TOKEN_LAST_USED_PRECISION_MS = 60_000;
+
+export function newAccessToken(): { token: string; tokenHash: string; prefix: string } {
+  const token = ACCESS_TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
+  return { token, tokenHash: hashAccessToken(token), prefix: token.slice(0, SHOWN_CHARS) };
+}
+
+/**
+ * Only this hash is stored. The lookup is by hash, so no comparison of the secret happens in
+ * JavaScript that could leak through timing: an attacker controls the input of SHA-256, not
+ * its output, and learning how many leading characters of a hash matched an index entry tells
+ * nothing about a token with 256 random bits. Plain SHA-256 (no salt, no slow hash) is enough
+ * because the token is random, not chosen by a person: there is no dictionary to try.
+ */
+export function hashAccessToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export const BEARER_FAILURES = ['missing', 'malformed', 'unknown', 'expired', 'revoked', 'user_gone'] as const;
+export type BearerFailure = (typeof BEARER_FAILURES)[number];
+
+export type BearerResult =
+  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string }
+  | { ok: false; reason: BearerFailure; message: string };
+
+const MESSAGES: Record<BearerFailure, string> = {
+  missing: 'Send a personal access token as "Authorization: Bearer sbp_…" (create one on the Account page).',
+  malformed: `The Authorization header is not "Bearer" followed by a personal access token (${ACCESS_TOKEN_PREFIX}…).`,
+  unknown: 'This personal access token is not known: check that it was copied whole, or create a new one on the Account page.',
+  expired: 'This personal access token has expired: create a new one on the Account page.',
+  revoked: 'This personal access token was revoked: create a new one on the Account page.',
+  user_gone: 'The account of this personal access token no longer exists.',
+};
+
+function failure(reason: BearerFailure): BearerResult {
+  return { ok: false, reason, message: MESSAGES[reason] };
+}
+
+/**
+ * Who sends this request, by its `Authorization: Bearer sbp_…` header: the user and the token,
+ * or why not, as data (the caller picks the status; `/mcp` will answer 401 with the message).
+ * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS).
+ */
+export async function authenticateBearer(db: Db, req: Request, now = new Date()): Promise<BearerResult> {
+  const header = req.headers.get('authorization');
+  if (!header) return failure('missing');
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match || !TOKEN_SHAPE.test(match[1]!)) return failure('malformed');
+  const row = await findAccessTokenByHash(db, hashAccessToken(match[1]!));
+  if (!row) return failure('unknown');
+  if (row.revokedAt) return failure('revoked');
+  if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return failure('expired');
+  const user = await findUserById(db, row.userId);
+  // The row cascades with its user, so this is a race with the account's deletion only.
+  if (!user) return failure('user_gone');
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
+    await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
+  }
+  return { ok: true, user: { id: user.id, email: user.email, name: user.name, plan: user.plan }, tokenId: row.id };
+}
