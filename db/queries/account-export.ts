@@ -48,6 +48,8 @@ export async function loadAccountData(db: Db, userId: string) {
         title: conversations.title,
         model: conversations.model,
         instructions: conversations.instructions,
+        // With each message's id and parent: the conversation's tree (edits, other answers) and the branch it shows.
+        activeLeafId: conversations.activeLeafId,
         createdAt: conversations.createdAt,
         updatedAt: conversations.updatedAt,
       })
@@ -57,6 +59,8 @@ export async function loadAccountData(db: Db, userId: string) {
     db
       .select({
         conversationId: messages.conversationId,
+        id: messages.id,
+        parentId: messages.parentId,
         seq: messages.seq,
         role: messages.role,
         content: messages.content,

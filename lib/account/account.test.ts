@@ -163,6 +163,9 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(data.conversations).toHaveLength(1);
       expect(data.conversations[0]).toMatchObject({ id: conversation.id, title: 'Trip mine' });
       expect(data.conversations[0]!.messages).toMatchObject([{ seq: 1, role: 'user', content: [{ type: 'text', text: 'pack mine' }] }]);
+      // Ids and parents rebuild the tree of edits and other answers; the active leaf says which branch was shown.
+      expect(data.conversations[0]!.messages[0]).toMatchObject({ id: expect.any(String), parentId: null });
+      expect(data.conversations[0]).toHaveProperty('activeLeafId');
       expect(data.conversations[0]!.toolCalls).toMatchObject([{ server: 'Notes', tool: 'search', input: { query: 'mine' } }]);
       expect(data.notes).toMatchObject([{ title: 'Note mine', body: 'body mine' }]);
       await insertServer(h.db, session.user.id, {
