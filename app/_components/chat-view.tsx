@@ -10,6 +10,7 @@ import { api, ApiError } from './api';
 import type { DecisionExtras, DecisionKind } from './approval-card';
 import { branchingBlockedReason } from './branches/branch-guard';
 import { branchRequests } from './branches/branch-requests';
+import { EarlierAnswers } from './branches/earlier-answers';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { Composer } from './composer';
 import type { SendExtras } from './composer-commands';
@@ -276,11 +277,15 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       edit: (...args) => latest.current.branches().edit(...args),
       regenerate: (...args) => latest.current.branches().regenerate(...args),
       step: (...args) => latest.current.branches().step(...args),
+      showBeneath: (...args) => latest.current.branches().showBeneath(...args),
     }),
     [],
   );
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
+  // The branch ends at the person's message whose other answers are elsewhere (a regenerate that failed at once).
+  const lastMessage = state.messages.at(-1);
+  const unanswered = lastMessage?.answersElsewhere ? lastMessage : null;
   const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
   const shownFrom = useRevealFromEnd(state.messages.length);
   const contentKey = [
@@ -408,6 +413,12 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
               {/* A plan's limit says itself when it ends; sending again at once would only meet it. */}
               {state.lastRun.error?.code.startsWith('rate_limited:') ? '' : ' You can send your message again.'}
             </Note>
+          )}
+          {unanswered && !state.activeRun && (
+            <EarlierAnswers
+              count={unanswered.answersElsewhere!}
+              onShow={async () => setNotice((await cardActions.showBeneath(unanswered.id)) ?? '')}
+            />
           )}
         </div>
       </div>

@@ -183,6 +183,15 @@ export async function newestLeafBeneath(db: Db, conversationId: string, id: stri
   return rowsOf<{ id: string }>(result)[0]?.id ?? null;
 }
 
+/** How many messages follow this one (its answers or edits of the next question, on any branch). */
+export async function countChildren(db: Db, conversationId: string, id: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), eq(messages.parentId, id)));
+  return Number(row?.n ?? 0);
+}
+
 /** Moves the conversation's active leaf (null: before its first message). */
 export async function setActiveLeaf(db: Db, conversationId: string, leafId: string | null): Promise<void> {
   await db.execute(sql`update conversations set active_leaf_id = ${leafId}::uuid where id = ${conversationId}`);

@@ -141,6 +141,23 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.env.close();
     });
 
+    it('another answer that fails before its first word leaves the question unanswered here, its earlier answer one step away', async () => {
+      const t = await setup([{ blocks: [text('A1')] }, { status: 400, error: { type: 'invalid_request_error', message: 'refused' } }]);
+      await t.send('Q1');
+      const [q1, a1] = (await t.view()).messages;
+      expect(q1!.answersElsewhere).toBeUndefined();
+      await t.again(a1!.id);
+      const failed = await t.view();
+      expect(failed.lastRun?.status).toBe('failed');
+      expect(failed.messages.map((m) => m.id)).toEqual([q1!.id]);
+      expect(failed.messages[0]!.answersElsewhere).toBe(1);
+      // What the page's "Show the earlier answer" sends: the newest branch beneath the question.
+      const shown = await showBranch(t.rt, t.user.id, t.id, q1!.id);
+      expect(shown.conversation.messages.map((m) => m.id)).toEqual([q1!.id, a1!.id]);
+      expect(shown.conversation.messages[0]!.answersElsewhere).toBeUndefined();
+      await t.env.close();
+    });
+
     it('refuses by field: a question to regenerate, a message of another conversation or user, a parent that asked for tools', async () => {
       const t = await setup([
         { blocks: [text('A1')] },

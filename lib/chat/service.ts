@@ -11,7 +11,7 @@ import {
 } from '@/db/queries/conversations';
 import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
-import { listPath } from '@/db/queries/messages';
+import { countChildren, listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
 import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
@@ -78,7 +78,13 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
   ]);
-  const files = await filesOf(rt, userId, messages);
+  const [files, answersElsewhere] = await Promise.all([filesOf(rt, userId, messages), unansweredLeafAnswers(rt, id, messages, active)]);
+  const marked = withTurnMarks(
+    messages.map((m) => toPathMessageView(m, files)),
+    summaries,
+    runUsage,
+  );
+  if (answersElsewhere) marked[marked.length - 1] = { ...marked.at(-1)!, answersElsewhere };
   return {
     ...toSettingsView(c),
     forkedFrom: c.forkedFrom && {
@@ -86,17 +92,24 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       snapshotAt: c.forkedFrom.snapshotAt,
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
-    messages: withTurnMarks(
-      messages.map((m) => toPathMessageView(m, files)),
-      summaries,
-      runUsage,
-    ),
+    messages: marked,
     toolCalls: callsAskedOn(messages, calls).map(toToolCallView),
     activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
     lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
     lastSeq: c.eventSeq,
   };
+}
+
+/**
+ * When the branch on screen ends at the person's message with no turn running (another answer to
+ * it failed before its first word), how many answers it has elsewhere: the page offers to show
+ * them. 0 otherwise, without a statement.
+ */
+async function unansweredLeafAnswers(rt: ChatRuntime, id: string, path: readonly { id: string; role: string }[], active: unknown) {
+  const leaf = path.at(-1);
+  if (!leaf || leaf.role !== 'user' || active) return 0;
+  return countChildren(rt.handle.db, id, leaf.id);
 }
 
 /** The files the messages carry, by id (no statement when they carry none). */

@@ -58,6 +58,12 @@ export interface MessageView {
    * Absent when the message is the only one in its place.
    */
   branch?: BranchView;
+  /**
+   * On the path's last message when it is the person's and unanswered here (another answer to it
+   * failed before its first word): how many answers it has on other branches. `PUT …/active
+   * { leafId: <this id> }` shows the newest of them.
+   */
+  answersElsewhere?: number;
 }
 
 export interface BranchView {

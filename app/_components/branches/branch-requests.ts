@@ -34,6 +34,12 @@ export function branchRequests(opts: {
       return 'Done, but the conversation could not be read again. Reload the page to see it.';
     }
   };
+  // The server shows the newest branch beneath the message (its latest answer, and on), and answers with it.
+  const showNewestBeneath = (leafId: string, failure: string) =>
+    attempt(
+      async () => (await api<{ conversation: ConversationView }>(`${base}/active`, { method: 'PUT', body: { leafId } })).conversation,
+      failure,
+    );
   return {
     edit: async (messageId, text) => {
       // The edited message's parent: the new one follows it (null: a new first message). On the
@@ -60,12 +66,8 @@ export function branchRequests(opts: {
       const message = opts.messages.find((m) => m.id === messageId);
       const sibling = message && siblingAt(message, direction);
       if (!sibling) return Promise.resolve('There is no other version that way.');
-      // The server shows the newest branch beneath the sibling (its latest answer, and on), and answers with it.
-      return attempt(
-        async () =>
-          (await api<{ conversation: ConversationView }>(`${base}/active`, { method: 'PUT', body: { leafId: sibling } })).conversation,
-        'Could not show that version.',
-      );
+      return showNewestBeneath(sibling, 'Could not show that version.');
     },
+    showBeneath: (messageId) => showNewestBeneath(messageId, 'Could not show the earlier answer.'),
   };
 }

@@ -23,6 +23,7 @@ const actions = (): BranchActions => ({
   edit: vi.fn(async () => null),
   regenerate: vi.fn(async () => null),
   step: vi.fn(async () => null),
+  showBeneath: vi.fn(async () => null),
 });
 
 // A turn with a tool call (answer, tool results, final answer), then a plain turn.

@@ -9,6 +9,8 @@ export interface BranchActions {
   regenerate(messageId: string): Promise<string | null>;
   /** Shows the version before or after this message. */
   step(messageId: string, direction: -1 | 1): Promise<string | null>;
+  /** Shows the newest branch beneath this message (its answers kept elsewhere: `answersElsewhere`). */
+  showBeneath(messageId: string): Promise<string | null>;
 }
 
 /** The id of a message's Edit button (focus returns to it when its editor is cancelled). */
