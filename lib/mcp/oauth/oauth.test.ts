@@ -88,7 +88,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     const [row] = await handle.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, user.userId));
     expect(row!.issuer).toBe(fx.issuer);
     expect(row!.resource).toBe(fx.url);
-    const tokens = openTokens(deps.box, { ...row!, authServer: { v: 1, metadata: row!.authServer.metadata } });
+    const tokens = openTokens(deps.box, row!);
     expect(JSON.stringify(row)).not.toContain(tokens!.access_token);
     expect(JSON.stringify(row)).not.toContain(tokens!.refresh_token!);
   });
@@ -218,7 +218,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     const state = new URL(authorizationUrl).searchParams.get('state')!;
     const [flow] = await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId));
     expect(JSON.stringify(flow)).not.toContain(state);
-    expect(flow!.codeVerifier.startsWith('v1.')).toBe(true);
+    expect(flow!.codeVerifier.startsWith('v2.')).toBe(true);
   });
 
   it('a key rotation (the old key kept as previous) keeps credentials readable', async () => {
