@@ -65,6 +65,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const me = await newUser();
       const s = (await insertServer(h.db, me, {
         ...base,
+        id: randomUUID(),
         headersSealed: 'sealed-h',
         oauthClientId: 'cid',
         oauthClientSecretSealed: 'sealed-c',

@@ -61,9 +61,8 @@ export async function rotateSecrets(db: Db, box: SecretBox, columns: readonly Se
         continue;
       }
       const target = sql.identifier(col.value.name);
-      await db.execute(
-        sql`update ${col.table} set ${target} = ${box.seal(plaintext, context)} where ${col.id} = ${row.rotateId} and ${col.value} = ${sealed}`,
-      );
+      const resealed = box.seal(plaintext, context);
+      await db.execute(sql`update ${col.table} set ${target} = ${resealed} where ${col.id} = ${row.rotateId} and ${col.value} = ${sealed}`);
       report.resealed++;
       if (version === 'v1') report.upgraded++;
     }

@@ -19,7 +19,9 @@ describe('SecretBox', () => {
 
   it('round-trips text (unicode, empty, long) with a fresh IV each time', () => {
     const box = createSecretBox(key());
-    for (const text of ['', 'Bearer sk-live-123', 'ünïcødé 🔑', 'x'.repeat(100_000)]) expect(box.open(box.seal(text, here), here)).toBe(text);
+    for (const text of ['', 'Bearer sk-live-123', 'ünïcødé 🔑', 'x'.repeat(100_000)]) {
+      expect(box.open(box.seal(text, here), here)).toBe(text);
+    }
     const a = box.seal('same', here);
     const b = box.seal('same', here);
     expect(a).not.toBe(b);
@@ -78,7 +80,8 @@ describe('SecretBox', () => {
     const box = createSecretBox(key());
     const sealed = box.seal('Bearer sk-live-123', here);
     expect(sealedVersion(sealed)).toBe('v2');
-    expect(box.open(sealed, { ...here, row: { userId: 'user-a', id: 'server-1' } })).toBe('Bearer sk-live-123'); // key order is not part of it
+    // The order the row's keys are given in is not part of it.
+    expect(box.open(sealed, { ...here, row: { userId: 'user-a', id: 'server-1' } })).toBe('Bearer sk-live-123');
     const elsewhere: Array<[string, SealContext]> = [
       ['another row', serverSecretContext('headers_sealed', { id: 'server-2', userId: 'user-a' })],
       ['another owner', serverSecretContext('headers_sealed', { id: 'server-1', userId: 'user-b' })],

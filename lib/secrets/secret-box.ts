@@ -133,7 +133,8 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
       const key = keys.get(parsed.keyId);
       if (!key) {
         throw new SecretBoxError(
-          `The secret in ${describeContext(context)} was sealed with key ${parsed.keyId}, which is neither SECRETS_KEY nor one of SECRETS_KEY_PREVIOUS.`,
+          `The secret in ${describeContext(context)} was sealed with key ${parsed.keyId}, ` +
+            'which is neither SECRETS_KEY nor one of SECRETS_KEY_PREVIOUS.',
         );
       }
       const iv = Buffer.from(parsed.iv, 'base64url');
@@ -149,7 +150,8 @@ export function createSecretBox(current: Buffer, previous: Buffer[] = []): Secre
         return Buffer.concat([decipher.update(Buffer.from(parsed.data, 'base64url')), decipher.final()]).toString('utf8');
       } catch {
         throw new SecretBoxError(
-          `The sealed secret in ${describeContext(context)} failed its integrity check: altered, sealed for another row or column, or sealed with another key of the same id.`,
+          `The sealed secret in ${describeContext(context)} failed its integrity check: ` +
+            'altered, sealed for another row or column, or sealed with another key of the same id.',
         );
       }
     },

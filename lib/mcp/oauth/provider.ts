@@ -120,7 +120,8 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     const metadata = this.discovery?.authorizationServerMetadata;
     if (!info || !this.resource || !metadata) return;
     const key = { userId: this.ctx.userId, issuer: info.issuer, resource: this.resource };
-    await upsertCredentialClient(this.deps.db, key, { clientInfo: sealClientInfo(this.deps.box, key, client), authServer: { v: 1, metadata } });
+    const clientInfo = sealClientInfo(this.deps.box, key, client);
+    await upsertCredentialClient(this.deps.db, key, { clientInfo, authServer: { v: 1, metadata } });
   }
 
   /** Interactive legs never present tokens (a new authorization is what was asked for). */
