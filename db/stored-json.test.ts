@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import {
   parseStored,
+  sealedOAuthClient,
+  sealedOAuthTokens,
   storedAnnotations,
   storedAuditContent,
   storedAuthServer,
@@ -18,8 +20,6 @@ import {
   storedOAuthDiscovery,
   storedReviewedTools,
   storedRunError,
-  sealedOAuthClient,
-  sealedOAuthTokens,
   StoredShapeError,
   storedSignIn,
   storedTaint,
