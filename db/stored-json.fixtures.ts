@@ -157,6 +157,39 @@ export const STORED_SAMPLES = {
       },
     ],
   },
+  // Sealed JSON, as the SDK hands it to the provider (it has no version of its own: the SDK's shapes).
+  oauthTokens: {
+    v0: [
+      {
+        access_token: 'at-1',
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: 'rt-1',
+        scope: 'mcp:read',
+        issuer: 'https://auth.example.com',
+      },
+      { access_token: 'at-2', token_type: 'bearer' },
+    ],
+  },
+  oauthClient: {
+    v0: [
+      // dynamically registered: the registration's metadata comes back with the client
+      {
+        client_id: 'dcr-1',
+        client_secret: 'cs-1',
+        client_id_issued_at: 1_700_000_000,
+        redirect_uris: ['https://switchboard.example.com/api/oauth/callback'],
+        token_endpoint_auth_method: 'client_secret_post',
+        issuer: 'https://auth.example.com',
+      },
+      // a client ID metadata document, or a pre-registered public client
+      {
+        client_id: 'https://switchboard.example.com/oauth/client-metadata.json',
+        token_endpoint_auth_method: 'none',
+        issuer: 'https://auth.example.com',
+      },
+    ],
+  },
   oauthDiscovery: {
     v1: [
       {

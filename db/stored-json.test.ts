@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 
 import {
   parseStored,
+  sealedOAuthClient,
+  sealedOAuthTokens,
   storedAnnotations,
   storedAuditContent,
   storedAuthServer,
@@ -46,6 +48,8 @@ const SCHEMAS = {
   result: storedToolResult,
   authServer: storedAuthServer,
   oauthDiscovery: storedOAuthDiscovery,
+  oauthTokens: sealedOAuthTokens,
+  oauthClient: sealedOAuthClient,
   reviewedTools: storedReviewedTools,
   catalog: storedCatalog,
   grantCoverage: storedGrantCoverage,

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/client';
+import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 
 import {
@@ -342,6 +343,15 @@ export const storedReviewedTools = z.union([reviewedToolsV2, reviewedToolsV1]);
 
 // ── mcp_servers.headers_sealed, once opened: header name → value ──────────────────────────
 export const sealedHeaders = z.record(z.string(), z.string());
+
+// ── oauth_credentials.tokens and client_info, once opened ─────────────────────────────────────
+// The SDK's own schemas (what `saveTokens` / `saveClientInformation` were given), loose: fields
+// they do not name (a registration's metadata, a provider's extras) are kept, not stripped, since
+// an opened client is sealed again with the next tokens.
+/** Tokens as the SDK stored them (OAuth 2.1 token response, plus the issuer it stamps). */
+export const sealedOAuthTokens = OAuthTokensSchema.loose();
+/** Client information: registered (RFC 7591), pre-registered or a client ID metadata document URL. */
+export const sealedOAuthClient = OAuthClientInformationSchema.loose();
 
 // ── tool_catalogs.catalog: a server's usable tools as last listed ──────────────────────────
 const catalogToolShape = z.object({

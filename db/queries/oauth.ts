@@ -134,7 +134,8 @@ export async function deleteCredential(db: Db, id: string): Promise<void> {
 
 // ── flows ───────────────────────────────────────────────────────────────────────────────────
 
-export type NewOAuthFlow = Omit<typeof oauthFlows.$inferInsert, 'id' | 'usedAt' | 'createdAt'>;
+/** The id is the caller's: the sealed verifier is bound to it before the row exists (lib/secrets/seal-contexts.ts). */
+export type NewOAuthFlow = Omit<typeof oauthFlows.$inferInsert, 'id' | 'usedAt' | 'createdAt'> & { id: string };
 
 export async function insertFlow(db: Db, flow: NewOAuthFlow): Promise<void> {
   await db.insert(oauthFlows).values(flow);

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { rotateSecrets } from '@/lib/secrets/rotate';
+import { serverSecretContext } from '@/lib/secrets/seal-contexts';
 import { SEALED_COLUMNS } from '@/lib/secrets/sealed-columns';
 import { createSecretBox, sealedKeyId } from '@/lib/secrets/secret-box';
 
@@ -64,6 +65,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const me = await newUser();
       const s = (await insertServer(h.db, me, {
         ...base,
+        id: randomUUID(),
         headersSealed: 'sealed-h',
         oauthClientId: 'cid',
         oauthClientSecretSealed: 'sealed-c',
@@ -114,11 +116,13 @@ for (const { kind, available } of TEST_DATABASES) {
       const oldKey = randomBytes(32);
       const newKey = randomBytes(32);
       const oldBox = createSecretBox(oldKey);
+      const key = { id: randomUUID(), userId: me };
       const s = (await insertServer(h.db, me, {
         ...base,
+        id: key.id,
         namespace: 'rot',
-        headersSealed: oldBox.seal('{"X-Api-Key":"k-1"}'),
-        oauthClientSecretSealed: oldBox.seal('client-secret'),
+        headersSealed: oldBox.seal('{"X-Api-Key":"k-1"}', serverSecretContext('headers_sealed', key)),
+        oauthClientSecretSealed: oldBox.seal('client-secret', serverSecretContext('oauth_client_secret_sealed', key)),
       }))!;
       const box = createSecretBox(newKey, [oldKey]);
       const reports = await rotateSecrets(h.db, box, SEALED_COLUMNS);
@@ -127,8 +131,8 @@ for (const { kind, available } of TEST_DATABASES) {
       const after = (await getServer(h.db, me, s.id))!;
       expect(sealedKeyId(after.headersSealed!)).toBe(box.keyId);
       const onlyNew = createSecretBox(newKey);
-      expect(onlyNew.open(after.headersSealed!)).toBe('{"X-Api-Key":"k-1"}');
-      expect(onlyNew.open(after.oauthClientSecretSealed!)).toBe('client-secret');
+      expect(onlyNew.open(after.headersSealed!, serverSecretContext('headers_sealed', key))).toBe('{"X-Api-Key":"k-1"}');
+      expect(onlyNew.open(after.oauthClientSecretSealed!, serverSecretContext('oauth_client_secret_sealed', key))).toBe('client-secret');
       // A second run has nothing left to do.
       const again = await rotateSecrets(h.db, box, SEALED_COLUMNS);
       expect(again.reduce((n, r) => n + r.resealed, 0)).toBe(0);

@@ -41,8 +41,15 @@ function parse(row: RawRow): ServerRow {
   };
 }
 
-/** A second server with the same namespace for this user (the unique index) → null. */
-export async function insertServer(db: Db, userId: string, input: NewServer): Promise<ServerRow | null> {
+/**
+ * A second server with the same namespace for this user (the unique index) → null. Sealed values
+ * are bound to the row's id before the row exists (lib/secrets/seal-contexts.ts): with any, the
+ * caller chooses the id, since one the database picked would not open them.
+ */
+export async function insertServer(db: Db, userId: string, input: NewServer & { id?: string }): Promise<ServerRow | null> {
+  if (!input.id && (input.headersSealed !== null || input.oauthClientSecretSealed !== null)) {
+    throw new Error('insertServer: sealed values need the id they were sealed for');
+  }
   const rows = await db
     .insert(mcpServers)
     .values({ ...input, userId })

@@ -169,6 +169,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(data.conversations[0]!.toolCalls).toMatchObject([{ server: 'Notes', tool: 'search', input: { query: 'mine' } }]);
       expect(data.notes).toMatchObject([{ title: 'Note mine', body: 'body mine' }]);
       await insertServer(h.db, session.user.id, {
+        id: crypto.randomUUID(),
         name: 'Mine',
         namespace: 'mine',
         url: 'https://mcp.example.test/',

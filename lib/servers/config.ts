@@ -1,12 +1,32 @@
 import type { ServerRow } from '@/db/queries/servers';
 import { sealedHeaders } from '@/db/stored-json';
 import type { McpServerConfig } from '@/lib/mcp/types';
+import { serverSecretContext } from '@/lib/secrets/seal-contexts';
 import type { SecretBox } from '@/lib/secrets/secret-box';
 
+/** Which server a sealed value belongs to: its id and owner are bound into the value (lib/secrets/seal-contexts.ts). */
+type ServerKey = Pick<ServerRow, 'id' | 'userId'>;
+
+/** The header credentials sealed for this server, or null when there are none. */
+export function sealHeaders(box: SecretBox, server: ServerKey, headers: Record<string, string>): string | null {
+  return Object.keys(headers).length ? box.seal(JSON.stringify(headers), serverSecretContext('headers_sealed', server)) : null;
+}
+
 /** The stored header credentials, opened (empty when there are none). Throws if they cannot be opened. */
-export function openHeaders(row: Pick<ServerRow, 'headersSealed'>, box: SecretBox): Record<string, string> {
+export function openHeaders(row: ServerKey & Pick<ServerRow, 'headersSealed'>, box: SecretBox): Record<string, string> {
   if (!row.headersSealed) return {};
-  return sealedHeaders.parse(JSON.parse(box.open(row.headersSealed)));
+  return sealedHeaders.parse(JSON.parse(box.open(row.headersSealed, serverSecretContext('headers_sealed', row))));
+}
+
+/** The pre-registered OAuth client's secret, sealed for this server. */
+export function sealClientSecret(box: SecretBox, server: ServerKey, secret: string): string {
+  return box.seal(secret, serverSecretContext('oauth_client_secret_sealed', server));
+}
+
+/** The pre-registered OAuth client's secret, opened (undefined when there is none). Throws if it cannot be opened. */
+export function openClientSecret(row: ServerKey & Pick<ServerRow, 'oauthClientSecretSealed'>, box: SecretBox): string | undefined {
+  if (!row.oauthClientSecretSealed) return undefined;
+  return box.open(row.oauthClientSecretSealed, serverSecretContext('oauth_client_secret_sealed', row));
 }
 
 /** How the gateway reaches a user-added server: its headers opened, its reviewed tools attached. */

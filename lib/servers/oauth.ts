@@ -14,7 +14,9 @@ import {
   type SignInFailure,
 } from '@/lib/mcp/oauth';
 
+import { openClientSecret } from './config';
 import { testServer, type ServersContext } from './service';
+import { CREDENTIALS_UNREADABLE } from './view';
 
 /**
  * The servers page's OAuth use-cases: Connect (start a sign-in and hand back the provider's
@@ -35,9 +37,20 @@ function depsOf(ctx: ServersOAuthContext): OAuthDeps {
   return { db: ctx.db, box: ctx.box, fetch: ctx.oauthFetch, appOrigin: ctx.appOrigin };
 }
 
-/** The server as the OAuth code sees it, its pre-registered client opened. */
-function oauthRef(ctx: ServersContext, row: ServerRow): OAuthServerRef {
-  const clientSecret = row.oauthClientSecretSealed ? ctx.box.open(row.oauthClientSecretSealed) : undefined;
+/**
+ * The server as the OAuth code sees it, its pre-registered client opened. A client secret that
+ * does not open here (the key changed, or it was not stored for this server) refuses a sign-in
+ * with words the person can act on; a disconnect goes on without it (`omit`), since forgetting
+ * the credential must not depend on it.
+ */
+function oauthRef(ctx: ServersContext, row: ServerRow, unreadableSecret: 'refuse' | 'omit' = 'refuse'): OAuthServerRef {
+  let clientSecret: string | undefined;
+  try {
+    clientSecret = openClientSecret(row, ctx.box);
+  } catch (err) {
+    console.error(`[oauth] the client secret of server ${row.id} cannot be opened:`, errorSummary(err));
+    if (unreadableSecret === 'refuse') throw new AppError('conflict', 'server', CREDENTIALS_UNREADABLE, 'oauthClient');
+  }
   return {
     id: row.id,
     displayName: row.name,
@@ -138,5 +151,5 @@ export async function disconnectServer(
   const row = await own(ctx, userId, serverId);
   // Sessions opened under this sign-in are not resumed under the next one (maybe another account).
   await forgetServerSessions(ctx.db, userId, row.id);
-  return disconnect(depsOf(ctx), userId, oauthRef(ctx, row));
+  return disconnect(depsOf(ctx), userId, oauthRef(ctx, row, 'omit'));
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { Db } from '@/db/connection';
 import { findCredentialsForResources } from '@/db/queries/oauth';
 import {
@@ -25,7 +27,7 @@ import { resourceCandidates } from '@/lib/mcp/oauth/credentials';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import type { SecretBox } from '@/lib/secrets/secret-box';
 
-import { openHeaders, serverConfig } from './config';
+import { openClientSecret, openHeaders, sealClientSecret, sealHeaders, serverConfig } from './config';
 import {
   checkBody,
   checkHeaders,
@@ -42,7 +44,7 @@ import {
 } from './fields';
 import { runUrlChangeHooks } from './hooks';
 import { ImportShapeError, planImport } from './import';
-import { builtinServerView, userServerView, type ServerView } from './view';
+import { builtinServerView, CREDENTIALS_UNREADABLE, userServerView, type ServerView } from './view';
 
 /**
  * The use-cases of the servers page: add, edit, remove, test, refresh, enable after review,
@@ -103,10 +105,6 @@ export async function listServerViews(ctx: ServersContext, userId: string): Prom
   return { servers, builtin };
 }
 
-function sealHeaders(ctx: ServersContext, headers: Record<string, string>): string | null {
-  return Object.keys(headers).length ? ctx.box.seal(JSON.stringify(headers)) : null;
-}
-
 interface AddInput {
   name: string;
   namespace?: string;
@@ -132,16 +130,19 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
   }
   await checkServerAllowance(ctx, userId, taken.size);
+  // The id is chosen here, not by the database: the secrets are sealed for this row before it exists.
+  const key = { id: randomUUID(), userId };
   const row = await insertServer(ctx.db, userId, {
+    id: key.id,
     name,
     namespace,
     url,
     trust,
     trustContent,
     timeoutMs,
-    headersSealed: sealHeaders(ctx, headers),
+    headersSealed: sealHeaders(ctx.box, key, headers),
     oauthClientId: oauth?.clientId ?? null,
-    oauthClientSecretSealed: oauth?.clientSecret ? ctx.box.seal(oauth.clientSecret) : null,
+    oauthClientSecretSealed: oauth?.clientSecret ? sealClientSecret(ctx.box, key, oauth.clientSecret) : null,
   });
   if (!row)
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
@@ -210,13 +211,13 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
     for (const [name, value] of Object.entries(given)) {
       next[name] = value ?? Object.entries(stored).find(([n]) => n.toLowerCase() === name.toLowerCase())![1];
     }
-    patch.headersSealed = sealHeaders(ctx, next);
+    patch.headersSealed = sealHeaders(ctx.box, row, next);
   }
   if (body.oauthClient !== undefined) {
     const oauth = checkOAuthClient(body.oauthClient);
     patch.oauthClientId = oauth?.clientId ?? null;
     if (!oauth) patch.oauthClientSecretSealed = null;
-    else if (oauth.clientSecret) patch.oauthClientSecretSealed = ctx.box.seal(oauth.clientSecret);
+    else if (oauth.clientSecret) patch.oauthClientSecretSealed = sealClientSecret(ctx.box, row, oauth.clientSecret);
     else if (oauth.clientSecret === null || oauth.clientId !== row.oauthClientId) patch.oauthClientSecretSealed = null;
   }
 
@@ -262,10 +263,7 @@ async function checkServer(ctx: ServersContext, userId: string, row: ServerRow):
     { userId },
     { refresh: true },
   );
-  const secrets = [
-    ...Object.values(config.headers ?? {}),
-    ...(row.oauthClientSecretSealed ? [safeOpen(ctx, row.oauthClientSecretSealed)] : []),
-  ];
+  const secrets = [...Object.values(config.headers ?? {}), ...safeClientSecret(ctx, row)];
   const updated = await recordServerCheck(ctx.db, userId, row.id, {
     status: listed.error ? (listed.failure ?? 'protocol_error') : 'connected',
     lastError: listed.error ? redactSecrets(listed.error, secrets).slice(0, 1000) : null,
@@ -280,11 +278,13 @@ async function checkServer(ctx: ServersContext, userId: string, row: ServerRow):
   });
 }
 
-function safeOpen(ctx: ServersContext, sealed: string): string {
+/** The client secret to redact from what the server said; one that cannot be opened was not sent either. */
+function safeClientSecret(ctx: ServersContext, row: ServerRow): string[] {
   try {
-    return ctx.box.open(sealed);
+    const secret = openClientSecret(row, ctx.box);
+    return secret === undefined ? [] : [secret];
   } catch {
-    return '';
+    return [];
   }
 }
 
@@ -308,7 +308,7 @@ export async function enableServerTools(
   tools: Record<string, string>,
 ): Promise<ServerView> {
   const row = await own(ctx, userId, id);
-  const config = serverConfig(row, ctx.box);
+  const config = usableConfig(ctx, row);
   const listing = (await ctx.remote.lastListing(config, { userId })) ?? (await ctx.remote.listTools(config, { userId }, { refresh: true }));
   const current = new Map(listing.tools.map((t) => [t.name, t.fingerprint]));
   for (const [name, fingerprint] of Object.entries(tools)) {
@@ -321,6 +321,16 @@ export async function enableServerTools(
   const updated = await enableServer(ctx.db, userId, id, tools);
   if (!updated) throw notFound(id);
   return serverView(ctx, userId, updated);
+}
+
+/** The server's configuration, or a clear refusal when its stored credentials do not open here. */
+function usableConfig(ctx: ServersContext, row: ServerRow): McpServerConfig {
+  try {
+    return serverConfig(row, ctx.box);
+  } catch (err) {
+    console.error(`[servers] credentials of ${row.id} cannot be opened:`, errorSummary(err));
+    throw new AppError('conflict', 'server', CREDENTIALS_UNREADABLE, 'headers');
+  }
 }
 
 export interface ImportResult {

@@ -5,6 +5,13 @@ import type { ListedCatalog } from '@/lib/mcp/gateway';
 import type { CatalogTool, ServerCatalog, ToolAnnotations } from '@/lib/mcp/types';
 
 /**
+ * Said when a server's sealed credentials do not open: sealed under a key no longer held, or not
+ * for this server (a value copied from another row is refused, lib/secrets/seal-contexts.ts).
+ */
+export const CREDENTIALS_UNREADABLE =
+  "The server's stored credentials cannot be read (the encryption key changed, or they were not stored for this server): enter them again.";
+
+/**
  * What the servers page (and the API) sees of a server. Never a secret: header names without
  * their values, whether an OAuth client secret is stored but not the secret.
  */
@@ -76,9 +83,7 @@ export function userServerView(
     headerNames: extra.headerNames,
     oauthClient: row.oauthClientId ? { clientId: row.oauthClientId, hasSecret: row.oauthClientSecretSealed !== null } : null,
     status: row.status,
-    lastError: extra.credentialsUnreadable
-      ? "The server's stored credentials cannot be read (the encryption key changed): enter them again."
-      : row.lastError,
+    lastError: extra.credentialsUnreadable ? CREDENTIALS_UNREADABLE : row.lastError,
     protocolVersion: row.protocolVersion,
     transport: row.transport,
     checkedAt: row.checkedAt?.toISOString() ?? null,

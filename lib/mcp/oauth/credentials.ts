@@ -14,6 +14,9 @@ import {
   type OAuthCredentialRow,
   type TokenValues,
 } from '@/db/queries/oauth';
+import { parseStored, sealedOAuthClient, sealedOAuthTokens } from '@/db/stored-json';
+import { errorSummary } from '@/lib/log-safe';
+import { credentialSecretContext } from '@/lib/secrets/seal-contexts';
 
 import { RefreshFailed } from './errors';
 import type { OAuthStore, SecretBox } from './types';
@@ -32,18 +35,49 @@ export const REFRESH_SKEW_MS = 60_000;
 const REFRESH_LEASE_MS = 30_000;
 const WAIT_STEP_MS = 100;
 
-export function openTokens(box: SecretBox, row: OAuthCredentialRow): OAuthTokens | null {
-  return row.tokens ? (JSON.parse(box.open(row.tokens)) as OAuthTokens) : null;
+/** Which credential a sealed value belongs to: its (user, issuer, resource) is bound into it (lib/secrets/seal-contexts.ts). */
+export type CredentialKey = Pick<OAuthCredentialRow, 'userId' | 'issuer' | 'resource'>;
+type StoredCredential = CredentialKey & Pick<OAuthCredentialRow, 'id' | 'tokens' | 'clientInfo'>;
+
+/** The stored tokens, opened and parsed (null when there are none). Throws when they do not open here or are not tokens. */
+export function openTokens(box: SecretBox, row: StoredCredential): OAuthTokens | null {
+  if (!row.tokens) return null;
+  const json: unknown = JSON.parse(box.open(row.tokens, credentialSecretContext('tokens', row)));
+  return parseStored(sealedOAuthTokens, json, 'oauth_credentials.tokens', row.id);
 }
 
-export function openClientInfo(box: SecretBox, row: OAuthCredentialRow): OAuthClientInformationMixed | null {
-  return row.clientInfo ? (JSON.parse(box.open(row.clientInfo)) as OAuthClientInformationMixed) : null;
+/** The stored client information, opened and parsed (null when there is none). Throws when it does not open here. */
+export function openClientInfo(box: SecretBox, row: StoredCredential): OAuthClientInformationMixed | null {
+  if (!row.clientInfo) return null;
+  const json: unknown = JSON.parse(box.open(row.clientInfo, credentialSecretContext('client_info', row)));
+  return parseStored(sealedOAuthClient, json, 'oauth_credentials.client_info', row.id);
 }
 
-export function tokenValues(box: SecretBox, tokens: OAuthTokens, now: Date): TokenValues {
+/**
+ * What a call may use of a stored credential: as `open`, but a value that does not open here —
+ * sealed under a key no longer held, or copied from another row — counts as none (logged, never
+ * thrown). Such a credential is dead, as a revoked grant is: the call asks the person to sign in
+ * again, and the sign-in replaces it.
+ */
+export function usable<T>(open: (box: SecretBox, row: StoredCredential) => T | null, box: SecretBox, row: StoredCredential): T | null {
+  try {
+    return open(box, row);
+  } catch (err) {
+    console.error(`[oauth] credential ${row.id} cannot be opened, a new sign-in replaces it:`, errorSummary(err));
+    return null;
+  }
+}
+
+/** Client information sealed for this credential. */
+export function sealClientInfo(box: SecretBox, key: CredentialKey, client: OAuthClientInformationMixed): string {
+  return box.seal(JSON.stringify(client), credentialSecretContext('client_info', key));
+}
+
+/** New tokens, sealed for this credential, with their expiry and scope. */
+export function tokenValues(box: SecretBox, key: CredentialKey, tokens: OAuthTokens, now: Date): TokenValues {
   const expiresIn = typeof tokens.expires_in === 'number' && tokens.expires_in > 0 ? tokens.expires_in : null;
   return {
-    tokens: box.seal(JSON.stringify(tokens)),
+    tokens: box.seal(JSON.stringify(tokens), credentialSecretContext('tokens', key)),
     expiresAt: expiresIn === null ? null : new Date(now.getTime() + expiresIn * 1000),
     scope: tokens.scope ?? null,
   };
@@ -127,7 +161,7 @@ export async function accessToken(deps: OAuthStore, credentialId: string, opts: 
   const now = deps.now?.() ?? new Date();
   const row = await getCredential(deps.db, credentialId);
   if (!row) return undefined;
-  const tokens = openTokens(deps.box, row);
+  const tokens = usable(openTokens, deps.box, row);
   if (!tokens) return undefined;
   const fresh = row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > REFRESH_SKEW_MS;
   if (opts.rejected === undefined ? fresh : tokens.access_token !== opts.rejected) return tokens.access_token;
@@ -154,8 +188,8 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
   const claimed = await claimRefresh(deps.db, read.id, read.version, REFRESH_LEASE_MS, now);
   if (!claimed) return waitForOtherRefresh(deps, read);
 
-  const tokens = openTokens(deps.box, claimed);
-  const client = openClientInfo(deps.box, claimed);
+  const tokens = usable(openTokens, deps.box, claimed);
+  const client = usable(openClientInfo, deps.box, claimed);
   if (!tokens?.refresh_token || !client) {
     await finishRefresh(deps.db, claimed.id, claimed.version, null);
     return undefined;
@@ -178,7 +212,7 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
     await finishRefresh(deps.db, claimed.id, claimed.version, null);
     throw new RefreshFailed(error);
   }
-  const saved = await finishRefresh(deps.db, claimed.id, claimed.version, tokenValues(deps.box, next, deps.now?.() ?? new Date()));
+  const saved = await finishRefresh(deps.db, claimed.id, claimed.version, tokenValues(deps.box, claimed, next, deps.now?.() ?? new Date()));
   // Lost the claim (a new sign-in replaced the row meanwhile): the row's tokens win.
   if (!saved) return waitForOtherRefresh(deps, claimed);
   return next.access_token;
@@ -192,9 +226,9 @@ async function waitForOtherRefresh(deps: OAuthStore, read: OAuthCredentialRow): 
     const row = await getCredential(deps.db, read.id);
     if (!row) return undefined;
     if (row.refreshingUntil && row.refreshingUntil.getTime() > Date.now()) continue;
-    const tokens = openTokens(deps.box, row);
+    const tokens = usable(openTokens, deps.box, row);
     if (!tokens) return undefined;
-    const before = openTokens(deps.box, read);
+    const before = usable(openTokens, deps.box, read);
     if (tokens.access_token !== before?.access_token) return tokens.access_token;
     // The other claimant gave up without new tokens. It may have sent the refresh token before it
     // failed, so this process does not send it again now; the current token serves while it lasts.

@@ -88,7 +88,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     const [row] = await handle.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, user.userId));
     expect(row!.issuer).toBe(fx.issuer);
     expect(row!.resource).toBe(fx.url);
-    const tokens = openTokens(deps.box, { ...row!, authServer: { v: 1, metadata: row!.authServer.metadata } });
+    const tokens = openTokens(deps.box, row!);
     expect(JSON.stringify(row)).not.toContain(tokens!.access_token);
     expect(JSON.stringify(row)).not.toContain(tokens!.refresh_token!);
   });
@@ -218,7 +218,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     const state = new URL(authorizationUrl).searchParams.get('state')!;
     const [flow] = await handle.db.select().from(oauthFlows).where(eq(oauthFlows.userId, user.userId));
     expect(JSON.stringify(flow)).not.toContain(state);
-    expect(flow!.codeVerifier.startsWith('v1.')).toBe(true);
+    expect(flow!.codeVerifier.startsWith('v2.')).toBe(true);
   });
 
   it('a key rotation (the old key kept as previous) keeps credentials readable', async () => {
@@ -231,6 +231,37 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect(await call('whoami', rotated)).toMatchObject({ kind: 'result' });
     const cred = (await credentialForServer(rotated, user.userId, server.url))!;
     expect(cred.tokens!.split('.')[1]).toBe(rotated.box.keyId);
+  });
+
+  it("another user's tokens copied into this user's credential do not open there: sign in again, nothing sent", async () => {
+    const other = await makeUserWithSession(handle.db);
+    await signIn(deps, other);
+    await signIn(deps, user);
+    const [theirs] = await handle.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, other.userId));
+    // Someone with write access to the database hands the other user's sealed tokens (and client) to this one.
+    await handle.db
+      .update(oauthCredentials)
+      .set({ tokens: theirs!.tokens, clientInfo: theirs!.clientInfo })
+      .where(eq(oauthCredentials.userId, user.userId));
+    const mine = (await credentialForServer(deps, user.userId, server.url, { fresh: true }))!;
+    expect(() => openTokens(deps.box, mine)).toThrow(/oauth_credentials\.tokens failed its integrity check/);
+
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const toolCalls = fx.calls.length;
+    try {
+      // A dead credential, as a revoked grant is: a clear "sign in again", not a crash, and no token sent.
+      expect(await call()).toMatchObject({ kind: 'needs_sign_in', serverId: server.id, reason: 'expired' });
+      expect(fx.calls.length).toBe(toolCalls);
+      expect(await accessToken(deps, mine.id)).toBeUndefined();
+      expect(errors.mock.calls.map((c) => c.map(String).join(' ')).join('\n')).toMatch(/credential .* cannot be opened/);
+      // A new sign-in replaces the copied values with this user's own; the other user's are untouched.
+      await signIn(deps, user);
+      expect(await call()).toMatchObject({ kind: 'result' });
+      const theirsAfter = (await credentialForServer(deps, other.userId, server.url, { fresh: true }))!;
+      expect(openTokens(deps.box, theirsAfter)?.access_token).toBeTruthy();
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('disconnect revokes at the provider, then forgets the credential', async () => {

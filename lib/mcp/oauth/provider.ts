@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   resourceUrlFromServerUrl,
   type OAuthClientInformationContext,
@@ -11,9 +11,10 @@ import {
 
 import { getCredentialByKey, insertFlow, saveAuthorizedTokens, upsertCredentialClient, type OAuthFlowRow } from '@/db/queries/oauth';
 import type { StoredOAuthDiscovery } from '@/db/stored-json';
+import { flowSecretContext } from '@/lib/secrets/seal-contexts';
 
 import { clientRegistrationMetadata } from './client-metadata';
-import { openClientInfo, tokenValues } from './credentials';
+import { openClientInfo, sealClientInfo, tokenValues, usable } from './credentials';
 import { clientMetadataUrlOf, redirectUriOf, type OAuthDeps, type OAuthServerRef } from './types';
 
 /** How long a person has to finish signing in at the provider. */
@@ -99,7 +100,8 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     if (this.client) return this.client;
     if (info && this.resource) {
       const existing = await getCredentialByKey(this.deps.db, this.ctx.userId, info.issuer, this.resource);
-      const stored = existing && openClientInfo(this.deps.box, existing);
+      // One that does not open here is passed over: the person gets a client anew.
+      const stored = existing && usable(openClientInfo, this.deps.box, existing);
       if (stored) return (this.client = { ...stored, issuer: info.issuer });
     }
     if (this.discovery?.authorizationServerMetadata?.client_id_metadata_document_supported === true) {
@@ -117,11 +119,9 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     this.client = client;
     const metadata = this.discovery?.authorizationServerMetadata;
     if (!info || !this.resource || !metadata) return;
-    await upsertCredentialClient(
-      this.deps.db,
-      { userId: this.ctx.userId, issuer: info.issuer, resource: this.resource },
-      { clientInfo: this.deps.box.seal(JSON.stringify(client)), authServer: { v: 1, metadata } },
-    );
+    const key = { userId: this.ctx.userId, issuer: info.issuer, resource: this.resource };
+    const clientInfo = sealClientInfo(this.deps.box, key, client);
+    await upsertCredentialClient(this.deps.db, key, { clientInfo, authServer: { v: 1, metadata } });
   }
 
   /** Interactive legs never present tokens (a new authorization is what was asked for). */
@@ -133,15 +133,12 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     const metadata = this.discovery?.authorizationServerMetadata;
     if (!info || !this.resource || !metadata || !this.client) throw new Error('the authorization finished without its discovery state');
     const now = this.deps.now?.() ?? new Date();
-    await saveAuthorizedTokens(
-      this.deps.db,
-      { userId: this.ctx.userId, issuer: info.issuer, resource: this.resource },
-      {
-        ...tokenValues(this.deps.box, tokens, now),
-        clientInfo: this.deps.box.seal(JSON.stringify(this.client)),
-        authServer: { v: 1, metadata },
-      },
-    );
+    const key = { userId: this.ctx.userId, issuer: info.issuer, resource: this.resource };
+    await saveAuthorizedTokens(this.deps.db, key, {
+      ...tokenValues(this.deps.box, key, tokens, now),
+      clientInfo: sealClientInfo(this.deps.box, key, this.client),
+      authServer: { v: 1, metadata },
+    });
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -149,7 +146,7 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (this.ctx.flow) return this.deps.box.open(this.ctx.flow.codeVerifier);
+    if (this.ctx.flow) return this.deps.box.open(this.ctx.flow.codeVerifier, flowSecretContext(this.ctx.flow));
     if (!this.verifier) throw new Error('no PKCE code verifier for this flow');
     return this.verifier;
   }
@@ -166,12 +163,14 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
       ...(discovery.resourceMetadata && { resourceMetadata: discovery.resourceMetadata }),
       authorizationServerMetadata: metadata,
     };
+    // The id is chosen here, not by the database: the verifier is sealed for this row before it exists.
+    const flow = { id: randomUUID(), userId: this.ctx.userId };
     await insertFlow(this.deps.db, {
+      ...flow,
       stateHash: hashState(this.stateValue),
-      userId: this.ctx.userId,
       authSessionId: this.ctx.sessionId,
       serverId: this.ctx.server.id,
-      codeVerifier: this.deps.box.seal(this.verifier),
+      codeVerifier: this.deps.box.seal(this.verifier, flowSecretContext(flow)),
       issuer: metadata.issuer,
       resource: this.resource ?? this.ctx.server.url,
       redirectUri: this.redirectUrl,
