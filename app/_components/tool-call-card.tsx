@@ -1,12 +1,13 @@
 'use client';
 
-import { EyeOff, Globe, History, PencilLine, Power, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { EyeOff, Globe, History, LayoutPanelTop, PencilLine, Power, ShieldQuestion, TriangleAlert } from 'lucide-react';
 import Link from 'next/link';
 import { memo } from 'react';
 
 import { FAILED_CALL_STATUSES, FINISHED_CALL_STATUSES, isOneOf, WAITING_CALL_STATUSES, type ToolCallStatus } from '@/db/vocabulary';
 import { formatDuration } from '@/lib/chat/timeline';
 
+import { AppViewFrame } from './app-view-frame';
 import { DETAILS_HIDDEN } from './share/share-view';
 import { ToolResultView } from './tool-result-view';
 import { offersSwitchOn } from './tools-panel/switch-on';
@@ -194,6 +195,14 @@ export const ToolCallCard = memo(function ToolCallCard({
           </Link>
         )}
       </Disclosure>
+      {/* The interactive view lives only on the person's own page: a shared page says it exists and never loads it. */}
+      {call.hasView && call.result && !readOnly && <AppViewFrame call={call} />}
+      {call.hasView && readOnly && (
+        <p className="flex items-center gap-1.5 border-t border-border px-4 py-2.5 text-xs text-muted" data-testid="app-view-note">
+          <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
+          Interactive view — open in Switchboard
+        </p>
+      )}
       {onSwitchOn && offersSwitchOn(call) && (
         // Outside the summary, which is itself a control; the panel asks as it always does.
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 border-t border-border px-4 py-2.5" data-testid="switch-on-offer">
