@@ -33,6 +33,11 @@ const nextConfig = {
           { key: 'X-Robots-Tag', value: 'noindex, nofollow' },
         ],
       })),
+      // A tool call's interactive view is framed by our own pages (its CSP says frame-ancestors 'self').
+      {
+        source: '/api/tool-calls/:id/view',
+        headers: [{ key: 'X-Frame-Options', value: 'SAMEORIGIN' }],
+      },
     ];
   },
 };

@@ -377,6 +377,9 @@ export const toolCalls = pgTable(
     requestState: text('request_state'),
     // A tool search (host tool) only: the enabled tools it found, offered for the rest of the run.
     foundTools: jsonb('found_tools').$type<StoredFoundTools>(),
+    // The `ui://` view (MCP Apps) the tool declared when the model called it: the card shows that
+    // view and no other (lib/chat/tool-view.ts), so a view named later cannot be slipped in.
+    viewUri: text('view_uri'),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true }),

@@ -368,6 +368,8 @@ const catalogToolShape = z.object({
   declaredAnnotations: storedAnnotations.optional(),
   fingerprint: z.string(),
   untitledFingerprint: z.string().optional(),
+  /** Its interactive view (MCP Apps); absent in catalogs stored before views were kept. */
+  view: z.object({ resourceUri: z.string(), modelVisible: z.boolean() }).optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),

@@ -4,6 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { encode } from '@auth/core/jwt';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -13,7 +14,7 @@ import { createConversation } from '@/db/queries/conversations';
 import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
-import { insertServer } from '@/db/queries/servers';
+import { enableServer, insertServer } from '@/db/queries/servers';
 import { insertShareLink } from '@/db/queries/shares';
 import { insertToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
@@ -24,8 +25,10 @@ import { argsHash } from '@/lib/agent/args-hash';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
 import { fileDeps, uploadFile } from '@/lib/files/service';
+import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
+import { APPS_VIEW_URI, startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
 
 /**
@@ -105,6 +108,7 @@ type Factory = (owner: Owner, made: Made) => Promise<Made>;
 
 let h: DbHandle;
 let oauthFixture: OAuthFixture;
+let appsFixture: AppsFixtureServer | undefined;
 
 /** A conversation of the owner, with a run in `status` (leased to nobody) when asked. */
 async function conversationOf(owner: Owner, run?: RunStatus): Promise<{ conversationId: string; runId?: string }> {
@@ -245,6 +249,56 @@ const FACTORIES: Record<string, Factory> = {
   },
 };
 
+/**
+ * A finished call of the owner to the App fixture's `show_greeting`, its server added and enabled
+ * with every tool reviewed as listed now: what the view route needs to serve the view.
+ */
+async function viewedCallOf(owner: Owner): Promise<Made> {
+  appsFixture ??= await startAppsFixtureServer();
+  const namespace = `a${randomBytes(4).toString('hex')}`;
+  const row = (await insertServer(h.db, owner.id, {
+    name: 'Apps',
+    namespace,
+    url: appsFixture.url,
+    trust: 'untrusted',
+    headersSealed: null,
+    oauthClientId: null,
+    oauthClientSecretSealed: null,
+    timeoutMs: 5000,
+  }))!;
+  const client = new Client({ name: 'matrix', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(appsFixture.url)));
+  const { tools } = await client.listTools();
+  await client.close();
+  const config = { id: row.id, namespace, displayName: 'Apps', url: appsFixture.url, trust: 'untrusted' as const, timeoutMs: 5000 };
+  const catalog = buildServerCatalog(config, tools as RawTool[]);
+  await enableServer(h.db, owner.id, row.id, Object.fromEntries(catalog.tools.map((t) => [t.name, t.fingerprint])));
+  const { conversationId, runId } = await conversationOf(owner, 'completed');
+  const input = { name: 'Ada' };
+  const [call] = await insertToolCalls(h.db, [
+    {
+      runId: runId!,
+      conversationId,
+      userId: owner.id,
+      step: 1,
+      position: 0,
+      toolUseId: 'tu_matrix_view',
+      modelName: `${namespace}__show_greeting`,
+      input,
+      argsHash: argsHash(input),
+      serverId: row.id,
+      serverName: 'Apps',
+      tool: 'show_greeting',
+      trust: 'untrusted',
+      annotations: {},
+      status: 'succeeded',
+      result: { type: 'tool_result', tool_use_id: 'tu_matrix_view', content: [{ type: 'text', text: 'Hello, Ada!' }] },
+      viewUri: APPS_VIEW_URI,
+    },
+  ]);
+  return { id: call!.id };
+}
+
 /** Routes whose owner-success needs more than the param's factory gives, each with why. */
 const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
   'conversations/[id]/cancel': {
@@ -262,6 +316,10 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
   'conversations/[id]/active': {
     factory: (owner) => exchangeOf(owner),
     why: 'switching branch needs a message of the conversation (its id in the body)',
+  },
+  'tool-calls/[id]/view': {
+    factory: (owner) => viewedCallOf(owner),
+    why: 'a view is served for a finished call whose tool declared one, read from its (reviewed) server',
   },
   'tool-calls/[id]/input': {
     factory: (owner) => toolCallOf(owner, 'awaiting_input'),
@@ -329,6 +387,7 @@ describe('authorization matrix over app/api', () => {
     await settled(users.map((u) => u.id));
     vi.unstubAllEnvs();
     await oauthFixture?.close();
+    await appsFixture?.close();
     await h?.close();
   }, 60_000);
 

@@ -94,6 +94,7 @@ const SAMPLE_CALL = {
   signIn: null,
   waitedFor: null,
   allowForSession: { offered: true, why: null },
+  hasView: false,
   step: 0,
   proposedAt: null,
   startedAt: null,

@@ -1,6 +1,7 @@
 'use client';
 
-import { EyeOff, Globe, History, PencilLine, Power, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import { EyeOff, Globe, History, LayoutPanelTop, PencilLine, Power, ShieldQuestion, TriangleAlert } from 'lucide-react';
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { memo } from 'react';
 
@@ -13,6 +14,10 @@ import { offersSwitchOn } from './tools-panel/switch-on';
 import type { CardToolCall } from './types';
 import { Badge, Button, Card, CodeBlock, cx, Disclosure, type BadgeTone } from './ui';
 import { useNow } from './use-now';
+
+// The host bridge (and the MCP SDK under it) is loaded only by a page that shows an interactive
+// view, and only in the browser: the frame talks to a window, there is nothing to render on the server.
+const AppViewFrame = dynamic(() => import('./app-view-frame').then((m) => m.AppViewFrame), { ssr: false });
 
 // Keyed by the status union: a new status does not compile until it has its words and tone here.
 export const STATUS_BADGE: Record<ToolCallStatus, { label: string; tone: BadgeTone }> = {
@@ -123,6 +128,16 @@ export function ToolCallHeader({ call, readOnly = false }: { call: CardToolCall;
   );
 }
 
+/** Where a reader of a shared page would see the call's interactive view: it exists, and lives in Switchboard. */
+function ViewNote({ className }: { className: string }) {
+  return (
+    <p className={cx('flex items-center gap-1.5 text-xs text-muted', className)} data-testid="app-view-note">
+      <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
+      Interactive view — open in Switchboard
+    </p>
+  );
+}
+
 /**
  * A tool call inline in the answer, where the model made it: folded, with its arguments and
  * result one click away. Memoized: the call's view is a new object only when the call changed.
@@ -164,6 +179,7 @@ export const ToolCallCard = memo(function ToolCallCard({
           <EyeOff className="size-3.5 shrink-0" aria-hidden />
           {DETAILS_HIDDEN}
         </p>
+        {call.hasView && <ViewNote className="mt-1.5" />}
       </Card>
     );
   }
@@ -194,6 +210,9 @@ export const ToolCallCard = memo(function ToolCallCard({
           </Link>
         )}
       </Disclosure>
+      {/* The interactive view lives only on the person's own page: a shared page says it exists and never loads it. */}
+      {call.hasView && call.result && !readOnly && <AppViewFrame call={call} />}
+      {call.hasView && readOnly && <ViewNote className="border-t border-border px-4 py-2.5" />}
       {onSwitchOn && offersSwitchOn(call) && (
         // Outside the summary, which is itself a control; the panel asks as it always does.
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 border-t border-border px-4 py-2.5" data-testid="switch-on-offer">

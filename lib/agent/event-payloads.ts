@@ -74,6 +74,8 @@ export const toolCallViewSchema = z.object({
    * before it existed read as not offered.
    */
   allowForSession: allowForSessionView.default({ offered: false, why: null }),
+  /** Whether its tool declared an interactive view (MCP Apps), shown once the call has a result. */
+  hasView: z.boolean().default(false),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -96,6 +98,7 @@ const toolCallViewV0 = z
     signIn: null,
     waitedFor: decision ? 'approval' : null,
     allowForSession: { offered: false, why: null },
+    hasView: false,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

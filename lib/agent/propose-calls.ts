@@ -73,6 +73,7 @@ export function proposeCalls(
       annotations: { ...tool.annotations },
       inputSchema: tool.inputSchema,
       outputSchema: tool.outputSchema ?? null,
+      viewUri: tool.view?.resourceUri ?? null,
     } satisfies NewToolCall;
 
     if (invalid) {

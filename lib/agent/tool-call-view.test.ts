@@ -53,6 +53,7 @@ const row: ToolCallRow & { fullText: string } = {
   signIn: null,
   requestState: 'opaque-server-state',
   foundTools: null,
+  viewUri: null,
   version: 3,
   createdAt: new Date('2026-11-30T10:00:00Z'),
   startedAt: new Date('2026-11-30T10:00:01Z'),

@@ -44,6 +44,7 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     endedAt: c.endedAt?.toISOString() ?? null,
     waitedFor: waitedFor(c),
     allowForSession: allowForSessionOf(c),
+    hasView: c.viewUri !== null,
   };
 }
 

@@ -48,7 +48,8 @@ export async function offerTools(host: ToolHost, ctx: RunGrantContext): Promise<
   const catalogs = await Promise.all(
     servers.map((s) => host.gateway.listTools(s, { userId: ctx.userId, conversationId: ctx.conversationId })),
   );
-  const listed = catalogs.flatMap((c) => c.tools.map((tool) => ({ tool, server: c.server })));
+  // A tool marked for its views only (MCP Apps `visibility: ["app"]`) is never the model's to call.
+  const listed = catalogs.flatMap((c) => c.tools.filter((t) => t.view?.modelVisible !== false).map((tool) => ({ tool, server: c.server })));
   const grants = await host.grants.grantsFor(
     ctx,
     listed.map((l) => l.tool),

@@ -43,6 +43,7 @@ const base: ToolCallRow = {
   signIn: null,
   requestState: null,
   foundTools: null,
+  viewUri: null,
   version: 3,
   createdAt: new Date('2026-12-01T05:00:00Z'),
   startedAt: new Date('2026-12-01T05:00:01Z'),

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
+import { toolViewOf } from './app-views';
 import { checkToolSchema } from './schema-guard';
-import type { CatalogTool, McpServerConfig, ReviewedTools, ServerCatalog, SkippedTool, ToolAnnotations } from './types';
+import type { CatalogTool, McpServerConfig, ReviewedTools, ServerCatalog, SkippedTool, ToolAnnotations, ToolView } from './types';
 import { xMcpHeaderProblem } from './x-mcp-header';
 
 /**
@@ -54,6 +55,7 @@ interface FingerprintedTool {
   inputSchema?: unknown;
   outputSchema?: unknown;
   annotations?: unknown;
+  view?: ToolView;
 }
 
 /**
@@ -72,6 +74,10 @@ export function toolFingerprint(url: string, tool: FingerprintedTool): string {
       inputSchema: tool.inputSchema ?? null,
       outputSchema: tool.outputSchema ?? null,
       annotations: tool.annotations ?? null,
+      // Where its interactive view comes from and who may call it: a tool that starts showing
+      // another view, or becomes callable by the model, is a change the person reviews again.
+      // Only present for a tool with a view, so every other tool keeps its fingerprint.
+      ...(tool.view && { view: tool.view }),
     }),
   );
 }
@@ -150,6 +156,7 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
 
   const description = typeof raw.description === 'string' ? raw.description : undefined;
   const annotations = normalizeAnnotations(raw.annotations, raw.title);
+  const view = toolViewOf(raw._meta);
   const definition: FingerprintedTool = {
     name,
     title: raw.title,
@@ -157,6 +164,7 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
     inputSchema: raw.inputSchema,
     outputSchema: hasOutput ? raw.outputSchema : undefined,
     annotations: raw.annotations,
+    view,
   };
   const tool: CatalogTool = {
     serverId: server.id,
@@ -177,5 +185,6 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
   // Cut only what the model reads; the fingerprint above covers the full text.
   if (description !== undefined) tool.description = description.slice(0, MAX_DESCRIPTION);
   if (hasOutput) tool.outputSchema = raw.outputSchema as Record<string, unknown>;
+  if (view) tool.view = view;
   return tool;
 }

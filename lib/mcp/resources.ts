@@ -43,6 +43,8 @@ export interface ResourceContents {
   mimeType?: string;
   text?: string;
   blob?: string;
+  /** The item's `_meta` (an interactive view's `ui.csp`: ./app-views.ts). */
+  meta?: Record<string, unknown>;
 }
 
 export async function listResources(deps: ConnectDeps, server: McpServerConfig, caller: CallerIdentity): Promise<Fetched<ResourceListing>> {
@@ -104,6 +106,9 @@ export async function readResource(
           ...(typeof item.mimeType === 'string' && { mimeType: item.mimeType }),
           ...(typeof item.text === 'string' && { text: item.text }),
           ...(typeof item.blob === 'string' && { blob: item.blob }),
+          ...(item._meta !== null &&
+            typeof item._meta === 'object' &&
+            !Array.isArray(item._meta) && { meta: item._meta as Record<string, unknown> }),
         },
       ];
     });

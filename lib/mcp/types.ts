@@ -56,6 +56,14 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** The interactive view a tool declares (MCP Apps: lib/mcp/app-views.ts). */
+export interface ToolView {
+  /** The `ui://` resource holding the view's HTML. */
+  resourceUri: string;
+  /** False for a tool marked `visibility: ["app"]`: its views may call it, the model is never offered it. */
+  modelVisible: boolean;
+}
+
 /** One usable tool of one server, as listed. */
 export interface CatalogTool {
   serverId: string;
@@ -77,6 +85,8 @@ export interface CatalogTool {
   fingerprint: string;
   /** Only for a tool with a top-level title: its fingerprint without the title, as releases before titles counted stored it. */
   untitledFingerprint?: string;
+  /** Its interactive view (`_meta.ui`), when it declares one. */
+  view?: ToolView;
 }
 
 export interface SkippedTool {

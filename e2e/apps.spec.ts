@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test, type FrameLocator, type Locator, type Page } from '@playwright/test';
+
+import { APPS_FIXTURE_URL, FIXTURE_API_KEY, FIXTURE_API_KEY_HEADER } from './fixtures/ports';
+import { appOrigin, conversationWithTools, jsonWrite, sendWithEnter, signedInUser, waitForIdle } from './helpers';
+
+// MCP Apps in Chromium: the App fixture (test/fixtures/apps-fixture.ts, built with the ext-apps
+// server helpers and the official view-side `App`) served beside the e2e fixture. The demo model
+// calls the App's tool; its view renders in the tool card through the official host bridge, in
+// light and dark, with the tool's input and result, and resizes. A hostile view reaches none of
+// the app's cookies, storage, DOM or top window, sends nothing and opens nothing by itself; a
+// shared page shows a note and never the frame.
+
+const SHOTS_DIR = path.resolve('screenshots');
+
+async function shoot(page: Page, name: string) {
+  fs.mkdirSync(SHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS_DIR, `apps-${name}.png`), fullPage: false });
+}
+
+/** Adds the App fixture (behind the fixture's key), enables every tool it lists, and opens a conversation where they are on. */
+async function conversationWithApp(page: Page, origin: string): Promise<string> {
+  const added = await page.request.post('/api/servers', {
+    headers: jsonWrite(origin),
+    data: { name: 'Apps', namespace: 'apps', url: APPS_FIXTURE_URL, headers: { [FIXTURE_API_KEY_HEADER]: FIXTURE_API_KEY } },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+  const { server } = (await added.json()) as { server: { id: string; tools: { name: string; fingerprint: string }[] } };
+  const tools = Object.fromEntries(server.tools.map((t) => [t.name, t.fingerprint]));
+  const enabled = await page.request.post(`/api/servers/${server.id}/enable`, { headers: jsonWrite(origin), data: { tools } });
+  expect(enabled.status(), await enabled.text()).toBe(200);
+  return conversationWithTools(page, origin, [`server:${server.id}/*`]);
+}
+
+/** Sends a call line, approves it if the page asks, and returns the finished call's card. */
+async function call(page: Page, id: string, line: string): Promise<Locator> {
+  const before = await page.getByTestId('tool-call').count();
+  await sendWithEnter(page, line);
+  const approval = page.getByTestId('approval-card');
+  await expect(approval.or(page.getByTestId('tool-call').nth(before))).toBeVisible();
+  if (await approval.isVisible()) await approval.getByRole('button', { name: 'Allow once' }).click();
+  await waitForIdle(page.request, id);
+  const card = page.getByTestId('tool-call').nth(before);
+  await expect(card).toHaveAttribute('data-status', 'succeeded');
+  return card;
+}
+
+function viewOf(card: Locator): FrameLocator {
+  return card.getByTestId('app-view-frame').contentFrame();
+}
+
+test('an App’s view renders in its card, in light and dark, with the input and result, and resizes; a share shows only a note', async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'apps-view');
+  await page.emulateMedia({ colorScheme: 'light' });
+  const id = await conversationWithApp(page, origin);
+
+  const card = await call(page, id, 'call apps__show_greeting {"name": "Ada"}');
+  const view = viewOf(card);
+
+  await test.step('the view gets the input and the result through the bridge, in the page’s theme', async () => {
+    await expect(view.locator('#input')).toHaveText('{"name":"Ada"}');
+    await expect(view.locator('#result')).toHaveText('Hello, Ada!');
+    await expect(view.locator('#theme')).toHaveText('light');
+    await expect(view.locator('#mode')).toHaveText('inline');
+    // The text result is still on the card, for whoever has no view.
+    await card.locator('summary').first().click();
+    await expect(card).toContainText('Hello, Ada!');
+    await shoot(page, 'light');
+  });
+
+  await test.step('the frame follows the view’s size, up to a maximum', async () => {
+    const frame = card.getByTestId('app-view-frame');
+    const before = (await frame.boundingBox())!.height;
+    expect(before).toBeLessThan(400);
+    await view.getByRole('button', { name: 'Grow' }).click();
+    await expect.poll(async () => (await frame.boundingBox())!.height).toBeGreaterThan(before + 300);
+    expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
+  });
+
+  await test.step('a tool call from the view is refused, and the card says so', async () => {
+    await view.getByRole('button', { name: 'Count a click' }).click();
+    await expect(view.locator('#clicks')).toHaveText('refused: Calls from interactive views are not enabled yet in Switchboard.');
+    await expect(card.getByTestId('app-view-notice')).toContainText('The view asked to call a tool.');
+  });
+
+  await test.step('in dark, the view is told the dark theme', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    const again = page.getByTestId('tool-call').first();
+    await expect(viewOf(again).locator('#theme')).toHaveText('dark');
+    await expect(viewOf(again).locator('#result')).toHaveText('Hello, Ada!');
+    await shoot(page, 'dark');
+  });
+
+  await test.step('a shared page shows the text result and a note, never the frame', async () => {
+    const made = await page.request.post(`/api/conversations/${id}/shares`, {
+      headers: jsonWrite(origin),
+      data: { includeToolDetails: true, audience: 'anyone', expiresIn: '7d' },
+    });
+    expect(made.status(), await made.text()).toBe(201);
+    const { url } = (await made.json()) as { url: string };
+    const reader = await (await page.context().browser()!.newContext({ baseURL })).newPage();
+    await reader.goto(new URL(url).pathname);
+    const shared = reader.getByTestId('tool-call').first();
+    await expect(shared.getByTestId('app-view-note')).toHaveText('Interactive view — open in Switchboard');
+    await expect(reader.locator('iframe')).toHaveCount(0);
+    await shared.locator('summary').first().click();
+    await expect(shared).toContainText('Hello, Ada!');
+    await shoot(reader, 'share');
+    // Shared without tool details: still the note, still no frame.
+    const hidden = await page.request.post(`/api/conversations/${id}/shares`, {
+      headers: jsonWrite(origin),
+      data: { includeToolDetails: false, audience: 'anyone', expiresIn: '7d' },
+    });
+    expect(hidden.status(), await hidden.text()).toBe(201);
+    await reader.goto(new URL(((await hidden.json()) as { url: string }).url).pathname);
+    await expect(reader.getByTestId('tool-details-hidden')).toBeVisible();
+    await expect(reader.getByTestId('app-view-note')).toBeVisible();
+    await expect(reader.locator('iframe')).toHaveCount(0);
+    await reader.context().close();
+  });
+});
+
+test('a hostile view reaches no cookie, storage, DOM or top window of the app, and sends or opens nothing by itself', async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'apps-hostile');
+  const id = await conversationWithApp(page, origin);
+  // Something of the app's own for the view to try to read.
+  await page.evaluate(() => {
+    document.cookie = 'app_probe=visible-to-the-app; Path=/';
+    localStorage.setItem('app_probe', 'visible-to-the-app');
+  });
+  const pageUrl = page.url();
+
+  const card = await call(page, id, 'call apps__hostile_view {}');
+  const log = viewOf(card).getByTestId('hostile-log');
+  await expect(log).toContainText('done');
+  const text = await log.textContent();
+  // An opaque origin: reading the cookie, storage or the parent's DOM throws.
+  expect(text).toContain('cookie: threw SecurityError');
+  expect(text).toContain('localStorage: threw SecurityError');
+  expect(text).toContain('parentDocument: threw SecurityError');
+  expect(text).not.toContain('visible-to-the-app');
+  // No popups (sandbox without allow-popups) and no top navigation.
+  expect(text).toContain('popup: null');
+  expect(text).toContain('topLocation: ');
+  expect(page.url()).toBe(pageUrl);
+  expect(page.context().pages()).toHaveLength(1);
+  // ui/message is refused: nothing was sent for the person.
+  expect(text).toMatch(/message: \{"isError":true\}/);
+  await expect(card.getByTestId('app-view-notice')).toContainText('The view asked to send a message for you');
+  await waitForIdle(page.request, id);
+  const conversation = (await (await page.request.get(`/api/conversations/${id}`)).json()) as { messages: { content: unknown }[] };
+  expect(JSON.stringify(conversation.messages)).not.toContain('Sent by the view itself');
+  // ui/open-link opens nothing by itself: the card asks, with a button.
+  expect(text).toMatch(/openLink: \{"isError":true\}/);
+  await expect(card.getByTestId('app-view-notice')).toContainText('The view asks to open https://example.invalid/');
+  await expect(card.getByRole('button', { name: 'Open link' })).toBeVisible();
+  expect(page.context().pages()).toHaveLength(1);
+  await shoot(page, 'hostile');
+});

@@ -1,0 +1,55 @@
+import { getToolCall } from '@/db/queries/tool-calls';
+import { AppError } from '@/lib/http/errors';
+import { readToolView, viewCsp } from '@/lib/mcp/app-views';
+import { reviewState } from '@/lib/mcp/catalog';
+
+import type { ChatRuntime } from './runtime';
+
+/**
+ * The interactive view (MCP Apps) of one tool call, for the person who owns the call: the HTML of
+ * the `ui://` resource its tool declared when the model called it, read through the same path as
+ * any resource the person attaches (their enabled server, the URL guard, sign-in), with the CSP it
+ * must run under (lib/mcp/app-views.ts). Only the view the call recorded is ever read, only once
+ * the call has a result, and only while the tool still declares that same view as the person
+ * reviewed it: a server cannot swap in another page later.
+ */
+export interface ToolViewResponse {
+  html: string;
+  csp: string;
+}
+
+export async function toolCallView(rt: ChatRuntime, userId: string, toolCallId: string): Promise<ToolViewResponse> {
+  const call = await getToolCall(rt.handle.db, toolCallId);
+  // Someone else's call is answered as if it did not exist.
+  if (!call || call.userId !== userId) throw new AppError('not_found', 'tool_call', `No tool call with id "${toolCallId}".`);
+  if (!call.viewUri || !call.serverId || !call.tool) {
+    throw new AppError('not_found', 'view', `The tool of this call (${call.modelName}) declared no interactive view.`);
+  }
+  if (!call.result) throw new AppError('conflict', 'view', 'The view is shown once the call has a result.');
+
+  const server = (await rt.tools.host.serversFor(userId)).find((s) => s.id === call.serverId);
+  if (!server) throw new AppError('conflict', 'view', `${call.serverName ?? 'The server'} is no longer one of your enabled servers.`);
+  const caller = { userId, conversationId: call.conversationId };
+  const catalog = await rt.tools.host.gateway.listTools(server, caller);
+  if (catalog.error) throw new AppError('bad_gateway', 'server', catalog.error);
+  const tool = catalog.tools.find((t) => t.name === call.tool);
+  if (!tool || tool.view?.resourceUri !== call.viewUri) {
+    const now = tool?.view ? `it now declares ${tool.view.resourceUri}` : 'it now declares none';
+    throw new AppError(
+      'conflict',
+      'view',
+      `${server.displayName}'s tool "${call.tool}" no longer declares the view ${call.viewUri} (${now}).`,
+    );
+  }
+  if (server.reviewedTools && reviewState(server.reviewedTools, tool) === 'no') {
+    throw new AppError(
+      'conflict',
+      'view',
+      `${server.displayName}'s tool "${call.tool}" changed since you reviewed it; review it on the servers page.`,
+    );
+  }
+
+  const read = await readToolView(rt.tools.connectDeps, server, caller, call.viewUri);
+  if (!read.ok) throw new AppError('bad_gateway', 'view', read.message);
+  return { html: read.value.html, csp: viewCsp(read.value.domains) };
+}
