@@ -75,7 +75,8 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
       icon={KeyRound}
       description={
         <>
-          A token lets a script, a CI job or an MCP client act as you. It is sent in the header{' '}
+          A token lets a script, a CI job or an MCP client act as you through Switchboard&rsquo;s own MCP endpoint, which is not open yet:
+          tokens made now will work there once it is. It is sent in the header{' '}
           <code className="font-mono text-[13px]">Authorization: Bearer sbp_…</code>; give each one a name you will recognise, and revoke it
           when it is no longer used.
         </>
