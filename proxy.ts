@@ -22,7 +22,7 @@ export function proxy(request: NextRequest) {
   const csp = [
     "default-src 'self'",
     `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${isDev ? " 'unsafe-eval'" : ''}`,
-    // Workers (the code highlighter's, app/_components/highlight.ts) from our own origin only:
+    // Workers (the code highlighter's, app/_components/markdown/highlight.ts) from our own origin only:
     // without this they fall back to script-src, whose 'strict-dynamic' lets a trusted script
     // start one from anywhere, a blob: URL included (e2e/api.spec.ts).
     "worker-src 'self'",

@@ -1,4 +1,4 @@
-import { ChatShell } from '@/app/_components/chat-shell';
+import { ChatShell } from '@/app/_components/shell/chat-shell';
 import { listForUser } from '@/lib/chat/service';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';

@@ -1,4 +1,4 @@
-import { NewConversation } from '@/app/_components/new-conversation';
+import { NewConversation } from '@/app/_components/chat/new-conversation';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 

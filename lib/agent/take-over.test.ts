@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { applyEvent, type ChatEvent, type ChatState } from '@/app/_components/chat-state';
+import { applyEvent, type ChatEvent, type ChatState } from '@/app/_components/chat/chat-state';
 import type { DbHandle } from '@/db/connection';
 import { appendEvent, listEventsAfter, type EventRow } from '@/db/queries/events';
 import { appendMessage, listMessages } from '@/db/queries/messages';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 
-import { LogoMark } from '@/app/_components/logo';
+import { LogoMark } from '@/app/_components/shell/logo';
 import { Notice } from '@/app/_components/ui';
 import { isResetLinkUsable } from '@/lib/account/password-reset';
 import { getRuntime } from '@/lib/server/runtime';

@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { NewPasswordInput } from '@/app/_components/new-password-input';
+import { NewPasswordInput } from '@/app/_components/auth/new-password-input';
 import { Button, Card, Field, Notice } from '@/app/_components/ui';
 
 /** The new password, twice, on a card; on success a notice in its place: every session of the account has ended. */

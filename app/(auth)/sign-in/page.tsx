@@ -1,7 +1,7 @@
 import { redirect } from 'next/navigation';
 
-import { AuthForm } from '@/app/_components/auth-form';
-import { safeNextPath } from '@/app/_components/next-path';
+import { AuthForm } from '@/app/_components/auth/auth-form';
+import { safeNextPath } from '@/app/_components/auth/next-path';
 import { oauthProviders } from '@/lib/auth/config';
 import { getPageSession } from '@/lib/server/page-session';
 

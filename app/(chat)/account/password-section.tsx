@@ -4,7 +4,7 @@ import { KeyRound } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { NewPasswordInput } from '@/app/_components/new-password-input';
+import { NewPasswordInput } from '@/app/_components/auth/new-password-input';
 import { Button, CardBody, CardFooter, Field, Input, Notice } from '@/app/_components/ui';
 
 import { Section } from './ui';

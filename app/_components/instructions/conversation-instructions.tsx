@@ -5,7 +5,7 @@ import { useState, useSyncExternalStore } from 'react';
 import { createPortal } from 'react-dom';
 
 import { api, ApiError } from '../api';
-import { InHeaderSlot } from '../header-slot';
+import { InHeaderSlot } from '../shell/header-slot';
 import type { ConversationView } from '../types';
 import { Button, Dialog, HeaderButton } from '../ui';
 import { draftProblem, InstructionsField } from './instructions-field';

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 import { sampleToolCallView } from '@/test/sample-tool-call';
 
-import { MessageList } from '../message-list';
-import { ToolCallCard } from '../tool-call-card';
+import { MessageList } from '../chat/message-list';
+import { ToolCallCard } from '../tool-call/tool-call-card';
 import type { ToolCallView } from '../types';
 import {
   createShareBody,

@@ -4,9 +4,9 @@ import { Link2, LogIn } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useMemo, useState } from 'react';
 
+import { MessageList } from '@/app/_components/chat/message-list';
 import { sharedFileHref } from '@/app/_components/files/file-view';
-import { Logo, LogoMark } from '@/app/_components/logo';
-import { MessageList } from '@/app/_components/message-list';
+import { Logo, LogoMark } from '@/app/_components/shell/logo';
 import { buttonClasses, cx, Notice } from '@/app/_components/ui';
 
 import { ForkButton } from './fork-button';

@@ -1,7 +1,7 @@
 import { Link2Off } from 'lucide-react';
 import Link from 'next/link';
 
-import { Logo } from '@/app/_components/logo';
+import { Logo } from '@/app/_components/shell/logo';
 import { buttonClasses, EmptyState } from '@/app/_components/ui';
 
 /** A shared link that shows nothing (unknown, revoked, expired, or asked too often): said plainly, with a way on. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from '@/app/_components/chat-state';
+import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from '@/app/_components/chat/chat-state';
 import { RUN_END_EVENTS, RUN_PAUSE_EVENTS } from '@/lib/agent/events';
 import type { ConversationView } from '@/lib/chat/views';
 import { parseFrames, type Frame } from '@/test/sse-reader';

@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 
-import { ChatView } from '@/app/_components/chat-view';
+import { ChatView } from '@/app/_components/chat/chat-view';
 import { view } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
 import { requirePageSession } from '@/lib/server/page-session';

@@ -1,0 +1,166 @@
+'use client';
+
+import { AppBridge, PostMessageTransport, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { ExternalLink, LayoutPanelTop } from 'lucide-react';
+import { useEffect, useRef, useState } from 'react';
+
+import { useTheme } from '../theme/theme-provider';
+import type { CardToolCall } from '../types';
+import { Button } from '../ui/index';
+
+/**
+ * A tool call's interactive view (MCP Apps), inline in its card once the call has a result. The
+ * view is untrusted HTML from the tool's server, so it runs in a frame sandboxed to scripts only
+ * (an opaque origin: none of Switchboard's cookies, storage or DOM; no popups, forms or top
+ * navigation), loaded from `/api/tool-calls/:id/view`, which adds its own CSP (no network unless
+ * the server declared domains). Everything between the page and the view goes through the
+ * official host bridge (`AppBridge` over `PostMessageTransport`), never a protocol of our own.
+ *
+ * What the view may ask in this release: its size (kept under MAX_HEIGHT). It may not call tools
+ * (refused with an error result until those calls go through the approval cards), send a message
+ * (only ever the person sends), or open a link without the person's click on the card's button.
+ */
+
+const MIN_HEIGHT = 60;
+const MAX_HEIGHT = 640;
+export const VIEW_CALLS_REFUSED = 'Calls from interactive views are not enabled yet in Switchboard.';
+
+function resolvedTheme(preference: string): 'light' | 'dark' {
+  if (preference === 'light' || preference === 'dark') return preference;
+  return typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+}
+
+/** The call's result as the view protocol carries it: what the tool wrote (Switchboard's own notes left out). */
+type ViewContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
+
+function toolResultOf(call: CardToolCall): { isError: boolean; content: ViewContent[] } {
+  const content: ViewContent[] = [];
+  for (const p of call.result?.parts ?? []) {
+    if (p.kind === 'output') content.push({ type: 'text', text: p.text });
+    else if (p.kind === 'image') content.push({ type: 'image', data: p.data, mimeType: p.mediaType });
+  }
+  return { isError: call.result?.isError === true, content };
+}
+
+export function AppViewFrame({ call }: { call: CardToolCall }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const bridgeRef = useRef<AppBridge | null>(null);
+  const { preference } = useTheme();
+  const theme = resolvedTheme(preference);
+  const [height, setHeight] = useState(160);
+  const [askedLink, setAskedLink] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  // The latest call, for the bridge's handlers, without reconnecting when the card re-renders.
+  const latest = useRef(call);
+  const themeRef = useRef(theme);
+  useEffect(() => {
+    latest.current = call;
+    themeRef.current = theme;
+  });
+
+  useEffect(() => {
+    const iframe = frame.current;
+    const win = iframe?.contentWindow;
+    if (!iframe || !win) return;
+    const context = (): McpUiHostContext => ({
+      theme: themeRef.current,
+      locale: navigator.language,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      displayMode: 'inline',
+      availableDisplayModes: ['inline'],
+      platform: 'web',
+      containerDimensions: { maxHeight: MAX_HEIGHT, width: iframe.clientWidth },
+    });
+    const bridge = new AppBridge(null, { name: 'Switchboard', version: '1.0.0' }, { openLinks: {} }, { hostContext: context() });
+    bridge.oninitialized = () => {
+      const current = latest.current;
+      void bridge.sendToolInput({ arguments: (current.input ?? {}) as Record<string, unknown> });
+      if (current.result) void bridge.sendToolResult(toolResultOf(current));
+    };
+    bridge.onsizechange = ({ height: asked }) => {
+      if (typeof asked === 'number' && Number.isFinite(asked)) setHeight(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(asked))));
+    };
+    bridge.oncalltool = async () => {
+      setNotice(`The view asked to call a tool. ${VIEW_CALLS_REFUSED}`);
+      return { isError: true, content: [{ type: 'text', text: VIEW_CALLS_REFUSED }] };
+    };
+    // A view never speaks for the person: its message is refused, and said on the card.
+    bridge.onmessage = async () => {
+      setNotice('The view asked to send a message for you; Switchboard sends only what you write.');
+      return { isError: true };
+    };
+    // A link opens only from the person's click on the card's button, never from the view alone.
+    bridge.onopenlink = async ({ url }) => {
+      // Web pages only: a javascript: or data: link would run in a window of its own.
+      if (!/^https?:\/\//i.test(url)) {
+        setNotice('The view asked to open a link that is not a web page; Switchboard does not open it.');
+        return { isError: true };
+      }
+      setAskedLink(url);
+      return { isError: true };
+    };
+    bridgeRef.current = bridge;
+    let connected = false;
+    // Listening before the frame loads: the view's first request (ui/initialize) comes at once.
+    void bridge.connect(new PostMessageTransport(win, win)).then(() => {
+      connected = true;
+      iframe.src = `/api/tool-calls/${encodeURIComponent(call.id)}/view`;
+    });
+    return () => {
+      bridgeRef.current = null;
+      // Teardown: the view is told it goes away (it may save state), then the channel closes.
+      const close = () => void bridge.close().catch(() => {});
+      if (connected && bridge.getAppCapabilities()) {
+        void bridge
+          .teardownResource({}, { timeout: 500 })
+          .catch(() => {})
+          .finally(close);
+      } else close();
+    };
+  }, [call.id]);
+
+  // The theme follows the page's while the view is open.
+  useEffect(() => {
+    const bridge = bridgeRef.current;
+    if (bridge?.getAppCapabilities()) void bridge.sendHostContextChange({ theme });
+  }, [theme]);
+
+  return (
+    <div className="border-t border-border" data-testid="app-view">
+      <div className="flex items-center gap-1.5 px-4 pt-2 text-xs text-muted">
+        <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
+        Interactive view from {call.server ?? 'the server'}
+      </div>
+      <iframe
+        ref={frame}
+        title={`Interactive view of ${call.server ?? ''} ${call.tool ?? ''}`.trim()}
+        // Scripts only: no allow-same-origin (it would share our origin), no popups, forms or top navigation.
+        sandbox="allow-scripts"
+        referrerPolicy="no-referrer"
+        className="block w-full border-0 bg-transparent"
+        style={{ height }}
+        data-testid="app-view-frame"
+      />
+      {(notice || askedLink) && (
+        <div className="space-y-1.5 px-4 pb-2.5 text-xs text-muted" role="status" data-testid="app-view-notice">
+          {notice && <p>{notice}</p>}
+          {askedLink && (
+            <p className="flex flex-wrap items-center gap-2">
+              <span className="break-all">The view asks to open {askedLink}.</span>
+              <Button
+                size="sm"
+                icon={ExternalLink}
+                onClick={() => {
+                  window.open(askedLink, '_blank', 'noopener,noreferrer');
+                  setAskedLink(null);
+                }}
+              >
+                Open link
+              </Button>
+            </p>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
