@@ -87,7 +87,7 @@ module.exports = {
       name: 'components read views and pure helpers: no database, no process wiring',
       severity: 'error',
       from: { path: '^app/_components/', pathNot: TEST_FILES },
-      to: { path: '^(db/(connection|schema|queries/)|lib/server/)' },
+      to: { path: '^(db/(connection|schema|tables/|queries/)|lib/server/)' },
     },
     {
       // A cycle of type-only imports costs nothing at run time; a cycle of values decides which

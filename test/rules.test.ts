@@ -86,7 +86,7 @@ describe('only the person creates, widens or extends a grant (issue 9, hard rule
     const users = ['app', 'lib', 'db', 'scripts'].flatMap((dir) =>
       sourceFiles(dir).filter((f) => /\btool(Grants|Switches)\b/.test(readFileSync(path.join(ROOT, f), 'utf8'))),
     );
-    expect(users.sort()).toEqual(['db/queries/grants.ts', 'db/schema.ts']);
+    expect(users.sort()).toEqual(['db/queries/grants.ts', 'db/tables/grants.ts']);
   });
 
   it('finds named imports across lines, with type and as', () => {
