@@ -141,7 +141,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.env.close();
     });
 
-    it('another answer that fails before its first word leaves the question unanswered here, its earlier answer one step away', async () => {
+    it('another answer failing before its first word leaves the question unanswered, its earlier answer one step away', async () => {
       const t = await setup([{ blocks: [text('A1')] }, { status: 400, error: { type: 'invalid_request_error', message: 'refused' } }]);
       await t.send('Q1');
       const [q1, a1] = (await t.view()).messages;
