@@ -73,6 +73,15 @@ for (const { kind, available } of TEST_DATABASES) {
         // No proxy: the forwarded headers are the client's words.
         vi.stubEnv('TRUSTED_PROXIES', '');
         expect(await providers()).toBe('http://localhost:3000/api/auth/callback/credentials');
+        // Next reports the URL as localhost whatever the browser asked for: Host says where it was.
+        const at127 = await handleAuthRequest(
+          new Request('http://localhost:3000/api/auth/providers', { headers: { host: '127.0.0.1:3000' } }),
+          h.db,
+          SECRET,
+        );
+        expect(((await at127.json()) as { credentials: { callbackUrl: string } }).credentials.callbackUrl).toBe(
+          'http://127.0.0.1:3000/api/auth/callback/credentials',
+        );
         // One proxy of ours in front: what it forwards is its word.
         vi.stubEnv('TRUSTED_PROXIES', '1');
         expect(await providers()).toBe('https://switchboard.example.com/api/auth/callback/credentials');

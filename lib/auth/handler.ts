@@ -32,19 +32,21 @@ export async function handleAuthRequest(req: Request, db: Db, secret: string): P
 
 /**
  * The request as Auth.js reads it. Auth.js builds every URL it answers with (redirects, the
- * providers' sign-in and callback URLs) from the request's URL, which Next builds from Host
- * (checked by proxy.ts, lib/http/host.ts) — so `trustHost: true` trusts only what proxy.ts let
- * through. Behind proxies of ours (`TRUSTED_PROXIES`) Host is the proxy's own view of the app,
- * and the public host and scheme are what the proxy forwards (X-Forwarded-Host, which proxy.ts
- * checks then, and X-Forwarded-Proto); without them those headers are the client's words and
- * are not read. With APP_URL / AUTH_URL set, proxy.ts admits that host only.
+ * providers' sign-in and callback URLs) from the request's URL. Next does not build that URL from
+ * Host (`next start -H 127.0.0.1` reports `localhost` whatever the browser asked for, and a
+ * sign-in at http://127.0.0.1:3000 was then sent to localhost, which the page's CSP `form-action`
+ * refuses), so it is rebuilt here from Host (checked by proxy.ts, lib/http/host.ts) — and
+ * `trustHost: true` trusts only what proxy.ts let through. Behind proxies of ours
+ * (`TRUSTED_PROXIES`) Host is the proxy's own view of the app, and the public host and scheme are
+ * what the proxy forwards (X-Forwarded-Host, which proxy.ts checks then, and X-Forwarded-Proto);
+ * without them those headers are the client's words and are not read. With APP_URL / AUTH_URL
+ * set, proxy.ts admits that host only.
  */
 export function authRequest(req: Request, env?: Record<string, string | undefined>): Request {
-  if (trustedProxyHops(env) === 0) return req;
   const host = requestedHost(req.headers, env);
   if (!host) return req;
   const current = new URL(req.url);
-  const forwardedProto = req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const forwardedProto = trustedProxyHops(env) > 0 ? req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() : undefined;
   const protocol = forwardedProto === 'https' || forwardedProto === 'http' ? `${forwardedProto}:` : current.protocol;
   const url = new URL(`${protocol}//${host}${current.pathname}${current.search}`);
   return url.href === current.href ? req : new Request(url, req);
