@@ -12,7 +12,7 @@ import {
 import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { countChildren, listPath } from '@/db/queries/messages';
-import { getLatestRun, listEndedRunUsage } from '@/db/queries/runs';
+import { getLatestRun, listEndedRunUsage, type RunRow } from '@/db/queries/runs';
 import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
@@ -106,7 +106,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
  * it failed before its first word), how many answers it has elsewhere: the page offers to show
  * them. 0 otherwise, without a statement.
  */
-async function unansweredLeafAnswers(rt: ChatRuntime, id: string, path: readonly { id: string; role: string }[], active: unknown) {
+async function unansweredLeafAnswers(rt: ChatRuntime, id: string, path: readonly { id: string; role: string }[], active: RunRow | null) {
   const leaf = path.at(-1);
   if (!leaf || leaf.role !== 'user' || active) return 0;
   return countChildren(rt.handle.db, id, leaf.id);

@@ -131,24 +131,13 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     setNotice('');
     try {
       await hooks.current.settled();
-      const { files, ...body } = extras;
-      const started = await api<{ runId: string; afterSeq: number; messages?: MessageView[] }>(
-        `/api/conversations/${initial.id}/messages`,
-        { method: 'POST', body: { text, ...body } },
-      );
-      // The opening messages come back as stored (real ids, parent, origin); only an answer without them is shown as sent.
-      const sent: MessageView[] = started.messages ?? [
-        {
-          id: `local-${started.runId}`,
-          seq: Infinity,
-          role: 'user',
-          content: [{ type: 'text', text }],
-          runId: started.runId,
-          stopReason: null,
-          createdAt: new Date().toISOString(),
-          ...(files?.length ? { files } : {}),
-        },
-      ];
+      // The server takes the files by their refs (in `attachments`); their views were for the composer.
+      const started = await api<{ runId: string; afterSeq: number; messages: MessageView[] }>(`/api/conversations/${initial.id}/messages`, {
+        method: 'POST',
+        body: { text, ...extras, files: undefined },
+      });
+      // The opening messages as stored: real ids (an edit needs them), parent, origin, files.
+      const sent = started.messages;
       for (const message of sent) dispatch({ kind: 'sent', message });
       dispatch({
         kind: 'event',
