@@ -1,10 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
 import { call, connectInProcess } from '@/test/fixtures/builtin-mcp-client';
+import { fromWebHandler, listenOnLoopback } from '@/test/fixtures/node-web-adapter';
 
 import {
   BUILTIN_SERVERS,
@@ -107,42 +105,21 @@ describe('notes handler without a database', () => {
   });
 });
 
-/** A minimal node:http → Web Request adapter, as a remote deployment would mount the handler. */
-function serve(handler: McpHttpHandler): Promise<http.Server> {
-  const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) for (const x of [v ?? []].flat()) headers.append(k, x);
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const request = new Request(`http://127.0.0.1${req.url}`, {
-      method: req.method,
-      headers,
-      body: hasBody ? Buffer.concat(chunks) : undefined,
-    });
-    const response = await handler.fetch(request).catch((err: Error) => new Response(err.message, { status: 500 }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body) for await (const chunk of response.body) res.write(chunk);
-    res.end();
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
 describe('over a real HTTP server on 127.0.0.1', () => {
   it('serves a tool call remotely through the same handler', async () => {
     const handler = createSandboxServerHandler();
-    const server = await serve(handler);
-    const { port } = server.address() as AddressInfo;
+    // As a remote deployment would mount the handler: node:http in front of its Web `fetch`.
+    const server = await listenOnLoopback(fromWebHandler((request) => handler.fetch(request)));
     const client = new Client({ name: 't', version: '1' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.origin}/mcp`)));
       expect(client.getProtocolEra()).toBe('modern');
       const r = await call(client, 'run_js', { code: 'console.log("over http"); 2 ** 10' });
       expect(r.isError).toBe(false);
       expect(r.data).toMatchObject({ stdout: 'over http\n', result: '1024', error: null });
     } finally {
       await client.close();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await handler.close();
     }
   });
