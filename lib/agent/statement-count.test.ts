@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { fileRefBlock } from '@/db/file-refs';
+import { toolCalls } from '@/db/schema';
 import { fileDeps, uploadFile } from '@/lib/files/service';
+import { closeBuiltinHandlers } from '@/lib/mcp/builtin';
 import { createAppToolHost } from '@/lib/server/tool-host';
 import { busFactory, TEST_REDIS_URL, type TestBusKind } from '@/test/buses';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
@@ -48,6 +50,9 @@ for (const { kind, bus, available } of CASES) {
     });
     afterAll(async () => {
       await buses.closeAll();
+      // The built-in servers' handlers are kept per process with the database they were first given: the
+      // next database's turns must not reach this one once it is closed.
+      await closeBuiltinHandlers();
       await h?.close();
     });
 
@@ -94,6 +99,11 @@ for (const { kind, bus, available } of CASES) {
       // Something was counted: the turn wrote its run, messages, call and audit entry.
       expect(turn.statements.some((s) => /insert into "audit_entries"/.test(s))).toBe(true);
       expect(turn.statements.some((s) => /insert into "tool_calls"/.test(s))).toBe(true);
+      // The tool itself ran: a failed search would count the statements of a different turn.
+      expect(await h.db.select({ isError: toolCalls.isError, status: toolCalls.status }).from(toolCalls)).toContainEqual({
+        isError: false,
+        status: 'succeeded',
+      });
       expectAnnounced(turn);
     });
 
