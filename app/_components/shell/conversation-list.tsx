@@ -1,6 +1,7 @@
 'use client';
 
-import { createContext, useCallback, useContext, useMemo, useState } from 'react';
+import { createContext, useCallback, useContext, useMemo } from 'react';
+import useSWR from 'swr';
 
 import { api } from '../api';
 import type { ConversationSummary } from '../types';
@@ -18,23 +19,26 @@ interface ConversationList {
 
 const ConversationListContext = createContext<ConversationList | null>(null);
 
+const LIST_PATH = '/api/conversations';
+const readList = async ([path]: readonly [string, ConversationSummary[]]) =>
+  (await api<{ conversations: ConversationSummary[] }>(path)).conversations;
+
+/**
+ * Through SWR, so two reloads that overlap (a turn ended, a rename) cannot put the older answer
+ * last. The key carries the list the server rendered: a navigation or refresh brings a newer one,
+ * which starts a key of its own and so wins over anything read before it.
+ */
 export function ConversationListProvider({ initial, children }: { initial: ConversationSummary[]; children: React.ReactNode }) {
-  const [state, setState] = useState({ from: initial, conversations: initial });
-  // A server render (navigation, refresh) brings a newer list: it wins over the one read here.
-  let conversations = state.conversations;
-  if (state.from !== initial) {
-    conversations = initial;
-    setState({ from: initial, conversations: initial });
-  }
-  const reload = useCallback(async () => {
-    try {
-      const { conversations: fresh } = await api<{ conversations: ConversationSummary[] }>('/api/conversations');
-      setState((s) => ({ ...s, conversations: fresh }));
-    } catch {
-      // Kept as shown; nothing the person needs to act on.
-    }
-  }, []);
-  const value = useMemo(() => ({ conversations, reload }), [conversations, reload]);
+  const { data, mutate } = useSWR([LIST_PATH, initial] as const, readList, {
+    fallbackData: initial,
+    revalidateOnMount: false,
+    revalidateIfStale: false,
+    revalidateOnFocus: false,
+    revalidateOnReconnect: false,
+    shouldRetryOnError: false,
+  });
+  const reload = useCallback(async () => void (await mutate()), [mutate]);
+  const value = useMemo(() => ({ conversations: data, reload }), [data, reload]);
   return <ConversationListContext.Provider value={value}>{children}</ConversationListContext.Provider>;
 }
 

@@ -1,6 +1,7 @@
 'use client';
 
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
+import useSWR from 'swr';
 
 import { api, ApiError } from '@/app/_components/api';
 
@@ -13,36 +14,42 @@ export type ToolsActions = {
   revoke: (grantId: string) => Promise<void>;
 };
 
+const readView = (path: string) => api<ConversationToolsView>(path);
+
 /**
- * The conversation's tools and grants, read on mount and again whenever `refreshKey` changes (the
- * page bumps it when a run ends: changes apply from the next step, and a run may have used a grant
- * up or crossed into taint). Every change answers with the whole new view.
+ * The conversation's tools and grants, read on mount, when the tab comes back into view (another tab
+ * may have changed a grant) and whenever `refreshKey` changes (the page bumps it when a run ends:
+ * changes apply from the next step, and a run may have used a grant up or crossed into taint). Every
+ * change answers with the whole new view.
+ *
+ * Through SWR, so answers cannot land out of order: a read that started before a change and ends
+ * after it is dropped instead of putting back the view from before the change, and a newer read
+ * wins over an older one.
  */
 export function useConversationTools(conversationId: string, refreshKey: number) {
-  const [view, setView] = useState<ConversationToolsView | null>(null);
-  const [loadError, setLoadError] = useState('');
   const base = `/api/conversations/${conversationId}`;
+  const { data, error, mutate } = useSWR<ConversationToolsView, unknown>(`${base}/tools`, readView, { shouldRetryOnError: false });
 
-  const load = useCallback(
-    () =>
-      api<ConversationToolsView>(`${base}/tools`).then(
-        (v) => (setView(v), setLoadError('')),
-        (err) => setLoadError(err instanceof ApiError ? err.message : 'Could not load the tools of this conversation.'),
-      ),
-    [base],
-  );
+  const shownKey = useRef(refreshKey);
   useEffect(() => {
-    void load();
-  }, [load, refreshKey]);
+    if (shownKey.current === refreshKey) return;
+    shownKey.current = refreshKey;
+    void mutate();
+  }, [refreshKey, mutate]);
 
   const put = useCallback(
-    async (body: GrantBody) => setView(await api<ConversationToolsView>(`${base}/grants`, { method: 'PUT', body })),
-    [base],
+    async (body: GrantBody) => {
+      await mutate(await api<ConversationToolsView>(`${base}/grants`, { method: 'PUT', body }), { revalidate: false });
+    },
+    [base, mutate],
   );
   const revoke = useCallback(
-    async (grantId: string) =>
-      setView(await api<ConversationToolsView>(`${base}/grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' })),
-    [base],
+    async (grantId: string) => {
+      const next = await api<ConversationToolsView>(`${base}/grants/${encodeURIComponent(grantId)}`, { method: 'DELETE' });
+      await mutate(next, { revalidate: false });
+    },
+    [base, mutate],
   );
-  return { view, loadError, reload: load, actions: { put, revoke } satisfies ToolsActions };
+  const loadError = error ? (error instanceof ApiError ? error.message : 'Could not load the tools of this conversation.') : '';
+  return { view: data ?? null, loadError, actions: { put, revoke } satisfies ToolsActions };
 }
