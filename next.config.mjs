@@ -6,6 +6,10 @@ const nextConfig = {
   // NEXT_DIST_DIR: a build folder of its own (e.g. `.next-first-run`), so a test can start `next dev`
   // from a cold folder while other runs keep `.next`. The pattern `.next-*/` is git- and lint-ignored.
   distDir: process.env.NEXT_DIST_DIR || '.next',
+  // SWITCHBOARD_TEST_BUILD=1 (npm test, scripts/test-all.mjs): the type check already ran as the suite's
+  // first step, and a clean clone builds once, so writing Turbopack's build cache is time spent for nothing.
+  typescript: { ignoreBuildErrors: process.env.SWITCHBOARD_TEST_BUILD === '1' },
+  experimental: { turbopackFileSystemCacheForBuild: process.env.SWITCHBOARD_TEST_BUILD !== '1' },
   poweredByHeader: false,
   // The embedded database and its WASM stay outside the bundle. The Anthropic SDK too: bundled, each
   // route got its own copy of its classes, so an error thrown by the runtime's client (built by

@@ -186,6 +186,14 @@ export const SETTINGS = {
     { description: '`true` lets servers on this machine be added and reached (tests only).' },
   ),
   NEXT_DIST_DIR: d(text('.next'), { description: 'Build folder.', buildTime: true }),
+  SWITCHBOARD_TEST_BUILD: d(
+    variable((value) => value === '1'),
+    {
+      description: '`1`: `next build` skips its own type check and build cache (npm test has run tsc; one build per clean clone).',
+      buildTime: true,
+      testOnly: true,
+    },
+  ),
   SWITCHBOARD_TEST_SHARE_DAY_MS: d(wholeNumber({ fallback: 24 * 60 * 60_000, min: 1 }), {
     description: 'How long a share link\'s "day" lasts, so the e2e can see a link expire.',
     testOnly: true,
