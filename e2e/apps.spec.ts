@@ -83,10 +83,32 @@ test('an App’s view renders in its card, in light and dark, with the input and
     expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
   });
 
-  await test.step('a tool call from the view is refused, and the card says so', async () => {
+  await test.step('a click in the view asks for a tool that needs approval: deny runs nothing, allow runs it once', async () => {
     await view.getByRole('button', { name: 'Count a click' }).click();
-    await expect(view.locator('#clicks')).toHaveText('refused: Calls from interactive views are not enabled yet in Switchboard.');
-    await expect(card.getByTestId('app-view-notice')).toContainText('The view asked to call a tool.');
+    const ask = card.getByTestId('approval-card');
+    await expect(ask.getByTestId('asked-by-view')).toHaveText('Asked by the interactive view, not the model.');
+    await expect(ask).toContainText('The interactive view asks to run count_clicks on Apps.');
+    await shoot(page, 'view-asks');
+    await ask.getByRole('button', { name: 'Deny…' }).click();
+    await ask.getByRole('button', { name: 'Deny', exact: true }).click();
+    await expect(view.locator('#clicks')).toHaveText(/^refused: The person denied this call/);
+    await expect(card.getByTestId('app-view-call-outcome')).toHaveText("The view's call to count_clicks was denied; it did not run.");
+
+    await view.getByRole('button', { name: 'Count a click' }).click();
+    await card.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
+    // The fixture counts the clicks it ran: the denied one never reached it.
+    await expect(view.locator('#clicks')).toHaveText('Clicked 1 times.');
+    await expect(card.getByTestId('approval-card')).toHaveCount(0);
+    const log = (await (await page.request.get(`/api/activity?conversation=${id}&tool=count_clicks`)).json()) as {
+      entries: { content: { outcome: string; askedBy?: { by: string } } }[];
+    };
+    expect(log.entries.map((e) => [e.content.outcome, e.content.askedBy?.by])).toEqual([
+      ['succeeded', 'view'],
+      ['denied', 'view'],
+    ]);
+    // The model's history holds none of it.
+    const conversation = (await (await page.request.get(`/api/conversations/${id}`)).json()) as { messages: unknown[] };
+    expect(JSON.stringify(conversation.messages)).not.toContain('Clicked');
   });
 
   await test.step('in dark, the view is told the dark theme', async () => {

@@ -95,6 +95,7 @@ const SAMPLE_CALL = {
   waitedFor: null,
   allowForSession: { offered: true, why: null },
   hasView: false,
+  askedByView: false,
   step: 0,
   proposedAt: null,
   startedAt: null,

@@ -56,6 +56,12 @@ export type ToolCallPatch = Partial<
   >
 >;
 
+/**
+ * The `step` of a call asked by an interactive view (`asked_by_call_id`): it belongs to no model
+ * step, so the engine's reads of a step's calls (results owed, approvals waited for) never see it.
+ */
+export const VIEW_CALL_STEP = -1;
+
 /** Every JSON column of a call through its schema: a row from an older release loads in today's shape. */
 export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
   const at = (column: string) => [`tool_calls.${column}`, raw.id] as const;
@@ -143,6 +149,16 @@ export async function countStepCallsWithStatus(
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), inArray(toolCalls.status, statuses)));
   return Number(rows[0]?.n ?? 0);
+}
+
+/** The calls an interactive view asked for (MCP Apps), oldest first. */
+export async function listViewCalls(db: Db, askedByCallId: string): Promise<ToolCallRow[]> {
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
+    .from(toolCalls)
+    .where(eq(toolCalls.askedByCallId, askedByCallId))
+    .orderBy(asc(toolCalls.createdAt));
+  return rows.map(parseToolCallRow);
 }
 
 /** A user's calls that wait for them to sign in to one server, oldest first. */

@@ -76,6 +76,8 @@ export const toolCallViewSchema = z.object({
   allowForSession: allowForSessionView.default({ offered: false, why: null }),
   /** Whether its tool declared an interactive view (MCP Apps), shown once the call has a result. */
   hasView: z.boolean().default(false),
+  /** Asked by the interactive view of another call (MCP Apps), not by the model: the cards say so. */
+  askedByView: z.boolean().default(false),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -99,6 +101,7 @@ const toolCallViewV0 = z
     waitedFor: decision ? 'approval' : null,
     allowForSession: { offered: false, why: null },
     hasView: false,
+    askedByView: false,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

@@ -45,6 +45,7 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     waitedFor: waitedFor(c),
     allowForSession: allowForSessionOf(c),
     hasView: c.viewUri !== null,
+    askedByView: c.askedByCallId !== null,
   };
 }
 

@@ -7,6 +7,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useTheme } from '../theme/theme-provider';
 import type { CardToolCall } from '../types';
 import { Button } from '../ui/index';
+import { ApprovalCard } from './approval-card';
+import { toolResultOf, useViewCalls } from './use-view-calls';
 
 /**
  * A tool call's interactive view (MCP Apps), inline in its card once the call has a result. The
@@ -16,30 +18,18 @@ import { Button } from '../ui/index';
  * the server declared domains). Everything between the page and the view goes through the
  * official host bridge (`AppBridge` over `PostMessageTransport`), never a protocol of our own.
  *
- * What the view may ask in this release: its size (kept under MAX_HEIGHT). It may not call tools
- * (refused with an error result until those calls go through the approval cards), send a message
- * (only ever the person sends), or open a link without the person's click on the card's button.
+ * What the view may ask in this release: its size (kept under MAX_HEIGHT), and tool calls of its
+ * own server, each decided like the model's (an approval card under the view when it needs the
+ * person, saying the view asked). It may not send a message (only ever the person sends), or open
+ * a link without the person's click on the card's button.
  */
 
 const MIN_HEIGHT = 60;
 const MAX_HEIGHT = 640;
-export const VIEW_CALLS_REFUSED = 'Calls from interactive views are not enabled yet in Switchboard.';
 
 function resolvedTheme(preference: string): 'light' | 'dark' {
   if (preference === 'light' || preference === 'dark') return preference;
   return typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
-}
-
-/** The call's result as the view protocol carries it: what the tool wrote (Switchboard's own notes left out). */
-type ViewContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
-
-function toolResultOf(call: CardToolCall): { isError: boolean; content: ViewContent[] } {
-  const content: ViewContent[] = [];
-  for (const p of call.result?.parts ?? []) {
-    if (p.kind === 'output') content.push({ type: 'text', text: p.text });
-    else if (p.kind === 'image') content.push({ type: 'image', data: p.data, mimeType: p.mediaType });
-  }
-  return { isError: call.result?.isError === true, content };
 }
 
 export function AppViewFrame({ call }: { call: CardToolCall }) {
@@ -50,12 +40,15 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   const [height, setHeight] = useState(160);
   const [askedLink, setAskedLink] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const viewCalls = useViewCalls(call.id);
+  const latestCalls = useRef(viewCalls.callTool);
   // The latest call, for the bridge's handlers, without reconnecting when the card re-renders.
   const latest = useRef(call);
   const themeRef = useRef(theme);
   useEffect(() => {
     latest.current = call;
     themeRef.current = theme;
+    latestCalls.current = viewCalls.callTool;
   });
 
   useEffect(() => {
@@ -80,10 +73,8 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     bridge.onsizechange = ({ height: asked }) => {
       if (typeof asked === 'number' && Number.isFinite(asked)) setHeight(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(asked))));
     };
-    bridge.oncalltool = async () => {
-      setNotice(`The view asked to call a tool. ${VIEW_CALLS_REFUSED}`);
-      return { isError: true, content: [{ type: 'text', text: VIEW_CALLS_REFUSED }] };
-    };
+    // The view's tool calls go through the person's consent (./use-view-calls.ts).
+    bridge.oncalltool = async ({ name, arguments: args }) => latestCalls.current(name, args ?? {});
     // A view never speaks for the person: its message is refused, and said on the card.
     bridge.onmessage = async () => {
       setNotice('The view asked to send a message for you; Switchboard sends only what you write.');
@@ -141,6 +132,18 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
         style={{ height }}
         data-testid="app-view-frame"
       />
+      {viewCalls.asks.length > 0 && (
+        <div className="space-y-2 px-4 pb-2.5" data-testid="app-view-asks">
+          {viewCalls.asks.map((ask) => (
+            <ApprovalCard key={ask.id} call={ask} onDecide={viewCalls.decide} />
+          ))}
+        </div>
+      )}
+      {viewCalls.outcome && (
+        <p className="px-4 pb-2.5 text-xs text-muted" role="status" data-testid="app-view-call-outcome">
+          {viewCalls.outcome}
+        </p>
+      )}
       {(notice || askedLink) && (
         <div className="space-y-1.5 px-4 pb-2.5 text-xs text-muted" role="status" data-testid="app-view-notice">
           {notice && <p>{notice}</p>}
