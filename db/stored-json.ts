@@ -176,6 +176,12 @@ const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serve
 export type StoredFoundTools = z.infer<typeof foundToolsV1>;
 export const storedFoundTools = foundToolsV1;
 
+// ── tool_calls.view_context: the last `ui/update-model-context` of the call's interactive view ──
+// Text blocks joined, and the structured content as sent; each update replaces the last (MCP Apps).
+const viewContextV1 = z.object({ v: z.literal(1), at: iso, text: z.string(), structured: jsonObject.optional() });
+export type StoredViewContext = z.infer<typeof viewContextV1>;
+export const storedViewContext = viewContextV1;
+
 // ── conversations.tainted: how text from an untrusted server first entered the model's context ──
 const taintV1 = z.object({
   v: z.literal(1),

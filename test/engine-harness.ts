@@ -96,6 +96,7 @@ const SAMPLE_CALL = {
   allowForSession: { offered: true, why: null },
   hasView: false,
   askedByView: false,
+  viewContext: null,
   step: 0,
   proposedAt: null,
   startedAt: null,

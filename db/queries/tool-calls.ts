@@ -12,7 +12,9 @@ import {
   storedSignIn,
   storedToolResult,
   storedVerdict,
+  storedViewContext,
   type StoredMessageContent,
+  type StoredViewContext,
 } from '../stored-json';
 import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
@@ -75,6 +77,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
     signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
     foundTools: parseStored(storedFoundTools, raw.foundTools, ...at('foundTools')),
+    viewContext: parseStored(storedViewContext, raw.viewContext, ...at('viewContext')),
   };
 }
 
@@ -149,6 +152,12 @@ export async function countStepCallsWithStatus(
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), inArray(toolCalls.status, statuses)));
   return Number(rows[0]?.n ?? 0);
+}
+
+/** Replaces what a call's view last said the model should know of it (`ui/update-model-context`). */
+export async function setViewContext(db: Db, id: string, context: StoredViewContext): Promise<ToolCallRow | null> {
+  const rows = await db.update(toolCalls).set({ viewContext: context }).where(eq(toolCalls.id, id)).returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 
 /** The calls an interactive view asked for (MCP Apps), oldest first. */

@@ -22,6 +22,7 @@ import type {
   StoredSignIn,
   StoredToolResult,
   StoredVerdict,
+  StoredViewContext,
 } from '../stored-json';
 import { TOOL_CALL_STATUSES, TRUST_LEVELS } from '../vocabulary';
 import { ownerRef } from './accounts';
@@ -90,6 +91,9 @@ export const toolCalls = pgTable(
     // Set when the call was asked by that call's interactive view (a view's `tools/call`), not by the
     // model: it goes through the same consent, approval and audit, but belongs to no model step
     // (`step` is VIEW_CALL_STEP) and its result goes back to the view, never into the history.
+    // The last `ui/update-model-context` of this call's view: what the view says the model should
+    // know of its state, kept with the call and shown on its card (lib/chat/view-context.ts).
+    viewContext: jsonb('view_context').$type<StoredViewContext>(),
     askedByCallId: uuid('asked_by_call_id').references((): AnyPgColumn => toolCalls.id, { onDelete: 'cascade' }),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),

@@ -78,6 +78,11 @@ export const toolCallViewSchema = z.object({
   hasView: z.boolean().default(false),
   /** Asked by the interactive view of another call (MCP Apps), not by the model: the cards say so. */
   askedByView: z.boolean().default(false),
+  /** What its interactive view last said the model should know of it (`ui/update-model-context`), shown on the card. */
+  viewContext: z
+    .object({ at: z.string(), text: z.string(), structured: z.record(z.string(), z.unknown()).nullable() })
+    .nullable()
+    .default(null),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -102,6 +107,7 @@ const toolCallViewV0 = z
     allowForSession: { offered: false, why: null },
     hasView: false,
     askedByView: false,
+    viewContext: null,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

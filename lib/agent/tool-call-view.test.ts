@@ -55,6 +55,7 @@ const row: ToolCallRow & { fullText: string } = {
   foundTools: null,
   viewUri: null,
   askedByCallId: null,
+  viewContext: null,
   version: 3,
   createdAt: new Date('2026-11-30T10:00:00Z'),
   startedAt: new Date('2026-11-30T10:00:01Z'),

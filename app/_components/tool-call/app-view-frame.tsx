@@ -4,9 +4,11 @@ import { AppBridge, PostMessageTransport, type McpUiHostContext } from '@modelco
 import { ExternalLink, LayoutPanelTop } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 
+import { api } from '../api';
+import { useComposerDraft } from '../composer/composer-draft';
 import { useTheme } from '../theme/theme-provider';
-import type { CardToolCall } from '../types';
-import { Button } from '../ui/index';
+import type { CardToolCall, ToolCallView } from '../types';
+import { Button, CodeBlock } from '../ui/index';
 import { ApprovalCard } from './approval-card';
 import { toolResultOf, useViewCalls } from './use-view-calls';
 
@@ -20,7 +22,8 @@ import { toolResultOf, useViewCalls } from './use-view-calls';
  *
  * What the view may ask in this release: its size (kept under MAX_HEIGHT), and tool calls of its
  * own server, each decided like the model's (an approval card under the view when it needs the
- * person, saying the view asked). It may not send a message (only ever the person sends), or open
+ * person, saying the view asked); a message, which goes into the composer and is sent only if the
+ * person sends it; its context for the model, stored with the call and shown here. It may not open
  * a link without the person's click on the card's button.
  */
 
@@ -32,6 +35,15 @@ function resolvedTheme(preference: string): 'light' | 'dark' {
   return typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
+/** The text blocks of a view's message, joined: what goes into the composer. */
+function textOf(content: { type: string; text?: unknown }[] | undefined): string {
+  return (content ?? [])
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n')
+    .trim();
+}
+
 export function AppViewFrame({ call }: { call: CardToolCall }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const bridgeRef = useRef<AppBridge | null>(null);
@@ -40,6 +52,9 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   const [height, setHeight] = useState(160);
   const [askedLink, setAskedLink] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [sharedContext, setSharedContext] = useState(call.viewContext);
+  const draft = useComposerDraft();
+  const latestDraft = useRef(draft);
   const viewCalls = useViewCalls(call.id);
   const latestCalls = useRef(viewCalls.callTool);
   // The latest call, for the bridge's handlers, without reconnecting when the card re-renders.
@@ -49,11 +64,13 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     latest.current = call;
     themeRef.current = theme;
     latestCalls.current = viewCalls.callTool;
+    latestDraft.current = draft;
   });
 
   useEffect(() => {
     const iframe = frame.current;
     const win = iframe?.contentWindow;
+    const callId = call.id;
     if (!iframe || !win) return;
     const context = (): McpUiHostContext => ({
       theme: themeRef.current,
@@ -64,7 +81,13 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
       platform: 'web',
       containerDimensions: { maxHeight: MAX_HEIGHT, width: iframe.clientWidth },
     });
-    const bridge = new AppBridge(null, { name: 'Switchboard', version: '1.0.0' }, { openLinks: {} }, { hostContext: context() });
+    const capabilities = {
+      openLinks: {},
+      serverTools: {},
+      message: { text: {} },
+      updateModelContext: { text: {}, structuredContent: {} },
+    };
+    const bridge = new AppBridge(null, { name: 'Switchboard', version: '1.0.0' }, capabilities, { hostContext: context() });
     bridge.oninitialized = () => {
       const current = latest.current;
       void bridge.sendToolInput({ arguments: (current.input ?? {}) as Record<string, unknown> });
@@ -75,10 +98,25 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     };
     // The view's tool calls go through the person's consent (./use-view-calls.ts).
     bridge.oncalltool = async ({ name, arguments: args }) => latestCalls.current(name, args ?? {});
-    // A view never speaks for the person: its message is refused, and said on the card.
-    bridge.onmessage = async () => {
-      setNotice('The view asked to send a message for you; Switchboard sends only what you write.');
-      return { isError: true };
+    // A view never speaks for the person: its text goes into the composer, for them to send or not.
+    bridge.onmessage = async ({ content }) => {
+      const text = textOf(content);
+      if (!text || !latestDraft.current) {
+        setNotice('The view asked to send a message that has no text; nothing was put in your composer.');
+        return { isError: true };
+      }
+      latestDraft.current.fill(text);
+      setNotice('The view put a message in your composer. It is sent only if you send it.');
+      return {};
+    };
+    // What the view says the model should know: stored with this call and shown on the card.
+    bridge.onupdatemodelcontext = async ({ content, structuredContent }) => {
+      const { toolCall } = await api<{ toolCall: ToolCallView }>(`/api/tool-calls/${encodeURIComponent(callId)}/view/context`, {
+        method: 'PUT',
+        body: { ...(content && { content }), ...(structuredContent && { structuredContent }) },
+      });
+      setSharedContext(toolCall.viewContext);
+      return {};
     };
     // A link opens only from the person's click on the card's button, never from the view alone.
     bridge.onopenlink = async ({ url }) => {
@@ -132,6 +170,16 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
         style={{ height }}
         data-testid="app-view-frame"
       />
+      {sharedContext && (
+        <div className="px-4 pb-2.5" data-testid="app-view-context">
+          <p className="text-xs text-muted">
+            The view shared this for the model’s context (kept with this call; not sent to the model in this release):
+          </p>
+          <CodeBlock wrap maxHeight="sm">
+            {[sharedContext.text, sharedContext.structured && JSON.stringify(sharedContext.structured, null, 2)].filter(Boolean).join('\n')}
+          </CodeBlock>
+        </div>
+      )}
       {viewCalls.asks.length > 0 && (
         <div className="space-y-2 px-4 pb-2.5" data-testid="app-view-asks">
           {viewCalls.asks.map((ask) => (

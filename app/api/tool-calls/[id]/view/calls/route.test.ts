@@ -20,6 +20,7 @@ describe('calls from an interactive view', () => {
   let fx: AppsFixtureServer;
   let routes: {
     calls: typeof import('./route');
+    context: typeof import('../context/route');
     messages: typeof import('../../../../conversations/[id]/messages/route');
     conversation: typeof import('../../../../conversations/[id]/route');
     decision: typeof import('../../decision/route');
@@ -33,6 +34,7 @@ describe('calls from an interactive view', () => {
     fx = await startAppsFixtureServer();
     routes = {
       calls: await import('./route'),
+      context: await import('../context/route'),
       messages: await import('../../../../conversations/[id]/messages/route'),
       conversation: await import('../../../../conversations/[id]/route'),
       decision: await import('../../decision/route'),
@@ -227,5 +229,32 @@ describe('calls from an interactive view', () => {
     expect(JSON.stringify(toolCall.result)).toContain('count_clicks was not run');
     expect(clicks()).toBe(before);
     expect(await auditOf(p.cookie, toolCall.id)).toMatchObject([{ outcome: 'rejected', askedBy: { by: 'view' } }]);
+  });
+
+  it('keeps what the view says for the model’s context with its call (owner only, text only), and never sends it', async () => {
+    const p = await viewOfGreeting();
+    const put = (cookie: string, id: string, body: unknown) => routes.context.PUT(req('PUT', cookie, body), at(id));
+    const first = await put(p.cookie, p.greeting, { content: [{ type: 'text', text: 'Ada is on screen.' }] });
+    expect(first.status).toBe(200);
+    const res = await put(p.cookie, p.greeting, { content: [{ type: 'text', text: 'Ada clicked.' }], structuredContent: { clicks: 1 } });
+    // Each update replaces the last, as the spec says.
+    expect(((await res.json()) as { toolCall: { viewContext: unknown } }).toolCall.viewContext).toMatchObject({
+      text: 'Ada clicked.',
+      structured: { clicks: 1 },
+    });
+    const view = await (await routes.conversation.GET(req('GET', p.cookie), at(p.conversationId))).json();
+    expect(view.toolCalls[0].viewContext).toMatchObject({ text: 'Ada clicked.' });
+    expect(JSON.stringify(view.messages)).not.toContain('Ada clicked.');
+
+    const image = await put(p.cookie, p.greeting, { content: [{ type: 'image', data: 'x', mimeType: 'image/png' }] });
+    expect(image.status).toBe(400);
+    expect((await image.json()).error).toMatchObject({
+      field: 'content',
+      message: 'content: a "image" block is not taken; only text blocks are.',
+    });
+    const long = await put(p.cookie, p.greeting, { content: [{ type: 'text', text: 'x'.repeat(16_001) }] });
+    expect(long.status).toBe(400);
+    const stranger = await viewOfGreeting();
+    expect((await put(stranger.cookie, p.greeting, { content: [] })).status).toBe(404);
   });
 });
