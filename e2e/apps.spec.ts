@@ -83,6 +83,25 @@ test('an App’s view renders in its card, in light and dark, with the input and
     expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
   });
 
+  await test.step('the view goes fullscreen at its request, and back', async () => {
+    const frame = card.getByTestId('app-view-frame');
+    await view.getByRole('button', { name: 'Fullscreen' }).click();
+    await expect(view.locator('#mode')).toHaveText('fullscreen');
+    await expect(card.getByTestId('app-view')).toHaveAttribute('data-display-mode', 'fullscreen');
+    const viewport = page.viewportSize()!;
+    await expect.poll(async () => (await frame.boundingBox())!.width).toBe(viewport.width);
+    expect((await frame.boundingBox())!.height).toBeGreaterThan(viewport.height - 100);
+    await shoot(page, 'fullscreen');
+    await view.getByRole('button', { name: 'Back inline' }).click();
+    await expect(view.locator('#mode')).toHaveText('inline');
+    // The person can always come back too, without the view.
+    await view.getByRole('button', { name: 'Fullscreen' }).click();
+    await expect(view.locator('#mode')).toHaveText('fullscreen');
+    await page.getByRole('button', { name: 'Back to the conversation' }).click();
+    await expect(view.locator('#mode')).toHaveText('inline');
+    expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
+  });
+
   await test.step('a click in the view asks for a tool that needs approval: deny runs nothing, allow runs it once', async () => {
     await view.getByRole('button', { name: 'Count a click' }).click();
     const ask = card.getByTestId('approval-card');

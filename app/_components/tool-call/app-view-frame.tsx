@@ -1,7 +1,7 @@
 'use client';
 
 import { AppBridge, PostMessageTransport, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { ExternalLink, LayoutPanelTop } from 'lucide-react';
+import { ExternalLink, LayoutPanelTop, Minimize2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 
 import { api } from '../api';
@@ -50,6 +50,9 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   const { preference } = useTheme();
   const theme = resolvedTheme(preference);
   const [height, setHeight] = useState(160);
+  // Inline in the card, or over the whole page at the view's request (the person can always come back).
+  const [mode, setMode] = useState<'inline' | 'fullscreen'>('inline');
+  const modeRef = useRef(mode);
   const [askedLink, setAskedLink] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [sharedContext, setSharedContext] = useState(call.viewContext);
@@ -65,6 +68,7 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     themeRef.current = theme;
     latestCalls.current = viewCalls.callTool;
     latestDraft.current = draft;
+    modeRef.current = mode;
   });
 
   useEffect(() => {
@@ -76,8 +80,8 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
       theme: themeRef.current,
       locale: navigator.language,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      displayMode: 'inline',
-      availableDisplayModes: ['inline'],
+      displayMode: modeRef.current,
+      availableDisplayModes: ['inline', 'fullscreen'],
       platform: 'web',
       containerDimensions: { maxHeight: MAX_HEIGHT, width: iframe.clientWidth },
     });
@@ -118,6 +122,12 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
       setSharedContext(toolCall.viewContext);
       return {};
     };
+    // Fullscreen and back, as the view asks; picture-in-picture is not offered, so it stays inline.
+    bridge.onrequestdisplaymode = async ({ mode: asked }) => {
+      const next = asked === 'fullscreen' ? 'fullscreen' : 'inline';
+      setMode(next);
+      return { mode: next };
+    };
     // A link opens only from the person's click on the card's button, never from the view alone.
     bridge.onopenlink = async ({ url }) => {
       // Web pages only: a javascript: or data: link would run in a window of its own.
@@ -148,6 +158,23 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     };
   }, [call.id]);
 
+  // The view is told its new mode and room; Escape brings a fullscreen view back into its card.
+  useEffect(() => {
+    const bridge = bridgeRef.current;
+    const iframe = frame.current;
+    if (bridge?.getAppCapabilities() && iframe) {
+      const room =
+        mode === 'fullscreen'
+          ? { width: iframe.clientWidth, height: iframe.clientHeight }
+          : { maxHeight: MAX_HEIGHT, width: iframe.clientWidth };
+      void bridge.sendHostContextChange({ displayMode: mode, containerDimensions: room });
+    }
+    if (mode !== 'fullscreen') return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMode('inline');
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [mode]);
+
   // The theme follows the page's while the view is open.
   useEffect(() => {
     const bridge = bridgeRef.current;
@@ -155,21 +182,40 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   }, [theme]);
 
   return (
-    <div className="border-t border-border" data-testid="app-view">
-      <div className="flex items-center gap-1.5 px-4 pt-2 text-xs text-muted">
-        <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
-        Interactive view from {call.server ?? 'the server'}
+    <div className="border-t border-border" data-testid="app-view" data-display-mode={mode}>
+      {/* The same element in both modes, only its classes change: moving the frame would reload the view. */}
+      <div
+        className={mode === 'fullscreen' ? 'fixed inset-0 z-50 flex flex-col bg-surface' : undefined}
+        role={mode === 'fullscreen' ? 'dialog' : undefined}
+        aria-modal={mode === 'fullscreen' ? true : undefined}
+        aria-label={mode === 'fullscreen' ? `Interactive view from ${call.server ?? 'the server'}` : undefined}
+      >
+        <div
+          className={
+            mode === 'fullscreen'
+              ? 'flex items-center gap-1.5 border-b border-border px-4 py-2 text-xs text-muted'
+              : 'flex items-center gap-1.5 px-4 pt-2 text-xs text-muted'
+          }
+        >
+          <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
+          <span className="min-w-0 flex-1">Interactive view from {call.server ?? 'the server'}</span>
+          {mode === 'fullscreen' && (
+            <Button size="sm" icon={Minimize2} onClick={() => setMode('inline')}>
+              Back to the conversation
+            </Button>
+          )}
+        </div>
+        <iframe
+          ref={frame}
+          title={`Interactive view of ${call.server ?? ''} ${call.tool ?? ''}`.trim()}
+          // Scripts only: no allow-same-origin (it would share our origin), no popups, forms or top navigation.
+          sandbox="allow-scripts"
+          referrerPolicy="no-referrer"
+          className={mode === 'fullscreen' ? 'block w-full flex-1 border-0 bg-transparent' : 'block w-full border-0 bg-transparent'}
+          style={mode === 'fullscreen' ? undefined : { height }}
+          data-testid="app-view-frame"
+        />
       </div>
-      <iframe
-        ref={frame}
-        title={`Interactive view of ${call.server ?? ''} ${call.tool ?? ''}`.trim()}
-        // Scripts only: no allow-same-origin (it would share our origin), no popups, forms or top navigation.
-        sandbox="allow-scripts"
-        referrerPolicy="no-referrer"
-        className="block w-full border-0 bg-transparent"
-        style={{ height }}
-        data-testid="app-view-frame"
-      />
       {sharedContext && (
         <div className="px-4 pb-2.5" data-testid="app-view-context">
           <p className="text-xs text-muted">
