@@ -159,7 +159,7 @@ export function ApprovalCard({
               void decide('deny', { reason: reason.trim() || undefined });
             }}
           >
-            <Field label="Reason for the model (optional)">
+            <Field label={`Reason for the ${call.askedByView ? 'view' : 'model'} (optional)`}>
               <Input autoFocus value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
             </Field>
           </form>
