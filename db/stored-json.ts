@@ -7,6 +7,7 @@ import {
   AUDIT_GRANT_CHANGES,
   AUDIT_OUTCOMES,
   AUDIT_VERDICTS,
+  CALL_ASKERS,
   DECISION_KINDS,
   DEFAULT_THINKING_EFFORT,
   INPUT_RESPONSE_ACTIONS,
@@ -174,6 +175,12 @@ export const storedSignIn = signInV1;
 const foundToolsV1 = z.object({ v: z.literal(1), tools: z.array(z.object({ serverId: z.string(), tool: z.string() })) });
 export type StoredFoundTools = z.infer<typeof foundToolsV1>;
 export const storedFoundTools = foundToolsV1;
+
+// ── tool_calls.view_context: the last `ui/update-model-context` of the call's interactive view ──
+// Text blocks joined, and the structured content as sent; each update replaces the last (MCP Apps).
+const viewContextV1 = z.object({ v: z.literal(1), at: iso, text: z.string(), structured: jsonObject.optional() });
+export type StoredViewContext = z.infer<typeof viewContextV1>;
+export const storedViewContext = viewContextV1;
 
 // ── conversations.tainted: how text from an untrusted server first entered the model's context ──
 const taintV1 = z.object({
@@ -369,7 +376,7 @@ const catalogToolShape = z.object({
   fingerprint: z.string(),
   untitledFingerprint: z.string().optional(),
   /** Its interactive view (MCP Apps); absent in catalogs stored before views were kept. */
-  view: z.object({ resourceUri: z.string(), modelVisible: z.boolean() }).optional(),
+  view: z.object({ resourceUri: z.string(), modelVisible: z.boolean(), appCallable: z.literal(false).optional() }).optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),
@@ -445,6 +452,11 @@ const auditToolCallV1 = z.object({
   outcome: z.enum(AUDIT_OUTCOMES),
   timing: z.object({ proposedAt: iso, startedAt: iso.nullable(), endedAt: iso.nullable(), durationMs: z.number().nullable() }),
   attempts: z.number(),
+  /**
+   * Present when the call was not the model's: asked by the interactive view of the call
+   * `toolCallId` (MCP Apps). Entries of the model's calls leave it out, as they always did.
+   */
+  askedBy: z.object({ by: z.enum(CALL_ASKERS).exclude(['model']), toolCallId: z.string() }).optional(),
   /** The tool_result block sent to the model: its size and SHA-256 over its RFC 8785 encoding. */
   result: z
     .object({

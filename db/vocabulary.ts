@@ -61,6 +61,13 @@ export const WAITING_CALL_STATUSES = {
 export type WaitingCallStatus = keyof typeof WAITING_CALL_STATUSES;
 
 /** What a call waited for before it could run: the person's decision, their answer to the server, or their sign-in to it. */
+/**
+ * Who asked for a tool call: the model (a tool_use block of a turn), or the interactive view (MCP
+ * Apps) shown in another call's card, through its `tools/call`. Both go through the same consent.
+ */
+export const CALL_ASKERS = ['model', 'view'] as const;
+export type CallAsker = (typeof CALL_ASKERS)[number];
+
 export const WAIT_REASONS = ['approval', 'input', 'sign_in'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 

@@ -83,10 +83,71 @@ test('an App’s view renders in its card, in light and dark, with the input and
     expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
   });
 
-  await test.step('a tool call from the view is refused, and the card says so', async () => {
+  await test.step('the view goes fullscreen at its request, and back', async () => {
+    const frame = card.getByTestId('app-view-frame');
+    await view.getByRole('button', { name: 'Fullscreen' }).click();
+    await expect(view.locator('#mode')).toHaveText('fullscreen');
+    await expect(card.getByTestId('app-view')).toHaveAttribute('data-display-mode', 'fullscreen');
+    const viewport = page.viewportSize()!;
+    await expect.poll(async () => (await frame.boundingBox())!.width).toBe(viewport.width);
+    expect((await frame.boundingBox())!.height).toBeGreaterThan(viewport.height - 100);
+    await shoot(page, 'fullscreen');
+    await view.getByRole('button', { name: 'Back inline' }).click();
+    await expect(view.locator('#mode')).toHaveText('inline');
+    // The person can always come back too, without the view.
+    await view.getByRole('button', { name: 'Fullscreen' }).click();
+    await expect(view.locator('#mode')).toHaveText('fullscreen');
+    await page.getByRole('button', { name: 'Back to the conversation' }).click();
+    await expect(view.locator('#mode')).toHaveText('inline');
+    expect((await frame.boundingBox())!.height).toBeLessThanOrEqual(640);
+  });
+
+  await test.step('a click in the view asks for a tool that needs approval: deny runs nothing, allow runs it once', async () => {
     await view.getByRole('button', { name: 'Count a click' }).click();
-    await expect(view.locator('#clicks')).toHaveText('refused: Calls from interactive views are not enabled yet in Switchboard.');
-    await expect(card.getByTestId('app-view-notice')).toContainText('The view asked to call a tool.');
+    const ask = card.getByTestId('approval-card');
+    await expect(ask.getByTestId('asked-by-view')).toHaveText('Asked by the interactive view, not the model.');
+    await expect(ask).toContainText('The interactive view asks to run count_clicks on Apps.');
+    await shoot(page, 'view-asks');
+    await ask.getByRole('button', { name: 'Deny…' }).click();
+    await ask.getByRole('button', { name: 'Deny', exact: true }).click();
+    await expect(view.locator('#clicks')).toHaveText(/^refused: The person denied this call/);
+    await expect(card.getByTestId('app-view-call-outcome')).toHaveText("The view's call to count_clicks was denied; it did not run.");
+
+    await view.getByRole('button', { name: 'Count a click' }).click();
+    await card.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
+    // The fixture counts the clicks it ran (per process: a retry counts on); the log shows one run.
+    await expect(view.locator('#clicks')).toHaveText(/^Clicked \d+ times\.$/);
+    await expect(card.getByTestId('approval-card')).toHaveCount(0);
+    const log = (await (await page.request.get(`/api/activity?conversation=${id}&tool=count_clicks`)).json()) as {
+      entries: { content: { outcome: string; askedBy?: { by: string } } }[];
+    };
+    expect(log.entries.map((e) => [e.content.outcome, e.content.askedBy?.by])).toEqual([
+      ['succeeded', 'view'],
+      ['denied', 'view'],
+    ]);
+    // The model's history holds none of it.
+    const conversation = (await (await page.request.get(`/api/conversations/${id}`)).json()) as { messages: unknown[] };
+    expect(JSON.stringify(conversation.messages)).not.toContain('Clicked');
+  });
+
+  await test.step('the view’s message lands in the composer unsent; its context for the model is shown and kept', async () => {
+    await view.getByRole('button', { name: 'Suggest a message' }).click();
+    await expect(page.locator('#composer')).toHaveValue('Please greet Grace too.');
+    await expect(view.locator('#said')).toHaveText('message: {}');
+    await view.getByRole('button', { name: 'Share state' }).click();
+    const shared = card.getByTestId('app-view-context');
+    await expect(shared).toContainText('The person is looking at the greeting for {"name":"Ada"}.');
+    await expect(shared).toContainText('"clicks": "Clicked');
+    await shared.scrollIntoViewIfNeeded();
+    await shoot(page, 'view-context');
+    // Kept with the call: the page's data has it after a reload; nothing was sent.
+    const conversation = (await (await page.request.get(`/api/conversations/${id}`)).json()) as {
+      messages: unknown[];
+      toolCalls: { viewContext: { text: string } | null }[];
+    };
+    expect(conversation.toolCalls[0]!.viewContext?.text).toBe('The person is looking at the greeting for {"name":"Ada"}.');
+    expect(JSON.stringify(conversation.messages)).not.toContain('Please greet Grace too.');
+    await page.locator('#composer').fill('');
   });
 
   await test.step('in dark, the view is told the dark theme', async () => {
@@ -156,9 +217,10 @@ test('a hostile view reaches no cookie, storage, DOM or top window of the app, a
   expect(text).toContain('topLocation: ');
   expect(page.url()).toBe(pageUrl);
   expect(page.context().pages()).toHaveLength(1);
-  // ui/message is refused: nothing was sent for the person.
-  expect(text).toMatch(/message: \{"isError":true\}/);
-  await expect(card.getByTestId('app-view-notice')).toContainText('The view asked to send a message for you');
+  // ui/message only fills the composer: nothing was sent for the person.
+  expect(text).toMatch(/message: \{\}/);
+  await expect(card.getByTestId('app-view-notice')).toContainText('The view put a message in your composer.');
+  await expect(page.locator('#composer')).toHaveValue('Sent by the view itself');
   await waitForIdle(page.request, id);
   const conversation = (await (await page.request.get(`/api/conversations/${id}`)).json()) as { messages: { content: unknown }[] };
   expect(JSON.stringify(conversation.messages)).not.toContain('Sent by the view itself');

@@ -321,6 +321,14 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
     factory: (owner) => viewedCallOf(owner),
     why: 'a view is served for a finished call whose tool declared one, read from its (reviewed) server',
   },
+  'tool-calls/[id]/view/calls': {
+    factory: (owner) => viewedCallOf(owner),
+    why: "a view's tool call is asked by the view of a finished call whose tool declared one, on that call's server",
+  },
+  'tool-calls/[id]/view/context': {
+    factory: (owner) => viewedCallOf(owner),
+    why: "a view's context for the model is kept with a call whose tool declared a view",
+  },
   'tool-calls/[id]/input': {
     factory: (owner) => toolCallOf(owner, 'awaiting_input'),
     why: 'an answer needs a call that asked the person something',
@@ -345,6 +353,9 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'POST servers/[id]/test': NO_BODY,
   'POST tool-calls/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash, reason: 'matrix' }),
   'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } } },
+  // Not switched on in the owner's conversation: decided (rejected, audited) and answered 200, never run.
+  'POST tool-calls/[id]/view/calls': { name: 'count_clicks' },
+  'PUT tool-calls/[id]/view/context': { content: [{ type: 'text', text: 'matrix' }] },
 };
 
 /** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`. */

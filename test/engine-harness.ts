@@ -95,6 +95,8 @@ const SAMPLE_CALL = {
   waitedFor: null,
   allowForSession: { offered: true, why: null },
   hasView: false,
+  askedByView: false,
+  viewContext: null,
   step: 0,
   proposedAt: null,
   startedAt: null,

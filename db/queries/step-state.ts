@@ -34,6 +34,7 @@ export async function readStepState(db: Db, userId: string, conversationId: stri
       coalesce(conversations.tainted ->> 'serverName', (
         select coalesce(t.server_name, 'an untrusted server') from tool_calls t
         where t.conversation_id = conversations.id and not t.content_trusted and t.status in ('succeeded', 'errored')
+          and t.asked_by_call_id is null
         order by t.created_at asc limit 1
       )) as tainted_by,
       u.instructions as personal_instructions,

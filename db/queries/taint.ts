@@ -22,7 +22,9 @@ export async function markConversationTainted(db: Db, conversationId: string, ta
  * How the conversation first got tainted, or null. Besides the stored mark, a stored result whose
  * content was not trusted (`tool_calls.content_trusted`, as it stood when the result was stored)
  * counts by itself: conversations from before the mark existed have only that, and a crash
- * between storing a result and marking the conversation must not leave it untainted.
+ * between storing a result and marking the conversation must not leave it untainted. A result an
+ * interactive view asked for (`asked_by_call_id`) went back to the view, never to the model: it
+ * does not count.
  */
 export async function getConversationTaint(db: Db, conversationId: string): Promise<StoredTaint | null> {
   // One statement: the mark, and the first stored result of untrusted content (read only when there is no mark).
@@ -34,7 +36,7 @@ export async function getConversationTaint(db: Db, conversationId: string): Prom
           'at', coalesce(t.ended_at, t.created_at))
         from tool_calls t
         where conversations.tainted is null and t.conversation_id = conversations.id and not t.content_trusted
-          and t.status in ('succeeded', 'errored')
+          and t.status in ('succeeded', 'errored') and t.asked_by_call_id is null
         order by t.created_at asc limit 1)`,
     })
     .from(conversations)

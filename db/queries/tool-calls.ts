@@ -12,7 +12,9 @@ import {
   storedSignIn,
   storedToolResult,
   storedVerdict,
+  storedViewContext,
   type StoredMessageContent,
+  type StoredViewContext,
 } from '../stored-json';
 import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
 
@@ -56,6 +58,12 @@ export type ToolCallPatch = Partial<
   >
 >;
 
+/**
+ * The `step` of a call asked by an interactive view (`asked_by_call_id`): it belongs to no model
+ * step, so the engine's reads of a step's calls (results owed, approvals waited for) never see it.
+ */
+export const VIEW_CALL_STEP = -1;
+
 /** Every JSON column of a call through its schema: a row from an older release loads in today's shape. */
 export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
   const at = (column: string) => [`tool_calls.${column}`, raw.id] as const;
@@ -69,6 +77,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     inputResponses: parseStored(storedInputResponses, raw.inputResponses, ...at('inputResponses')),
     signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
     foundTools: parseStored(storedFoundTools, raw.foundTools, ...at('foundTools')),
+    viewContext: parseStored(storedViewContext, raw.viewContext, ...at('viewContext')),
   };
 }
 
@@ -143,6 +152,22 @@ export async function countStepCallsWithStatus(
     .from(toolCalls)
     .where(and(eq(toolCalls.runId, runId), eq(toolCalls.step, step), inArray(toolCalls.status, statuses)));
   return Number(rows[0]?.n ?? 0);
+}
+
+/** Replaces what a call's view last said the model should know of it (`ui/update-model-context`). */
+export async function setViewContext(db: Db, id: string, context: StoredViewContext): Promise<ToolCallRow | null> {
+  const rows = await db.update(toolCalls).set({ viewContext: context }).where(eq(toolCalls.id, id)).returning(TOOL_CALL_COLUMNS);
+  return rows[0] ? parseToolCallRow(rows[0]) : null;
+}
+
+/** The calls an interactive view asked for (MCP Apps), oldest first. */
+export async function listViewCalls(db: Db, askedByCallId: string): Promise<ToolCallRow[]> {
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
+    .from(toolCalls)
+    .where(eq(toolCalls.askedByCallId, askedByCallId))
+    .orderBy(asc(toolCalls.createdAt));
+  return rows.map(parseToolCallRow);
 }
 
 /** A user's calls that wait for them to sign in to one server, oldest first. */

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
 
 import type {
   StoredAnnotations,
@@ -10,6 +22,7 @@ import type {
   StoredSignIn,
   StoredToolResult,
   StoredVerdict,
+  StoredViewContext,
 } from '../stored-json';
 import { TOOL_CALL_STATUSES, TRUST_LEVELS } from '../vocabulary';
 import { ownerRef } from './accounts';
@@ -75,6 +88,13 @@ export const toolCalls = pgTable(
     // The `ui://` view (MCP Apps) the tool declared when the model called it: the card shows that
     // view and no other (lib/chat/tool-view.ts), so a view named later cannot be slipped in.
     viewUri: text('view_uri'),
+    // Set when the call was asked by that call's interactive view (a view's `tools/call`), not by the
+    // model: it goes through the same consent, approval and audit, but belongs to no model step
+    // (`step` is VIEW_CALL_STEP) and its result goes back to the view, never into the history.
+    // The last `ui/update-model-context` of this call's view: what the view says the model should
+    // know of its state, kept with the call and shown on its card (lib/chat/view-context.ts).
+    viewContext: jsonb('view_context').$type<StoredViewContext>(),
+    askedByCallId: uuid('asked_by_call_id').references((): AnyPgColumn => toolCalls.id, { onDelete: 'cascade' }),
     version: integer('version').notNull().default(0),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true }),
@@ -87,6 +107,10 @@ export const toolCalls = pgTable(
     // The conversation page and every step (taint, stored results) filter on it.
     index('tool_calls_conversation_idx').on(t.conversationId, t.createdAt),
     // A finished sign-in finds the calls that wait for it (lib/agent/sign-in.ts).
+    // A view's calls, listed under its card (lib/chat/view-calls.ts).
+    index('tool_calls_asked_by_idx')
+      .on(t.askedByCallId, t.createdAt)
+      .where(sql`asked_by_call_id is not null`),
     index('tool_calls_awaiting_sign_in_idx')
       .on(t.userId, t.serverId)
       .where(sql`status = 'awaiting_sign_in'`),

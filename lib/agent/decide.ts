@@ -20,6 +20,7 @@ import { finish } from './finish';
 import { checkTransition } from './run-state';
 import { toToolCallView } from './tool-call-view';
 import { WAITING } from './tool-phase';
+import { runViewCall } from './view-calls';
 
 export class DecisionError extends Error {
   constructor(
@@ -41,6 +42,8 @@ export interface DecisionInput {
   input?: Record<string, unknown>;
   /** With `allow_session`: a JSON Schema fragment later calls' arguments must also meet. */
   constraint?: Record<string, unknown>;
+  /** The signed-in session deciding: a view's call (./view-calls.ts) is checked against its grants before it runs. */
+  sessionId?: string | null;
 }
 
 /**
@@ -117,6 +120,11 @@ export async function decideCall(deps: EngineDeps, given: DecisionInput): Promis
     }
     // The grant before the run resumes: the step's next calls to this tool already see it.
     if (grantForSession) await grantForSession();
+    // A view's call belongs to no step of the run: allowed, it runs now, once, and its result
+    // goes back to the view (in this answer), not to the model; nothing of the run resumes.
+    if (decided.askedByCallId) {
+      return { toolCall: approve ? await runViewCall(deps, decided, d.sessionId ?? null) : decided, resumed: false };
+    }
     await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
     return { toolCall: decided, resumed: await resumeIfSettled(deps, decided) };
   }

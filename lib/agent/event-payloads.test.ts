@@ -63,6 +63,8 @@ describe('event payloads', () => {
         waitedFor: null,
         allowForSession: { offered: false, why: null },
         hasView: false,
+        askedByView: false,
+        viewContext: null,
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',
       },

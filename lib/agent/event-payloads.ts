@@ -76,6 +76,13 @@ export const toolCallViewSchema = z.object({
   allowForSession: allowForSessionView.default({ offered: false, why: null }),
   /** Whether its tool declared an interactive view (MCP Apps), shown once the call has a result. */
   hasView: z.boolean().default(false),
+  /** Asked by the interactive view of another call (MCP Apps), not by the model: the cards say so. */
+  askedByView: z.boolean().default(false),
+  /** What its interactive view last said the model should know of it (`ui/update-model-context`), shown on the card. */
+  viewContext: z
+    .object({ at: z.string(), text: z.string(), structured: z.record(z.string(), z.unknown()).nullable() })
+    .nullable()
+    .default(null),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -99,6 +106,8 @@ const toolCallViewV0 = z
     waitedFor: decision ? 'approval' : null,
     allowForSession: { offered: false, why: null },
     hasView: false,
+    askedByView: false,
+    viewContext: null,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */

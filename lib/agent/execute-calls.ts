@@ -172,7 +172,7 @@ function resumeOf(call: ToolCallRow) {
   return responses ? { inputResponses: responses, requestState: call.requestState ?? undefined } : undefined;
 }
 
-function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
+export function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: CallOutcome): ToolCallPatch {
   switch (outcome.kind) {
     case 'result':
       return resultPatch(call, server, outcome.result, readMoreNote(READ_RESULT_TOOL_NAME, call.id));

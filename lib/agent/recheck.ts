@@ -16,7 +16,8 @@ import type { ToolHost } from './tool-host';
  */
 export async function callsNoLongerAllowed(
   host: ToolHost,
-  run: RunRow,
+  /** Whose grants: the run's (its user, conversation and the session that started it), or a view's asker. */
+  run: Pick<RunRow, 'userId' | 'conversationId' | 'sessionId'>,
   calls: ToolCallRow[],
   servers: McpServerConfig[],
   read: { plan?: string | null; toolsRev?: number } = {},

@@ -54,6 +54,8 @@ const row: ToolCallRow & { fullText: string } = {
   requestState: 'opaque-server-state',
   foundTools: null,
   viewUri: null,
+  askedByCallId: null,
+  viewContext: null,
   version: 3,
   createdAt: new Date('2026-11-30T10:00:00Z'),
   startedAt: new Date('2026-11-30T10:00:01Z'),

@@ -45,6 +45,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     waitedFor: waitedFor(c),
     allowForSession: allowForSessionOf(c),
     hasView: c.viewUri !== null,
+    askedByView: c.askedByCallId !== null,
+    viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
   };
 }
 

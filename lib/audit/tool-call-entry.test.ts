@@ -44,6 +44,8 @@ const base: ToolCallRow = {
   requestState: null,
   foundTools: null,
   viewUri: null,
+  askedByCallId: null,
+  viewContext: null,
   version: 3,
   createdAt: new Date('2026-12-01T05:00:00Z'),
   startedAt: new Date('2026-12-01T05:00:01Z'),

@@ -54,6 +54,7 @@ export function toolCallEntry(
       durationMs: call.startedAt && call.endedAt ? call.endedAt.getTime() - call.startedAt.getTime() : null,
     },
     attempts: call.attempts,
+    ...(call.askedByCallId && { askedBy: { by: 'view' as const, toolCallId: call.askedByCallId } }),
     result: call.result ? resultDigest(call) : null,
   };
   return { userId: call.userId, content };

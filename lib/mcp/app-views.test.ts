@@ -20,6 +20,12 @@ describe('a tool’s interactive view (MCP Apps)', () => {
     expect(toolViewOf({ 'ui/resourceUri': 'ui://a/old.html' })).toEqual({ resourceUri: 'ui://a/old.html', modelVisible: true });
     expect(toolViewOf({ ui: { resourceUri: 'ui://a/v', visibility: ['app'] } })).toEqual({ resourceUri: 'ui://a/v', modelVisible: false });
     expect(toolViewOf({ ui: { resourceUri: 'ui://a/v', visibility: ['model', 'app'] } })?.modelVisible).toBe(true);
+    // For the model only: its views may not call it (said only then, so other fingerprints stay as they were).
+    expect(toolViewOf({ ui: { resourceUri: 'ui://a/v', visibility: ['model'] } })).toEqual({
+      resourceUri: 'ui://a/v',
+      modelVisible: true,
+      appCallable: false,
+    });
   });
 
   it('counts a malformed declaration as no view', () => {

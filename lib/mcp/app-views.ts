@@ -29,7 +29,11 @@ export function toolViewOf(meta: unknown): ToolView | undefined {
   if (typeof uri !== 'string' || !uri.startsWith('ui://') || uri.length > MAX_URI_CHARS) return undefined;
   // Without a visibility list a tool is for the model and its views alike (the spec's default).
   const visibility = Array.isArray(ui.visibility) ? ui.visibility : ['model', 'app'];
-  return { resourceUri: uri, modelVisible: visibility.includes('model') };
+  return {
+    resourceUri: uri,
+    modelVisible: visibility.includes('model'),
+    ...(visibility.includes('app') ? {} : { appCallable: false as const }),
+  };
 }
 
 /** The domains a view declared it needs (`_meta.ui.csp` of the resource's contents). */

@@ -62,6 +62,11 @@ export interface ToolView {
   resourceUri: string;
   /** False for a tool marked `visibility: ["app"]`: its views may call it, the model is never offered it. */
   modelVisible: boolean;
+  /**
+   * False for a tool marked for the model only (`visibility: ["model"]`): its views may not call it.
+   * Present only then, so the fingerprint of every other tool with a view stays what it was.
+   */
+  appCallable?: false;
 }
 
 /** One usable tool of one server, as listed. */

@@ -67,6 +67,8 @@ export function toSharedToolCall(c: ToolCallRow, includeToolDetails: boolean): S
     ...withoutOwnerOnlyFields(view),
     // The call's own id leads to the owner's activity log; the page keys cards by the tool_use id.
     id: c.toolUseId,
+    // What a live view said for the model belongs with the live view, which a shared page never shows.
+    viewContext: null,
     ...(includeToolDetails
       ? {}
       : {

@@ -42,6 +42,9 @@ describe('activity view', () => {
     expect(v({ kind: 'denied', decision: 'deny', reason: 'not today' })).toBe('Denied by you: “not today”');
     expect(v({ kind: 'rejected', rule: 'No tool by this name was offered.' })).toBe('Not run: No tool by this name was offered.');
     expect(v({ kind: 'undecided' })).toMatch(/turn ended first/);
+    // A call an interactive view asked for says so before anything else.
+    const fromView = { ...call, askedBy: { by: 'view' as const, toolCallId: 'c0' }, verdict: { ...call.verdict, kind: 'denied' as const } };
+    expect(verdictSentence(fromView)).toBe('Asked by the interactive view, not the model. Denied by you.');
   });
 
   it('says what a verification found', () => {

@@ -69,6 +69,11 @@ export const EXPORT_HREF = '/api/activity?format=jsonl';
 
 /** The verdict in a sentence: what allowed or stopped the call, and who. */
 export function verdictSentence(c: StoredAuditToolCall): string {
+  // A call the model did not make says so first: the person sees who asked before why it ran.
+  return c.askedBy ? `Asked by the interactive view, not the model. ${ruling(c)}` : ruling(c);
+}
+
+function ruling(c: StoredAuditToolCall): string {
   const v = c.verdict;
   switch (v.kind) {
     case 'default':

@@ -1,12 +1,16 @@
 'use client';
 
 import { AppBridge, PostMessageTransport, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { ExternalLink, LayoutPanelTop } from 'lucide-react';
+import { ExternalLink, LayoutPanelTop, Minimize2 } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 
+import { api } from '../api';
+import { useComposerDraft } from '../composer/composer-draft';
 import { useTheme } from '../theme/theme-provider';
-import type { CardToolCall } from '../types';
-import { Button } from '../ui/index';
+import type { CardToolCall, ToolCallView } from '../types';
+import { Button, CodeBlock } from '../ui/index';
+import { ApprovalCard } from './approval-card';
+import { toolResultOf, useViewCalls } from './use-view-calls';
 
 /**
  * A tool call's interactive view (MCP Apps), inline in its card once the call has a result. The
@@ -16,30 +20,28 @@ import { Button } from '../ui/index';
  * the server declared domains). Everything between the page and the view goes through the
  * official host bridge (`AppBridge` over `PostMessageTransport`), never a protocol of our own.
  *
- * What the view may ask in this release: its size (kept under MAX_HEIGHT). It may not call tools
- * (refused with an error result until those calls go through the approval cards), send a message
- * (only ever the person sends), or open a link without the person's click on the card's button.
+ * What the view may ask in this release: its size (kept under MAX_HEIGHT), and tool calls of its
+ * own server, each decided like the model's (an approval card under the view when it needs the
+ * person, saying the view asked); a message, which goes into the composer and is sent only if the
+ * person sends it; its context for the model, stored with the call and shown here. It may not open
+ * a link without the person's click on the card's button.
  */
 
 const MIN_HEIGHT = 60;
 const MAX_HEIGHT = 640;
-export const VIEW_CALLS_REFUSED = 'Calls from interactive views are not enabled yet in Switchboard.';
 
 function resolvedTheme(preference: string): 'light' | 'dark' {
   if (preference === 'light' || preference === 'dark') return preference;
   return typeof matchMedia !== 'undefined' && matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
-/** The call's result as the view protocol carries it: what the tool wrote (Switchboard's own notes left out). */
-type ViewContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
-
-function toolResultOf(call: CardToolCall): { isError: boolean; content: ViewContent[] } {
-  const content: ViewContent[] = [];
-  for (const p of call.result?.parts ?? []) {
-    if (p.kind === 'output') content.push({ type: 'text', text: p.text });
-    else if (p.kind === 'image') content.push({ type: 'image', data: p.data, mimeType: p.mediaType });
-  }
-  return { isError: call.result?.isError === true, content };
+/** The text blocks of a view's message, joined: what goes into the composer. */
+function textOf(content: { type: string; text?: unknown }[] | undefined): string {
+  return (content ?? [])
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n')
+    .trim();
 }
 
 export function AppViewFrame({ call }: { call: CardToolCall }) {
@@ -48,30 +50,48 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   const { preference } = useTheme();
   const theme = resolvedTheme(preference);
   const [height, setHeight] = useState(160);
+  // Inline in the card, or over the whole page at the view's request (the person can always come back).
+  const [mode, setMode] = useState<'inline' | 'fullscreen'>('inline');
+  const modeRef = useRef(mode);
   const [askedLink, setAskedLink] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [sharedContext, setSharedContext] = useState(call.viewContext);
+  const draft = useComposerDraft();
+  const latestDraft = useRef(draft);
+  const viewCalls = useViewCalls(call.id);
+  const latestCalls = useRef(viewCalls.callTool);
   // The latest call, for the bridge's handlers, without reconnecting when the card re-renders.
   const latest = useRef(call);
   const themeRef = useRef(theme);
   useEffect(() => {
     latest.current = call;
     themeRef.current = theme;
+    latestCalls.current = viewCalls.callTool;
+    latestDraft.current = draft;
+    modeRef.current = mode;
   });
 
   useEffect(() => {
     const iframe = frame.current;
     const win = iframe?.contentWindow;
+    const callId = call.id;
     if (!iframe || !win) return;
     const context = (): McpUiHostContext => ({
       theme: themeRef.current,
       locale: navigator.language,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      displayMode: 'inline',
-      availableDisplayModes: ['inline'],
+      displayMode: modeRef.current,
+      availableDisplayModes: ['inline', 'fullscreen'],
       platform: 'web',
       containerDimensions: { maxHeight: MAX_HEIGHT, width: iframe.clientWidth },
     });
-    const bridge = new AppBridge(null, { name: 'Switchboard', version: '1.0.0' }, { openLinks: {} }, { hostContext: context() });
+    const capabilities = {
+      openLinks: {},
+      serverTools: {},
+      message: { text: {} },
+      updateModelContext: { text: {}, structuredContent: {} },
+    };
+    const bridge = new AppBridge(null, { name: 'Switchboard', version: '1.0.0' }, capabilities, { hostContext: context() });
     bridge.oninitialized = () => {
       const current = latest.current;
       void bridge.sendToolInput({ arguments: (current.input ?? {}) as Record<string, unknown> });
@@ -80,14 +100,33 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     bridge.onsizechange = ({ height: asked }) => {
       if (typeof asked === 'number' && Number.isFinite(asked)) setHeight(Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(asked))));
     };
-    bridge.oncalltool = async () => {
-      setNotice(`The view asked to call a tool. ${VIEW_CALLS_REFUSED}`);
-      return { isError: true, content: [{ type: 'text', text: VIEW_CALLS_REFUSED }] };
+    // The view's tool calls go through the person's consent (./use-view-calls.ts).
+    bridge.oncalltool = async ({ name, arguments: args }) => latestCalls.current(name, args ?? {});
+    // A view never speaks for the person: its text goes into the composer, for them to send or not.
+    bridge.onmessage = async ({ content }) => {
+      const text = textOf(content);
+      if (!text || !latestDraft.current) {
+        setNotice('The view asked to send a message that has no text; nothing was put in your composer.');
+        return { isError: true };
+      }
+      latestDraft.current.fill(text);
+      setNotice('The view put a message in your composer. It is sent only if you send it.');
+      return {};
     };
-    // A view never speaks for the person: its message is refused, and said on the card.
-    bridge.onmessage = async () => {
-      setNotice('The view asked to send a message for you; Switchboard sends only what you write.');
-      return { isError: true };
+    // What the view says the model should know: stored with this call and shown on the card.
+    bridge.onupdatemodelcontext = async ({ content, structuredContent }) => {
+      const { toolCall } = await api<{ toolCall: ToolCallView }>(`/api/tool-calls/${encodeURIComponent(callId)}/view/context`, {
+        method: 'PUT',
+        body: { ...(content && { content }), ...(structuredContent && { structuredContent }) },
+      });
+      setSharedContext(toolCall.viewContext);
+      return {};
+    };
+    // Fullscreen and back, as the view asks; picture-in-picture is not offered, so it stays inline.
+    bridge.onrequestdisplaymode = async ({ mode: asked }) => {
+      const next = asked === 'fullscreen' ? 'fullscreen' : 'inline';
+      setMode(next);
+      return { mode: next };
     };
     // A link opens only from the person's click on the card's button, never from the view alone.
     bridge.onopenlink = async ({ url }) => {
@@ -119,6 +158,23 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
     };
   }, [call.id]);
 
+  // The view is told its new mode and room; Escape brings a fullscreen view back into its card.
+  useEffect(() => {
+    const bridge = bridgeRef.current;
+    const iframe = frame.current;
+    if (bridge?.getAppCapabilities() && iframe) {
+      const room =
+        mode === 'fullscreen'
+          ? { width: iframe.clientWidth, height: iframe.clientHeight }
+          : { maxHeight: MAX_HEIGHT, width: iframe.clientWidth };
+      void bridge.sendHostContextChange({ displayMode: mode, containerDimensions: room });
+    }
+    if (mode !== 'fullscreen') return;
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setMode('inline');
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [mode]);
+
   // The theme follows the page's while the view is open.
   useEffect(() => {
     const bridge = bridgeRef.current;
@@ -126,21 +182,62 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
   }, [theme]);
 
   return (
-    <div className="border-t border-border" data-testid="app-view">
-      <div className="flex items-center gap-1.5 px-4 pt-2 text-xs text-muted">
-        <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
-        Interactive view from {call.server ?? 'the server'}
+    <div className="border-t border-border" data-testid="app-view" data-display-mode={mode}>
+      {/* The same element in both modes, only its classes change: moving the frame would reload the view. */}
+      <div
+        className={mode === 'fullscreen' ? 'fixed inset-0 z-50 flex flex-col bg-surface' : undefined}
+        role={mode === 'fullscreen' ? 'dialog' : undefined}
+        aria-modal={mode === 'fullscreen' ? true : undefined}
+        aria-label={mode === 'fullscreen' ? `Interactive view from ${call.server ?? 'the server'}` : undefined}
+      >
+        <div
+          className={
+            mode === 'fullscreen'
+              ? 'flex items-center gap-1.5 border-b border-border px-4 py-2 text-xs text-muted'
+              : 'flex items-center gap-1.5 px-4 pt-2 text-xs text-muted'
+          }
+        >
+          <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
+          <span className="min-w-0 flex-1">Interactive view from {call.server ?? 'the server'}</span>
+          {mode === 'fullscreen' && (
+            <Button size="sm" icon={Minimize2} onClick={() => setMode('inline')}>
+              Back to the conversation
+            </Button>
+          )}
+        </div>
+        <iframe
+          ref={frame}
+          title={`Interactive view of ${call.server ?? ''} ${call.tool ?? ''}`.trim()}
+          // Scripts only: no allow-same-origin (it would share our origin), no popups, forms or top navigation.
+          sandbox="allow-scripts"
+          referrerPolicy="no-referrer"
+          className={mode === 'fullscreen' ? 'block w-full flex-1 border-0 bg-transparent' : 'block w-full border-0 bg-transparent'}
+          style={mode === 'fullscreen' ? undefined : { height }}
+          data-testid="app-view-frame"
+        />
       </div>
-      <iframe
-        ref={frame}
-        title={`Interactive view of ${call.server ?? ''} ${call.tool ?? ''}`.trim()}
-        // Scripts only: no allow-same-origin (it would share our origin), no popups, forms or top navigation.
-        sandbox="allow-scripts"
-        referrerPolicy="no-referrer"
-        className="block w-full border-0 bg-transparent"
-        style={{ height }}
-        data-testid="app-view-frame"
-      />
+      {sharedContext && (
+        <div className="px-4 pb-2.5" data-testid="app-view-context">
+          <p className="text-xs text-muted">
+            The view shared this for the model’s context (kept with this call; not sent to the model in this release):
+          </p>
+          <CodeBlock wrap maxHeight="sm">
+            {[sharedContext.text, sharedContext.structured && JSON.stringify(sharedContext.structured, null, 2)].filter(Boolean).join('\n')}
+          </CodeBlock>
+        </div>
+      )}
+      {viewCalls.asks.length > 0 && (
+        <div className="space-y-2 px-4 pb-2.5" data-testid="app-view-asks">
+          {viewCalls.asks.map((ask) => (
+            <ApprovalCard key={ask.id} call={ask} onDecide={viewCalls.decide} />
+          ))}
+        </div>
+      )}
+      {viewCalls.outcome && (
+        <p className="px-4 pb-2.5 text-xs text-muted" role="status" data-testid="app-view-call-outcome">
+          {viewCalls.outcome}
+        </p>
+      )}
       {(notice || askedLink) && (
         <div className="space-y-1.5 px-4 pb-2.5 text-xs text-muted" role="status" data-testid="app-view-notice">
           {notice && <p>{notice}</p>}

@@ -8,7 +8,7 @@ import type { DecisionKind } from '@/db/vocabulary';
 import type { ToolCallView } from '../types';
 import { Button, Card, CardBody, CardFooter, CardHeader, CodeBlock, Field, Input, Notice, Textarea } from '../ui/index';
 import { sessionChoices } from './allow-session';
-import { ToolCallHeader } from './tool-call-card';
+import { ToolCallHeader } from './tool-call-header';
 
 export type { DecisionKind };
 
@@ -33,7 +33,8 @@ function inWords(call: ToolCallView): string {
     : args.length
       ? ' with the arguments below'
       : '';
-  return `${who} wants to run ${what}${tail}.`;
+  // A view's call: the person should know the model did not ask for it.
+  return call.askedByView ? `The interactive view asks to run ${what} on ${who}${tail}.` : `${who} wants to run ${what}${tail}.`;
 }
 
 /**
@@ -48,7 +49,8 @@ export function ApprovalCard({
 }: {
   call: ToolCallView;
   onDecide: (call: ToolCallView, decision: DecisionKind, extras?: DecisionExtras) => Promise<void>;
-  onStop: () => void;
+  /** Stops the turn the call belongs to; absent for a view's call, which holds no turn. */
+  onStop?: () => void;
 }) {
   const [mode, setMode] = useState<'choose' | 'deny' | 'edit' | 'session'>('choose');
   const session = call.allowForSession;
@@ -98,6 +100,11 @@ export function ApprovalCard({
       <CardHeader icon={destructive ? TriangleAlert : ShieldAlert} title={<ToolCallHeader call={call} />} />
       <CardBody>
         <p className="text-[15px] text-fg">{inWords(call)}</p>
+        {call.askedByView && (
+          <p className="text-sm font-medium text-warning-text" data-testid="asked-by-view">
+            Asked by the interactive view, not the model.
+          </p>
+        )}
         {call.verdict && <p className="text-sm text-muted">{call.verdict.reason}</p>}
         {warnings.map((w) => (
           <Notice key={w} tone="warning">
@@ -152,7 +159,7 @@ export function ApprovalCard({
               void decide('deny', { reason: reason.trim() || undefined });
             }}
           >
-            <Field label="Reason for the model (optional)">
+            <Field label={`Reason for the ${call.askedByView ? 'view' : 'model'} (optional)`}>
               <Input autoFocus value={reason} maxLength={1000} onChange={(e) => setReason(e.target.value)} />
             </Field>
           </form>
@@ -210,9 +217,11 @@ export function ApprovalCard({
             <Button variant="danger-subtle" size="sm" disabled={busy} onClick={() => setMode('deny')}>
               Deny…
             </Button>
-            <Button variant="ghost" size="sm" className="ml-auto" onClick={onStop}>
-              Stop
-            </Button>
+            {onStop && (
+              <Button variant="ghost" size="sm" className="ml-auto" onClick={onStop}>
+                Stop
+              </Button>
+            )}
             {!session.offered && session.why && (
               <p className="w-full text-xs text-faint" data-testid="no-session-why">
                 “Allow for this session” is not offered. {session.why}

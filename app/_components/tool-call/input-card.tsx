@@ -8,7 +8,7 @@ import type { InputResponseAction } from '@/db/vocabulary';
 
 import type { ToolCallView } from '../types';
 import { Button, Card, CardBody, CardFooter, CardHeader, Field as FormField, Input, Notice, Select } from '../ui/index';
-import { ToolCallHeader } from './tool-call-card';
+import { ToolCallHeader } from './tool-call-header';
 
 type FieldSpec = ElicitationField;
 export type InputResponses = Record<string, InputResponse>;

@@ -8,7 +8,7 @@ import type { SignInReason } from '@/db/vocabulary';
 import { api, ApiError } from '../api';
 import type { ToolCallView } from '../types';
 import { Button, Card, CardBody, CardFooter, CardHeader, Notice } from '../ui/index';
-import { ToolCallHeader } from './tool-call-card';
+import { ToolCallHeader } from './tool-call-header';
 
 // Keyed by the reason union: a new reason does not compile until it has its words here.
 const WHY: Record<SignInReason, (scopes: string[]) => string> = {

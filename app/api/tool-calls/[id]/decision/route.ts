@@ -22,7 +22,8 @@ const decisionSchema = z
 export const POST = authed<P>(
   async ({ req, rt, session, params }) => {
     const body = await readJson(req, decisionSchema, { maxBytes: 256 * 1024 });
-    return Response.json(await decide(rt, session.user.id, requireUuid(params.id, 'tool call'), body));
+    const id = requireUuid(params.id, 'tool call');
+    return Response.json(await decide(rt, session.user.id, id, { ...body, sessionId: session.sessionId }));
   },
   { write: true },
 );

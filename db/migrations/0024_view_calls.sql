@@ -1,0 +1,3 @@
+ALTER TABLE "tool_calls" ADD COLUMN "asked_by_call_id" uuid;--> statement-breakpoint
+ALTER TABLE "tool_calls" ADD CONSTRAINT "tool_calls_asked_by_call_id_tool_calls_id_fk" FOREIGN KEY ("asked_by_call_id") REFERENCES "public"."tool_calls"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "tool_calls_asked_by_idx" ON "tool_calls" USING btree ("asked_by_call_id","created_at") WHERE asked_by_call_id is not null;

@@ -1,0 +1,1 @@
+ALTER TABLE "tool_calls" ADD COLUMN "view_context" jsonb;

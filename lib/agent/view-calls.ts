@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+
+import type { Db } from '@/db/connection';
+import { getConversationTaint } from '@/db/queries/taint';
+import {
+  getToolCallForUser,
+  insertToolCalls,
+  updateToolCallIfVersion,
+  VIEW_CALL_STEP,
+  type NewToolCall,
+  type ToolCallPatch,
+  type ToolCallRow,
+} from '@/db/queries/tool-calls';
+import type { StoredVerdict } from '@/db/stored-json';
+import { constraintUnmetBy } from '@/lib/consent/constraint-check';
+import { verdictFor } from '@/lib/consent/policy';
+import { joinToolName } from '@/lib/mcp/naming';
+import { withInputDefaults } from '@/lib/mcp/schema-guard';
+import { errorToolResult } from '@/lib/mcp/to-tool-result';
+import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
+
+import { argsHash } from './args-hash';
+import { auditEndedCalls } from './audit-calls';
+import type { EngineDeps } from './deps';
+import { patchFor } from './execute-calls';
+import { callsNoLongerAllowed } from './recheck';
+import type { ToolHost } from './tool-host';
+
+/**
+ * A `tools/call` from a tool call's interactive view (MCP Apps) goes through the consent the
+ * model's calls go through: the same grant (of the person's signed-in session), constraint,
+ * expiry, annotations and taint, decided by the one table (`verdictFor`), stored as a tool call
+ * row (so "ask" waits durably for the same approval card and decision route, and every end is in
+ * the audit log, marked as asked by the view), executed through the same gateway. What differs:
+ * a view may call only tools of its own call's server (tools marked for the app alone included,
+ * tools marked for the model alone not), the row belongs to no model step (`VIEW_CALL_STEP`), and
+ * its result goes back to the view — never into the model's history (the spec has a view put
+ * things before the model only through `ui/update-model-context` or a message the person sends).
+ */
+
+export class ViewCallError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'unavailable',
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ViewCallRequest {
+  userId: string;
+  /** The signed-in session asking: the person at the view, whose grants apply. */
+  sessionId: string | null;
+  /** The call whose view asks. */
+  viewOf: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Decides a view's call and runs it when the table allows it at once. The stored row as it ends (or waits). */
+export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promise<ToolCallRow> {
+  const host = hostOf(deps);
+  const parent = await getToolCallForUser(deps.db, req.userId, req.viewOf);
+  if (!parent) throw new ViewCallError('not_found', `No tool call with id "${req.viewOf}".`);
+  if (!parent.viewUri || !parent.serverId || parent.askedByCallId) {
+    throw new ViewCallError('not_found', `The tool of this call (${parent.modelName}) declared no interactive view.`);
+  }
+  if (!parent.result) throw new ViewCallError('conflict', 'The view can call tools once its own call has a result.');
+  const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
+  if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
+
+  const caller = { userId: req.userId, conversationId: parent.conversationId };
+  const catalog = await host.gateway.listTools(server, caller);
+  if (catalog.error) throw new ViewCallError('unavailable', catalog.error);
+  const tool = catalog.tools.find((t) => t.name === req.name);
+  if (!tool) {
+    throw new ViewCallError(
+      'invalid',
+      `name: "${req.name}" is not a tool of ${server.displayName}; an interactive view may call only the tools of its own server.`,
+      'name',
+    );
+  }
+  if (tool.view?.appCallable === false) {
+    throw new ViewCallError(
+      'invalid',
+      `name: ${server.displayName} marks "${req.name}" for the model only; its views may not call it.`,
+      'name',
+    );
+  }
+  // The input as the server will take it (defaults filled), hashed, shown, checked and sent.
+  const { input, problem } = withInputDefaults(tool.inputSchema, req.arguments);
+  if (problem) throw new ViewCallError('invalid', `arguments: ${problem}`, 'arguments');
+
+  const ctx = { userId: req.userId, conversationId: parent.conversationId, sessionId: req.sessionId };
+  const grant = (await host.grants.grantsFor(ctx, [tool])).get(tool);
+  const taint = await getConversationTaint(deps.db, parent.conversationId);
+  const constraintWhy = grant ? constraintUnmetBy(grant.constraint, input) : null;
+  const judged = verdictFor({
+    tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
+    grant: grant ? { state: grant.state, autoApprove: grant.autoApprove } : { state: 'missing', autoApprove: false },
+    overPlan: grant?.overPlan ?? false,
+    constraintUnmet: constraintWhy !== null,
+    constraintWhy,
+    taintedBy: taint?.serverName ?? null,
+  });
+  const verdict: StoredVerdict = {
+    v: 1,
+    ...judged,
+    grantId: grant?.grantId ?? null,
+    constraint: grant?.constraint ?? null,
+    tainted: taint !== null,
+  };
+  const row = describe(parent, server, tool, input);
+  if (judged.verdict === 'reject') {
+    const rejected = { ...row, status: 'rejected' as const, verdict, isError: true, endedAt: new Date() };
+    const message = `${req.name} was not run: ${verdict.reason}`;
+    return deps.db.transaction(async (tx) => {
+      const [stored] = await insertToolCalls(tx, [{ ...rejected, result: errorToolResult(row.toolUseId, message) }]);
+      await auditEndedCalls(tx, deps, [stored!]);
+      return stored!;
+    });
+  }
+  const [stored] = await insertToolCalls(deps.db, [
+    { ...row, status: judged.verdict === 'auto' ? 'auto_approved' : 'pending_approval', verdict },
+  ]);
+  return judged.verdict === 'auto' ? runViewCall(deps, stored!, req.sessionId) : stored!;
+}
+
+/** The row of a view's call: the parent's run and conversation, no model step, the view named as who asked. */
+function describe(parent: ToolCallRow, server: McpServerConfig, tool: CatalogTool, input: Record<string, unknown>) {
+  return {
+    runId: parent.runId,
+    conversationId: parent.conversationId,
+    userId: parent.userId,
+    step: VIEW_CALL_STEP,
+    position: 0,
+    // No tool_use block: an id of its own, unique within the run like the model's.
+    toolUseId: `view_${randomUUID()}`,
+    modelName: joinToolName(server.namespace, tool.name),
+    input,
+    argsHash: argsHash(input),
+    serverId: server.id,
+    serverName: server.displayName,
+    tool: tool.name,
+    trust: tool.trust,
+    contentTrusted: server.trustContent === true,
+    annotations: { ...tool.annotations },
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? null,
+    viewUri: null,
+    askedByCallId: parent.id,
+  } satisfies NewToolCall;
+}
+
+/**
+ * Runs a view's call that was allowed (by the table, or by the person's decision), once: its
+ * grant is checked again first, as the engine does (`callsNoLongerAllowed`), then it is marked
+ * `executing` by compare-and-swap (a second decider or a repeated request runs nothing) and the
+ * outcome is stored with its audit entry in one transaction. No lease: the call is not the run's.
+ */
+export async function runViewCall(deps: EngineDeps, call: ToolCallRow, sessionId: string | null): Promise<ToolCallRow> {
+  const host = hostOf(deps);
+  const servers = await host.serversFor(call.userId);
+  const who = { userId: call.userId, conversationId: call.conversationId, sessionId };
+  const why = (await callsNoLongerAllowed(host, who, [call], servers)).get(call.id);
+  const server = servers.find((s) => s.id === call.serverId);
+  if (why || !server) {
+    const reason = why ?? `${call.serverName ?? 'Its server'} is no longer one of your enabled servers.`;
+    return end(deps, call, {
+      status: 'rejected',
+      verdict: { v: 1, verdict: 'reject', reason, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },
+      result: errorToolResult(call.toolUseId, `${call.modelName} was not run: ${reason}`),
+      isError: true,
+    });
+  }
+  const started = await updateToolCallIfVersion(deps.db, call.id, call.version, {
+    status: 'executing',
+    attempts: call.attempts + 1,
+    startedAt: new Date(),
+  });
+  if (!started) throw new ViewCallError('conflict', 'This call is already running or decided elsewhere.');
+  const outcome = await host.gateway.callTool(server, started.tool!, started.input as Record<string, unknown>, {
+    caller: { userId: call.userId, conversationId: call.conversationId },
+    signal: AbortSignal.timeout(server.timeoutMs * 2),
+    timeoutMs: server.timeoutMs,
+    ...(started.inputSchema && { inputSchema: started.inputSchema }),
+  });
+  // A view's call cannot wait for the person on the server's behalf (a sign-in, a question):
+  // it fails, saying what the person can do; the model's calls wait for those.
+  const patch: ToolCallPatch =
+    outcome.kind === 'input_required' || outcome.kind === 'needs_sign_in'
+      ? {
+          status: 'errored',
+          result: errorToolResult(
+            call.toolUseId,
+            outcome.kind === 'needs_sign_in'
+              ? `${server.displayName} needs you to sign in first (Connect it on the servers page), then try again.`
+              : `${server.displayName} asked a question, which a call from an interactive view cannot answer.`,
+          ),
+          isError: true,
+        }
+      : { ...patchFor(started, server, outcome), fullText: null };
+  return end(deps, started, patch);
+}
+
+/** Stores how a view's call ended, and its audit entry, together. */
+async function end(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): Promise<ToolCallRow> {
+  const ended = await deps.db.transaction(async (tx: Db) => {
+    const row = await updateToolCallIfVersion(tx, call.id, call.version, { ...patch, endedAt: new Date() });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    return row;
+  });
+  if (!ended) throw new ViewCallError('conflict', 'This call was ended elsewhere.');
+  return ended;
+}
+
+function hostOf(deps: EngineDeps): ToolHost {
+  if (!deps.tools) throw new ViewCallError('unavailable', 'No MCP servers are configured.');
+  return deps.tools;
+}
