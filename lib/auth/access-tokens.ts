@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, touchAccessToken } from '@/db/queries/access-tokens';
+import { findAccessTokenByHash, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
 import { findUserById, type UserRow } from '@/db/queries/users';
 
 /**
@@ -41,8 +41,11 @@ export function hashAccessToken(token: string): string {
 export const BEARER_FAILURES = ['missing', 'malformed', 'unknown', 'expired', 'revoked', 'user_gone'] as const;
 export type BearerFailure = (typeof BEARER_FAILURES)[number];
 
+/** The token a request was authenticated with, as `/mcp` needs it: never its hash. */
+export type BearerToken = Pick<AccessTokenRow, 'id' | 'name'>;
+
 export type BearerResult =
-  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string }
+  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string; token: BearerToken }
   | { ok: false; reason: BearerFailure; message: string };
 
 const MESSAGES: Record<BearerFailure, string> = {
@@ -78,5 +81,10 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
   }
-  return { ok: true, user: { id: user.id, email: user.email, name: user.name, plan: user.plan }, tokenId: row.id };
+  return {
+    ok: true,
+    user: { id: user.id, email: user.email, name: user.name, plan: user.plan },
+    tokenId: row.id,
+    token: { id: row.id, name: row.name },
+  };
 }

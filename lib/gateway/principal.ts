@@ -1,0 +1,25 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+
+/**
+ * Who a request to `/mcp` acts for: the person, and the client they let in — a personal access
+ * token, named so the audit log can say which client made a call. Built by the endpoint from a
+ * verified token and handed to the MCP server as `authInfo` (never read from anything the client
+ * sends), so a client cannot change whose tools it reaches.
+ */
+export interface GatewayPrincipal {
+  userId: string;
+  plan: string | null;
+  client: { kind: 'access_token'; id: string; name: string };
+}
+
+const PRINCIPAL = 'switchboardPrincipal';
+
+export function principalAuthInfo(token: string, principal: GatewayPrincipal): AuthInfo {
+  return { token, clientId: principal.client.id, scopes: [], extra: { [PRINCIPAL]: principal } };
+}
+
+/** The principal the endpoint put in `authInfo`, or null (a request that did not pass through it). */
+export function principalOf(authInfo: AuthInfo | undefined): GatewayPrincipal | null {
+  const p = authInfo?.extra?.[PRINCIPAL] as GatewayPrincipal | undefined;
+  return p && typeof p.userId === 'string' && p.client?.kind === 'access_token' ? p : null;
+}
