@@ -192,6 +192,17 @@ const taintV1 = z.object({
 export type StoredTaint = z.infer<typeof taintV1>;
 export const storedTaint = taintV1;
 
+// ── access_tokens.profile: which of the person's tools a token exposes on /mcp (lib/gateway) ──
+// By identity (server id + tool name), as grants are; `name` is the `<namespace>__<tool>` the person
+// picked, kept to show them what they chose. Empty: nothing is exposed (the default).
+const tokenProfileV1 = z.object({
+  v: z.literal(1),
+  tools: z.array(z.object({ serverId: z.string(), tool: z.string(), name: z.string() })),
+});
+export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
+export const storedTokenProfile = tokenProfileV1;
+export const EMPTY_TOKEN_PROFILE: StoredTokenProfile = { v: 1, tools: [] };
+
 // ── conversations.forked_from: the share link's snapshot a conversation was continued from ──
 const forkOriginV1 = z.object({
   v: z.literal(1),

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
+import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken } from '@/db/queries/access-tokens';
 import { findUserById, type UserRow } from '@/db/queries/users';
+import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 
 /**
  * Personal access tokens (issue 25): `sbp_` + 32 random bytes in base64url. The prefix makes a
@@ -42,7 +43,14 @@ export const BEARER_FAILURES = ['missing', 'malformed', 'unknown', 'expired', 'r
 export type BearerFailure = (typeof BEARER_FAILURES)[number];
 
 /** The token a request was authenticated with, as `/mcp` needs it: never its hash. */
-export type BearerToken = Pick<AccessTokenRow, 'id' | 'name'>;
+export interface BearerToken {
+  id: string;
+  name: string;
+  /** What it exposes (lib/gateway/profile.ts). */
+  profile: StoredTokenProfile;
+  /** Its standing context's taint (lib/gateway/taint.ts), or null. */
+  tainted: StoredTaint | null;
+}
 
 export type BearerResult =
   | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string; token: BearerToken }
@@ -85,6 +93,6 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
     ok: true,
     user: { id: user.id, email: user.email, name: user.name, plan: user.plan },
     tokenId: row.id,
-    token: { id: row.id, name: row.name },
+    token: { id: row.id, name: row.name, profile: tokenProfileOf(row), tainted: tokenTaintOf(row) },
   };
 }

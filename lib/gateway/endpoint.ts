@@ -52,6 +52,8 @@ export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrinci
         userId: auth.user.id,
         plan: auth.user.plan,
         client: { kind: 'access_token', id: auth.token.id, name: auth.token.name },
+        profile: auth.token.profile,
+        tainted: auth.token.tainted,
       };
       return await handler.fetch(req, { authInfo: principalAuthInfo(auth.token.id, principal) });
     } catch (err) {

@@ -1,5 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 
+import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
+
 /**
  * Who a request to `/mcp` acts for: the person, and the client they let in — a personal access
  * token, named so the audit log can say which client made a call. Built by the endpoint from a
@@ -10,6 +12,10 @@ export interface GatewayPrincipal {
   userId: string;
   plan: string | null;
   client: { kind: 'access_token'; id: string; name: string };
+  /** Which tools the client may see and call: read from the token on each request, never from the client. */
+  profile: StoredTokenProfile;
+  /** The token's standing context: tainted once untrusted content went back to the client (./taint.ts). */
+  tainted: StoredTaint | null;
 }
 
 const PRINCIPAL = 'switchboardPrincipal';

@@ -56,6 +56,7 @@ async function build(): Promise<Runtime> {
   // REDIS_URL: Redis pub/sub between instances; else the database's LISTEN/NOTIFY (./event-bus.ts).
   const { bus } = eventBusFrom(handle);
   const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer, bus });
+  const gateway = createGatewayTools({ tools: tools.host });
   return {
     handle,
     bus: engine.bus,
@@ -67,7 +68,7 @@ async function build(): Promise<Runtime> {
     streams,
     streamTiming: streamTimingFrom(),
     metrics,
-    mcp: createMcpEndpoint(handle.db, (principal) => buildGatewayServer(createGatewayTools(), principal)),
+    mcp: createMcpEndpoint(handle.db, (principal) => buildGatewayServer(gateway, principal)),
   };
 }
 

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { enableServer, insertServer } from '@/db/queries/servers';
+import { createUser } from '@/db/queries/users';
+import type { Trust } from '@/db/vocabulary';
+import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
+import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
+import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { openRouteRuntime } from '@/test/route-runtime';
+import { sessionCookie } from '@/test/route-session';
+
+/**
+ * What an MCP client reaches through `/mcp` (issue 25): exactly the tools its token's profile
+ * exposes of its person's switched-on servers, chosen and changed only by the person. Real route
+ * handlers on 127.0.0.1, the official client SDK, a real upstream MCP server on loopback.
+ */
+describe('/mcp: profiles', () => {
+  let h: DbHandle;
+  let served: McpEndpointServer;
+  let upstream: FixtureServer;
+  let tokens: typeof import('../api/account/tokens/route');
+  let oneToken: typeof import('../api/account/tokens/[id]/route');
+  let fixtureTools: RawTool[];
+
+  beforeAll(async () => {
+    h = await openRouteRuntime('mcp-tools', { MCP_ALLOW_LOOPBACK: 'true' });
+    upstream = await startFixtureServer();
+    const probe = new Client({ name: 'probe', version: '1.0.0' });
+    await probe.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
+    fixtureTools = (await probe.listTools()).tools as RawTool[];
+    await probe.close();
+    const mcp = await import('./route');
+    const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');
+    tokens = await import('../api/account/tokens/route');
+    oneToken = await import('../api/account/tokens/[id]/route');
+    served = await serveMcpRoutes({ mcp, metadata: metadata.GET });
+  }, 30_000);
+  afterAll(async () => {
+    await served?.close();
+    await upstream?.close();
+    vi.unstubAllEnvs();
+    await h?.close();
+  });
+
+  async function person() {
+    const user = (await createUser(h.db, { email: `p-${randomBytes(4).toString('hex')}@example.test` }))!;
+    return { userId: user.id, cookie: (await sessionCookie(h.db, user.id)).cookie };
+  }
+  /** The fixture server added by `userId` under `namespace`, enabled with every tool reviewed. */
+  async function addUpstream(userId: string, namespace: string, trust: Trust) {
+    const row = (await insertServer(h.db, userId, {
+      name: `Upstream ${namespace}`,
+      namespace,
+      url: upstream.url,
+      trust,
+      headersSealed: null,
+      oauthClientId: null,
+      oauthClientSecretSealed: null,
+      timeoutMs: 5000,
+    }))!;
+    const config = { id: row.id, namespace, displayName: row.name, url: upstream.url, trust, timeoutMs: 5000 };
+    const catalog = buildServerCatalog(config, fixtureTools);
+    await enableServer(h.db, userId, row.id, Object.fromEntries(catalog.tools.map((t) => [t.name, t.fingerprint])));
+    return row.id;
+  }
+  const json = (method: string, cookie: string | null, body: unknown, path = '/api/account/tokens', extra: Record<string, string> = {}) =>
+    new Request(`http://localhost${path}`, {
+      method,
+      headers: { origin: 'http://localhost', 'content-type': 'application/json', ...(cookie ? { cookie } : {}), ...extra },
+      body: JSON.stringify(body),
+    });
+  const none = { params: Promise.resolve({}) };
+  const createToken = (cookie: string, body: unknown) => tokens.POST(json('POST', cookie, body), none);
+  const patchToken = (cookie: string | null, id: string, body: unknown, extra?: Record<string, string>) =>
+    oneToken.PATCH(json('PATCH', cookie, body, `/api/account/tokens/${id}`, extra), { params: Promise.resolve({ id }) });
+  const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+
+  it('lists exactly the exposed tools, none by default; the person changes the profile and the client sees it next request', async () => {
+    const ada = await person();
+    await addUpstream(ada.userId, 'wx', 'trusted');
+    const bare = await (await createToken(ada.cookie, { name: 'bare' })).json();
+    expect(bare.tools).toEqual([]);
+    const bareClient = await connectWithToken(served.url, bare.token);
+    expect(await names(bareClient)).toEqual([]);
+
+    const res = await createToken(ada.cookie, { name: 'agent', tools: ['notes__search', 'notes__create', 'wx__echo'] });
+    expect(res.status).toBe(201);
+    const made = await res.json();
+    expect(made.tools).toEqual(['notes__search', 'notes__create', 'wx__echo']);
+    const client = await connectWithToken(served.url, made.token);
+    expect(await names(client)).toEqual(['notes__create', 'notes__search', 'wx__echo']);
+    const echo = (await client.listTools()).tools.find((t) => t.name === 'wx__echo')!;
+    expect(echo.description).toMatch(/^\[Upstream wx\] /);
+    expect(echo.annotations?.readOnlyHint).toBe(true);
+
+    const patched = await patchToken(ada.cookie, made.id, { tools: ['wx__echo'] });
+    expect(patched.status).toBe(200);
+    expect(await names(client)).toEqual(['wx__echo']);
+    const listed = (
+      await (await tokens.GET(new Request('http://localhost/api/account/tokens', { headers: { cookie: ada.cookie } }), none)).json()
+    ).tokens as { name: string; tools: string[] }[];
+    expect(listed.find((t) => t.name === 'agent')!.tools).toEqual(['wx__echo']);
+    await Promise.all([client.close(), bareClient.close()]);
+  });
+
+  it("refuses a tool that is not the person's (another person's server, a made-up name), naming the field", async () => {
+    const ada = await person();
+    const bob = await person();
+    await addUpstream(bob.userId, 'bobs', 'trusted');
+    const res = await createToken(ada.cookie, { name: 'sneaky', tools: ['notes__search', 'bobs__echo'] });
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error).toMatchObject({ code: 'bad_request:body', field: 'tools' });
+    expect(error.message).toBe(
+      'tools: "bobs__echo" is not one of your tools. Use names of the form <server>__<tool> from the Account page; ' +
+        'yours are: notes__search, notes__get, notes__create, notes__update, notes__delete, sandbox__run_js.',
+    );
+    const bad = await createToken(ada.cookie, { name: 'x', tools: 'notes__search' });
+    expect((await bad.json()).error).toMatchObject({
+      field: 'tools',
+      message: expect.stringMatching(/^tools: must be a list of tool names/),
+    });
+  });
+
+  it('cannot be widened by the client: its token does not open the routes that change a profile', async () => {
+    const ada = await person();
+    await addUpstream(ada.userId, 'wx', 'trusted');
+    const made = await (await createToken(ada.cookie, { name: 'narrow', tools: ['wx__echo'] })).json();
+    const byToken = await patchToken(null, made.id, { tools: ['wx__echo', 'wx__counter'] }, { authorization: `Bearer ${made.token}` });
+    expect(byToken.status).toBe(401);
+    const byTokenCreate = await tokens.POST(
+      new Request('http://localhost/api/account/tokens', {
+        method: 'POST',
+        headers: { origin: 'http://localhost', 'content-type': 'application/json', authorization: `Bearer ${made.token}` },
+        body: JSON.stringify({ name: 'wider', tools: ['wx__counter'] }),
+      }),
+      none,
+    );
+    expect(byTokenCreate.status).toBe(401);
+    const client = await connectWithToken(served.url, made.token);
+    expect(await names(client)).toEqual(['wx__echo']);
+    await client.close();
+  });
+
+  it("passes on an untrusted server's reassuring annotations no more than the decision table believes them", async () => {
+    const ada = await person();
+    await addUpstream(ada.userId, 'shady', 'untrusted');
+    const made = await (await createToken(ada.cookie, { name: 'u', tools: ['shady__lying_readonly'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    const [tool] = (await client.listTools()).tools;
+    expect(tool!.name).toBe('shady__lying_readonly');
+    expect(tool!.description).toMatch(/^\[Upstream shady, untrusted server\] /);
+    expect(tool!.annotations?.readOnlyHint).toBeUndefined();
+    expect(tool!.annotations?.idempotentHint).toBeUndefined();
+    await client.close();
+  });
+});
