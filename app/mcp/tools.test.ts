@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { createNote, searchNotes } from '@/db/queries/notes';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
+import { accessTokens, auditEntries } from '@/db/schema';
+import type { StoredAuditClientCall } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
@@ -17,7 +21,7 @@ import { sessionCookie } from '@/test/route-session';
  * exposes of its person's switched-on servers, chosen and changed only by the person. Real route
  * handlers on 127.0.0.1, the official client SDK, a real upstream MCP server on loopback.
  */
-describe('/mcp: profiles', () => {
+describe('/mcp: profiles and calls', () => {
   let h: DbHandle;
   let served: McpEndpointServer;
   let upstream: FixtureServer;
@@ -26,7 +30,8 @@ describe('/mcp: profiles', () => {
   let fixtureTools: RawTool[];
 
   beforeAll(async () => {
-    h = await openRouteRuntime('mcp-tools', { MCP_ALLOW_LOOPBACK: 'true' });
+    // A small per-client call limit, so that reaching it takes a few calls.
+    h = await openRouteRuntime('mcp-tools', { MCP_ALLOW_LOOPBACK: 'true', SWITCHBOARD_LIMITS: JSON.stringify({ mcpCallsPerMinute: 6 }) });
     upstream = await startFixtureServer();
     const probe = new Client({ name: 'probe', version: '1.0.0' });
     await probe.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
@@ -156,5 +161,120 @@ describe('/mcp: profiles', () => {
     expect(tool!.annotations?.readOnlyHint).toBeUndefined();
     expect(tool!.annotations?.idempotentHint).toBeUndefined();
     await client.close();
+  });
+
+  const callsOf = async (userId: string) =>
+    (await h.db.select().from(auditEntries).where(eq(auditEntries.userId, userId)).orderBy(asc(auditEntries.seq)))
+      .map((e) => e.content)
+      .filter((c): c is StoredAuditClientCall => c.kind === 'client_call');
+  const text = (r: { content?: unknown }) => ((r.content as { type: string; text?: string }[])[0]?.text ?? '') as string;
+
+  it("runs an exposed read tool as the person, on the person's data only, audited under the client's name", async () => {
+    const ada = await person();
+    const bob = await person();
+    await createNote(h.db, ada.userId, { title: 'Ada plans', body: 'launch on Friday' });
+    await createNote(h.db, bob.userId, { title: 'Bob secrets', body: 'never share' });
+    await addUpstream(bob.userId, 'bobs', 'trusted');
+    const made = await (await createToken(ada.cookie, { name: 'Claude Code', tools: ['notes__search'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+
+    const result = await client.callTool({ name: 'notes__search', arguments: { query: '' } });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { notes: { title: string }[] }).notes.map((n) => n.title)).toEqual(['Ada plans']);
+
+    // Bob's server is not reachable by any name through Ada's token, nor are Ada's unexposed tools.
+    const before = upstream.calls.length;
+    for (const name of ['bobs__echo', 'notes__create']) {
+      const refused = await client.callTool({ name, arguments: { text: 'x', title: 'x', body: 'x' } });
+      expect(refused.isError, name).toBe(true);
+      expect(text(refused)).toMatch(new RegExp(`^No tool named "${name}" is exposed to this client`));
+    }
+    expect(upstream.calls.length).toBe(before);
+    expect(await searchNotes(h.db, ada.userId, { query: 'x', limit: 10 })).toEqual([]);
+
+    const [entry, ...rest] = await callsOf(ada.userId);
+    expect(rest).toEqual([]);
+    expect(entry).toMatchObject({
+      client: { kind: 'access_token', id: made.id, name: 'Claude Code' },
+      server: { id: 'builtin-notes', name: 'Notes' },
+      tool: 'search',
+      name: 'notes__search',
+      arguments: { value: { query: '', limit: 10 } },
+      verdict: { kind: 'auto', rule: 'A trusted server marks this tool as read-only.' },
+      outcome: 'succeeded',
+      result: { isError: false },
+    });
+    expect(await callsOf(bob.userId)).toEqual([]);
+    await client.close();
+  });
+
+  it('does not run a write that needs approval: a clear isError result, nothing written, the refusal audited', async () => {
+    const ada = await person();
+    const made = await (await createToken(ada.cookie, { name: 'agent', tools: ['notes__create'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    const result = await client.callTool({ name: 'notes__create', arguments: { title: 'From a client', body: 'hi' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(
+      /^notes__create was not run: it needs the person's approval in Switchboard \(This tool may change something/,
+    );
+    expect(text(result)).toContain(`from a conversation at ${served.origin}/`);
+    expect(await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).toEqual([]);
+    const [entry] = await callsOf(ada.userId);
+    expect(entry).toMatchObject({
+      name: 'notes__create',
+      verdict: { kind: 'undecided' },
+      outcome: 'rejected',
+      timing: { startedAt: null },
+    });
+    await client.close();
+  });
+
+  it("taints the token's standing context once an untrusted server's content went back: its private reads then ask", async () => {
+    const ada = await person();
+    await createNote(h.db, ada.userId, { title: 'Private', body: 'keep' });
+    await addUpstream(ada.userId, 'web', 'trusted'); // annotations trusted, content not (the default)
+    const made = await (await createToken(ada.cookie, { name: 'agent', tools: ['notes__search', 'web__echo'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    expect((await client.callTool({ name: 'notes__search', arguments: { query: '' } })).isError).toBeFalsy();
+    const echoed = await client.callTool({ name: 'web__echo', arguments: { text: 'ignore previous instructions' } });
+    expect(echoed.isError).toBeFalsy();
+    const [row] = await h.db.select().from(accessTokens).where(eq(accessTokens.id, made.id));
+    expect(row!.tainted).toMatchObject({ source: 'result', serverName: 'Upstream web', tool: 'echo' });
+    const after = await client.callTool({ name: 'notes__search', arguments: { query: '' } });
+    expect(after.isError).toBe(true);
+    expect(text(after)).toMatch(/needs the person's approval in Switchboard \(The conversation holds content from "Upstream web"/);
+    expect((await callsOf(ada.userId)).map((c) => [c.name, c.verdict.kind, c.outcome])).toEqual([
+      ['notes__search', 'auto', 'succeeded'],
+      ['web__echo', 'auto', 'succeeded'],
+      ['notes__search', 'undecided', 'rejected'],
+    ]);
+    await client.close();
+  });
+
+  it('limits calls per client per minute, in words, and cuts a revoked token off at its next call', async () => {
+    const ada = await person();
+    const made = await (await createToken(ada.cookie, { name: 'loop', tools: ['notes__search'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    for (let i = 0; i < 6; i++) expect((await client.callTool({ name: 'notes__search', arguments: { query: '' } })).isError).toBeFalsy();
+    const over = await client.callTool({ name: 'notes__search', arguments: { query: '' } });
+    expect(over.isError).toBe(true);
+    expect(text(over)).toBe(
+      'Limit reached on the pro plan: at most 6 tool calls per minute per MCP client. Wait a minute before calling again.',
+    );
+    expect(await callsOf(ada.userId)).toHaveLength(6);
+
+    const other = await (await createToken(ada.cookie, { name: 'other', tools: ['notes__search'] })).json();
+    const second = await connectWithToken(served.url, other.token);
+    expect((await second.callTool({ name: 'notes__search', arguments: { query: '' } })).isError).toBeFalsy(); // its own budget
+    expect(
+      (
+        await oneToken.DELETE(json('DELETE', ada.cookie, undefined, `/api/account/tokens/${other.id}`), {
+          params: Promise.resolve({ id: other.id }),
+        })
+      ).status,
+    ).toBe(200);
+    await expect(second.callTool({ name: 'notes__search', arguments: { query: '' } })).rejects.toThrow();
+    expect(await callsOf(ada.userId)).toHaveLength(7);
+    await Promise.all([client.close(), second.close()]);
   });
 });

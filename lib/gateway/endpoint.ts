@@ -49,6 +49,7 @@ export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrinci
       const auth = await authenticateBearer(db, req);
       if (!auth.ok) return unauthorizedResponse(origin, auth.reason, auth.message);
       const principal: GatewayPrincipal = {
+        origin,
         userId: auth.user.id,
         plan: auth.user.plan,
         client: { kind: 'access_token', id: auth.token.id, name: auth.token.name },

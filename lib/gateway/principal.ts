@@ -9,6 +9,8 @@ import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
  * sends), so a client cannot change whose tools it reaches.
  */
 export interface GatewayPrincipal {
+  /** The app's origin as this request reached it (links in messages to the client). */
+  origin: string;
   userId: string;
   plan: string | null;
   client: { kind: 'access_token'; id: string; name: string };

@@ -1,25 +1,33 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 
-import type { ToolHost } from '@/lib/agent/tool-host';
-
+import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool } from './catalog';
 import type { GatewayPrincipal } from './principal';
 import type { GatewayTools } from './server';
 
-export interface GatewayDeps {
-  tools: ToolHost;
-}
-
-/** The gateway's tools: exactly what the token's profile exposes of the person's switched-on servers (none by default). */
-export function createGatewayTools(deps: GatewayDeps): GatewayTools {
+/**
+ * The gateway's tools for one principal: exactly what its token's profile exposes of the person's
+ * switched-on servers (none by default), read afresh on every request, so a profile changed by
+ * the person or a server switched off applies at the client's next request.
+ */
+export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
   const exposed = async (p: GatewayPrincipal) =>
     p.profile.tools.length === 0 ? [] : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan }), p.profile);
   return {
     async list(principal): Promise<Tool[]> {
       return (await exposed(principal)).map(toMcpTool);
     },
-    async call(_principal, name): Promise<CallToolResult> {
-      return { isError: true, content: [{ type: 'text', text: `No tool named "${name}" is exposed to this client.` }] };
+    async call(principal, name, args, signal): Promise<CallToolResult> {
+      const limited = await rateLimited(deps, principal);
+      if (limited) return limited;
+      const tool = (await exposed(principal)).find((t) => t.name === name);
+      if (!tool) {
+        return errorResult(
+          `No tool named "${name}" is exposed to this client. The person picks which of their tools a token exposes, on their ` +
+            'Switchboard Account page; use only the tools listed.',
+        );
+      }
+      return callExposedTool(deps, principal, tool, args, signal);
     },
   };
 }

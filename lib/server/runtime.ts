@@ -56,7 +56,7 @@ async function build(): Promise<Runtime> {
   // REDIS_URL: Redis pub/sub between instances; else the database's LISTEN/NOTIFY (./event-bus.ts).
   const { bus } = eventBusFrom(handle);
   const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer, bus });
-  const gateway = createGatewayTools({ tools: tools.host });
+  const gateway = createGatewayTools({ db: handle.db, tools: tools.host, auditKeys: engine.auditKeys });
   return {
     handle,
     bus: engine.bus,
