@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { StoredTokenProfile } from '@/db/stored-json';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { isOnPlan, planOf } from '@/lib/consent/plan-tools';
+import { isTrustedReadOnly } from '@/lib/consent/policy';
 import { buildToolNames, namespaceProblem } from '@/lib/mcp/naming';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
@@ -58,4 +59,22 @@ export function toMcpTool({ name, tool, server }: ExposableTool): Tool {
     ...(tool.outputSchema && { outputSchema: tool.outputSchema as Tool['outputSchema'] }),
     annotations,
   };
+}
+
+/** A tool as the Account page offers it for a token's profile (no schemas: the person reads names and titles). */
+export interface PickableTool {
+  name: string;
+  serverName: string;
+  title: string | null;
+  /** A trusted server marks it read-only: a client's call runs without asking (while the token is not tainted). */
+  runsWithoutAsking: boolean;
+}
+
+export async function pickableTools(host: ToolHost, user: { id: string; plan: string | null }): Promise<PickableTool[]> {
+  return (await exposableTools(host, user)).map(({ name, tool, server }) => ({
+    name,
+    serverName: server.displayName,
+    title: tool.title ?? tool.annotations.title ?? null,
+    runsWithoutAsking: isTrustedReadOnly({ trust: tool.trust, annotations: tool.annotations }),
+  }));
 }
