@@ -205,6 +205,16 @@ describe('/mcp: profiles and calls', () => {
       result: { isError: false },
     });
     expect(await callsOf(bob.userId)).toEqual([]);
+
+    // The person's Activity lists it, and the signed chain still verifies with the new kind of entry in it.
+    const activity = await import('../api/activity/route');
+    const verify = await import('../api/activity/verify/route');
+    const read = (path: string) => new Request(`http://localhost${path}`, { headers: { cookie: ada.cookie } });
+    const page = await (await activity.GET(read('/api/activity'), none)).json();
+    expect(page.entries.map((e: { content: { kind: string; client?: { name: string } } }) => e.content)).toEqual([
+      expect.objectContaining({ kind: 'client_call', client: expect.objectContaining({ name: 'Claude Code' }) }),
+    ]);
+    expect(await (await verify.GET(read('/api/activity/verify'), none)).json()).toMatchObject({ ok: true, checked: 1 });
     await client.close();
   });
 
