@@ -2,8 +2,15 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool } from './catalog';
+import { createMcpEndpoint, type McpEndpoint } from './endpoint';
 import type { GatewayPrincipal } from './principal';
-import type { GatewayTools } from './server';
+import { buildGatewayServer, type GatewayTools } from './server';
+
+/** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
+export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
+  const tools = createGatewayTools(deps);
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
+}
 
 /**
  * The gateway's tools for one principal: exactly what its token's profile exposes of the person's

@@ -7,9 +7,8 @@ import { streamTimingFrom } from '@/lib/agent/sse';
 import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
 import type { ChatRuntime } from '@/lib/chat/runtime';
-import { createMcpEndpoint, type McpEndpoint } from '@/lib/gateway/endpoint';
-import { buildGatewayServer } from '@/lib/gateway/server';
-import { createGatewayTools } from '@/lib/gateway/service';
+import type { McpEndpoint } from '@/lib/gateway/endpoint';
+import { createGatewayEndpoint } from '@/lib/gateway/service';
 import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import type { ModelCatalog } from '@/lib/model/models';
@@ -56,7 +55,6 @@ async function build(): Promise<Runtime> {
   // REDIS_URL: Redis pub/sub between instances; else the database's LISTEN/NOTIFY (./event-bus.ts).
   const { bus } = eventBusFrom(handle);
   const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer, bus });
-  const gateway = createGatewayTools({ db: handle.db, tools: tools.host, auditKeys: engine.auditKeys });
   return {
     handle,
     bus: engine.bus,
@@ -68,7 +66,7 @@ async function build(): Promise<Runtime> {
     streams,
     streamTiming: streamTimingFrom(),
     metrics,
-    mcp: createMcpEndpoint(handle.db, (principal) => buildGatewayServer(gateway, principal)),
+    mcp: createGatewayEndpoint({ db: handle.db, tools: tools.host, auditKeys: engine.auditKeys }),
   };
 }
 
