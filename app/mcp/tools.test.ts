@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createNote, searchNotes } from '@/db/queries/notes';
-import { enableServer, insertServer } from '@/db/queries/servers';
+import { enableServer, insertServer, setServerEnabled } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
 import { accessTokens, auditEntries } from '@/db/schema';
 import type { StoredAuditClientCall } from '@/db/stored-json';
@@ -28,10 +28,16 @@ describe('/mcp: profiles and calls', () => {
   let tokens: typeof import('../api/account/tokens/route');
   let oneToken: typeof import('../api/account/tokens/[id]/route');
   let fixtureTools: RawTool[];
+  /** The statements the app sends while `statementsDuring` runs. */
+  let seen: string[] | null = null;
 
   beforeAll(async () => {
     // A small per-client call limit, so that reaching it takes a few calls.
-    h = await openRouteRuntime('mcp-tools', { MCP_ALLOW_LOOPBACK: 'true', SWITCHBOARD_LIMITS: JSON.stringify({ mcpCallsPerMinute: 6 }) });
+    h = await openRouteRuntime(
+      'mcp-tools',
+      { MCP_ALLOW_LOOPBACK: 'true', SWITCHBOARD_LIMITS: JSON.stringify({ mcpCallsPerMinute: 6 }) },
+      { onStatement: (sql) => seen?.push(sql) },
+    );
     upstream = await startFixtureServer();
     const probe = new Client({ name: 'probe', version: '1.0.0' });
     await probe.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
@@ -286,5 +292,38 @@ describe('/mcp: profiles and calls', () => {
     await expect(second.callTool({ name: 'notes__search', arguments: { query: '' } })).rejects.toThrow();
     expect(await callsOf(ada.userId)).toHaveLength(7);
     await Promise.all([client.close(), second.close()]);
+  });
+
+  async function statementsDuring<T>(work: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    seen = [];
+    try {
+      const result = await work();
+      return { result, statements: seen };
+    } finally {
+      seen = null;
+    }
+  }
+  const readsServers = (sql: string) => /from "mcp_servers"/.test(sql);
+
+  it("re-reads the person's servers only when tools_rev moved: calls in a row reuse them, one switched off is gone next call", async () => {
+    const ada = await person();
+    const serverId = await addUpstream(ada.userId, 'wx', 'trusted');
+    const made = await (await createToken(ada.cookie, { name: 'steady', tools: ['wx__echo'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    const call = () => client.callTool({ name: 'wx__echo', arguments: { message: 'hi' } });
+    const first = await statementsDuring(call);
+    expect(first.result.isError).toBeFalsy();
+    expect(first.statements.filter(readsServers)).toHaveLength(1);
+
+    const again = await statementsDuring(call);
+    expect(again.result.isError).toBeFalsy();
+    expect(again.statements.filter(readsServers)).toEqual([]);
+
+    await setServerEnabled(h.db, ada.userId, serverId, false);
+    const after = await statementsDuring(call);
+    expect(after.result.isError).toBe(true);
+    expect(text(after.result)).toMatch(/^No tool named "wx__echo" is exposed to this client/);
+    expect(after.statements.filter(readsServers)).toHaveLength(1);
+    await client.close();
   });
 });

@@ -53,7 +53,7 @@ export interface BearerToken {
 }
 
 export type BearerResult =
-  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string; token: BearerToken }
+  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'toolsRev'>; tokenId: string; token: BearerToken }
   | { ok: false; reason: BearerFailure; message: string };
 
 const MESSAGES: Record<BearerFailure, string> = {
@@ -91,7 +91,7 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
   }
   return {
     ok: true,
-    user: { id: user.id, email: user.email, name: user.name, plan: user.plan },
+    user: { id: user.id, email: user.email, name: user.name, plan: user.plan, toolsRev: user.toolsRev },
     tokenId: row.id,
     token: { id: row.id, name: row.name, profile: tokenProfileOf(row), tainted: tokenTaintOf(row) },
   };

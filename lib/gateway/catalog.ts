@@ -20,8 +20,12 @@ export interface ExposableTool {
   server: McpServerConfig;
 }
 
-export async function exposableTools(host: ToolHost, user: { id: string; plan: string | null }): Promise<ExposableTool[]> {
-  const servers = [...(await host.serversFor(user.id))]
+export async function exposableTools(
+  host: ToolHost,
+  /** `toolsRev`: the person's `users.tools_rev` as read for this request, when it was (their servers read at it are reused). */
+  user: { id: string; plan: string | null; toolsRev?: number },
+): Promise<ExposableTool[]> {
+  const servers = [...(await host.serversFor(user.id, { toolsRev: user.toolsRev }))]
     .filter((s) => namespaceProblem(s.namespace) === null)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: user.id })));

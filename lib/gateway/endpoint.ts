@@ -52,6 +52,7 @@ export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrinci
         origin,
         userId: auth.user.id,
         plan: auth.user.plan,
+        toolsRev: auth.user.toolsRev,
         client: { kind: 'access_token', id: auth.token.id, name: auth.token.name },
         profile: auth.token.profile,
         tainted: auth.token.tainted,

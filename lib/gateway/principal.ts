@@ -13,6 +13,11 @@ export interface GatewayPrincipal {
   origin: string;
   userId: string;
   plan: string | null;
+  /**
+   * The person's `users.tools_rev` as read with the token at this request: every change to their
+   * servers bumps it, so the enabled servers read at the same value are reused (ToolHost.serversFor).
+   */
+  toolsRev: number;
   client: { kind: 'access_token'; id: string; name: string };
   /** Which tools the client may see and call: read from the token on each request, never from the client. */
   profile: StoredTokenProfile;

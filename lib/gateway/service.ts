@@ -14,12 +14,16 @@ export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
 
 /**
  * The gateway's tools for one principal: exactly what its token's profile exposes of the person's
- * switched-on servers (none by default), read afresh on every request, so a profile changed by
- * the person or a server switched off applies at the client's next request.
+ * switched-on servers (none by default), read on every request, so a profile changed by the person
+ * or a server switched off applies at the client's next request. The servers themselves are read
+ * again only when the person's `tools_rev`, read with the token, has moved (every change to a
+ * server bumps it): a client's calls in a row do not re-read them.
  */
 export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
   const exposed = async (p: GatewayPrincipal) =>
-    p.profile.tools.length === 0 ? [] : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan }), p.profile);
+    p.profile.tools.length === 0
+      ? []
+      : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }), p.profile);
   return {
     async list(principal): Promise<Tool[]> {
       return (await exposed(principal)).map(toMcpTool);
