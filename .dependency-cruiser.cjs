@@ -26,6 +26,7 @@ const LIB_MAY_IMPORT = {
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
   share: ['agent', 'chat', 'http', 'files'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
+  gateway: ['agent', 'mcp', 'consent', 'audit', 'auth', 'http'],
 };
 
 /** What lib/consent may use of the engine: the offer it shows in the Tools panel, exactly as the engine makes it. */

@@ -59,7 +59,9 @@ function refuse(request: NextRequest, message: string): Response {
 // router prefetch carries the page's payload; a response without the policy would run
 // whatever a model or a tool wrote into it.
 function isPageRequest(request: NextRequest): boolean {
-  return !request.nextUrl.pathname.startsWith('/api/');
+  const path = request.nextUrl.pathname;
+  // `/mcp` and the metadata beside it (lib/gateway) answer MCP clients in JSON or SSE, like the API.
+  return !path.startsWith('/api/') && path !== '/mcp' && !path.startsWith('/.well-known/');
 }
 
 // Everything but static files, which hold no user data: a matcher condition (such as

@@ -2,11 +2,12 @@ import type Anthropic from '@anthropic-ai/sdk';
 
 import { startFixtureServer } from '@/test/fixtures/mcp-fixture-server';
 
-import type { BenchDb, TimedStatement } from './databases';
+import type { BenchDb } from './databases';
 import { builtinEngine, expectCompleted, newConversation, remoteEngine, turn, WARM_UP_TEXT, type BenchEngine } from './engine-setup';
 import type { BenchModel } from './model-script';
 import { aiSdkVariant, bareMcpClient, floorVariant, minimalLoopVariant } from './peers';
 import { atMost, summaryRow, type BenchReport } from './report';
+import { sqlProfile, type SqlCost as TurnCost } from './sql-profile';
 import { interleave, pairedDifferences, pairedRatios, summarize, type Variant } from './stats';
 
 /**
@@ -25,31 +26,6 @@ const TOOL_TURN_TEXT = 'Echo something, please.';
  * not counted against the target, as in lib/agent/statement-count.test.ts. Its time stays in the SQL figures.
  */
 const TOOL_OWN_STATEMENT = /from "notes"/;
-
-interface TurnCost {
-  statements: number;
-  timeline: TimedStatement[];
-  sqlMs: number;
-}
-
-/** Where a turn's SQL time goes: statements grouped by their text, per turn, costliest first. */
-function sqlProfile(costs: TurnCost[], top: number): string {
-  const groups = new Map<string, { count: number; ms: number }>();
-  for (const cost of costs) {
-    for (const { sql, ms } of cost.timeline) {
-      const key = sql.replace(/\s+/g, ' ').trim().slice(0, 70);
-      const g = groups.get(key) ?? { count: 0, ms: 0 };
-      g.count++;
-      g.ms += ms;
-      groups.set(key, g);
-    }
-  }
-  return [...groups]
-    .sort((a, b) => b[1].ms - a[1].ms)
-    .slice(0, top)
-    .map(([sql, g]) => `\`${sql}…\` ×${(g.count / costs.length).toFixed(1)} ${(g.ms / costs.length).toFixed(1)} ms`)
-    .join('; ');
-}
 
 interface EngineVariant extends Variant<TurnCost> {
   db: BenchDb;

@@ -328,6 +328,28 @@ export const STORED_SAMPLES = {
         },
         sessionId: 'sess-1',
       },
+      // A call an MCP client made through /mcp (lib/gateway).
+      {
+        v: 1,
+        kind: 'client_call',
+        callId: '7d1f0c2e-3b4a-4c5d-8e6f-708192a3b4c5',
+        client: { kind: 'access_token', id: '0f1e2d3c-4b5a-4968-8776-655443322110', name: 'Claude Code' },
+        server: { id: 'builtin-notes', name: 'Notes' },
+        tool: 'search',
+        name: 'notes__search',
+        trust: 'trusted',
+        arguments: { value: { query: 'friday', limit: 10 }, hash: 'a'.repeat(64) },
+        verdict: { kind: 'auto', rule: 'A trusted server marks this tool as read-only.', warnings: [] },
+        outcome: 'succeeded',
+        timing: { startedAt: '2026-12-01T10:00:00.000Z', endedAt: '2026-12-01T10:00:00.120Z', durationMs: 120 },
+        result: { isError: false, bytes: 321, sha256: 'b'.repeat(64) },
+      },
+    ],
+  },
+  tokenProfile: {
+    v1: [
+      { v: 1, tools: [] },
+      { v: 1, tools: [{ serverId: 'builtin-notes', tool: 'search', name: 'notes__search' }] },
     ],
   },
 } as const;

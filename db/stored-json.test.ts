@@ -24,6 +24,7 @@ import {
   storedSignIn,
   storedTaint,
   storedThinking,
+  storedTokenProfile,
   storedToolResult,
   storedUsage,
   storedVerdict,
@@ -55,6 +56,7 @@ const SCHEMAS = {
   grantCoverage: storedGrantCoverage,
   constraint: storedConstraint,
   auditContent: storedAuditContent,
+  tokenProfile: storedTokenProfile,
 } as const;
 
 describe('stored JSON shapes', () => {

@@ -199,6 +199,17 @@ const taintV1 = z.object({
 export type StoredTaint = z.infer<typeof taintV1>;
 export const storedTaint = taintV1;
 
+// ── access_tokens.profile: which of the person's tools a token exposes on /mcp (lib/gateway) ──
+// By identity (server id + tool name), as grants are; `name` is the `<namespace>__<tool>` the person
+// picked, kept to show them what they chose. Empty: nothing is exposed (the default).
+const tokenProfileV1 = z.object({
+  v: z.literal(1),
+  tools: z.array(z.object({ serverId: z.string(), tool: z.string(), name: z.string() })),
+});
+export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
+export const storedTokenProfile = tokenProfileV1;
+export const EMPTY_TOKEN_PROFILE: StoredTokenProfile = { v: 1, tools: [] };
+
 // ── conversations.forked_from: the share link's snapshot a conversation was continued from ──
 const forkOriginV1 = z.object({
   v: z.literal(1),
@@ -493,9 +504,32 @@ const auditGrantV1 = z.object({
   /** The signed-in session the grant belonged to. */
   sessionId: z.string().nullable(),
 });
+/**
+ * A call an MCP client made through `/mcp` (lib/gateway): no conversation, no model; the client
+ * is named instead (a personal access token, by id and by the name the person gave it).
+ */
+const auditClientCallV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('client_call'),
+  /** Unique per call (the gateway's own id; there is no tool call row). */
+  callId: z.string(),
+  client: z.object({ kind: z.literal('access_token'), id: z.string(), name: z.string() }),
+  server: auditServer,
+  tool: z.string(),
+  /** The name the client used (`<namespace>__<tool>`). */
+  name: z.string(),
+  trust: z.enum(TRUST_LEVELS),
+  arguments: z.object({ value: z.unknown(), hash: z.string() }),
+  verdict: z.object({ kind: z.enum(AUDIT_VERDICTS), rule: z.string().nullable(), warnings: z.array(z.string()) }),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  timing: z.object({ startedAt: iso.nullable(), endedAt: iso, durationMs: z.number().nullable() }),
+  /** What went back to the client: its size and SHA-256 over its RFC 8785 encoding. */
+  result: z.object({ isError: z.boolean(), bytes: z.number(), sha256: z.string() }).nullable(),
+});
 export type StoredAuditToolCall = z.infer<typeof auditToolCallV1>;
 export type StoredAuditGrant = z.infer<typeof auditGrantV1>;
-export const storedAuditContent = z.discriminatedUnion('kind', [auditToolCallV1, auditGrantV1]);
+export type StoredAuditClientCall = z.infer<typeof auditClientCallV1>;
+export const storedAuditContent = z.discriminatedUnion('kind', [auditToolCallV1, auditGrantV1, auditClientCallV1]);
 export type StoredAuditContent = z.infer<typeof storedAuditContent>;
 
 // ── reading ────────────────────────────────────────────────────────────────────────────────

@@ -154,8 +154,11 @@ export function isOneOf<T extends string>(values: readonly T[], value: string): 
   return (values as readonly string[]).includes(value);
 }
 
-/** What an audit entry records (lib/audit): a tool call that reached its end, or a change to a grant. */
-export const AUDIT_KINDS = ['tool_call', 'grant'] as const;
+/**
+ * What an audit entry records (lib/audit): a tool call that reached its end, a change to a grant,
+ * or a call an MCP client made through `/mcp` (lib/gateway).
+ */
+export const AUDIT_KINDS = ['tool_call', 'grant', 'client_call'] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 /** How a tool call ended, as the audit log records it: the finished tool-call statuses. */

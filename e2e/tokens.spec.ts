@@ -9,16 +9,24 @@ async function serious(page: Page): Promise<string[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
 }
 
-test('personal access tokens: create one shown once, copy it, see it listed, revoke it', async ({ page, baseURL }, testInfo) => {
+test('personal access tokens: create one exposing a tool, shown once, copy it, see it listed, revoke it', async ({
+  page,
+  baseURL,
+}, testInfo) => {
   const origin = appOrigin(baseURL);
   await signedInUser(page.context(), origin, 'tokens');
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   await page.goto('/account');
   const section = page.getByRole('region', { name: 'Personal access tokens' });
   await expect(section.getByText('No tokens yet.')).toBeVisible();
+  await expect(section.getByRole('textbox', { name: 'MCP endpoint' })).toHaveValue(`${origin}/mcp`);
 
   await section.getByLabel('Token name').fill('CI runner');
   await section.getByLabel('Expires after').selectOption('90d');
+  await section
+    .getByRole('group', { name: /Tools it exposes/ })
+    .getByLabel(/notes__search/)
+    .check();
   await section.getByRole('button', { name: 'Create token' }).click();
 
   const shown = section.getByTestId('token-created');
@@ -35,6 +43,17 @@ test('personal access tokens: create one shown once, copy it, see it listed, rev
   await expect(row).toContainText(`${token.slice(0, 8)}…`);
   await expect(row).toContainText('Never used');
   await expect(row).toContainText('Expires');
+  await expect(row.getByTestId('token-tools')).toHaveText('Exposes notes__search');
+  if (process.env.TOKENS_SCREENSHOT) {
+    // For a person to look at (not a check): the section, and the dialog that changes what a token exposes.
+    await page.setViewportSize({ width: 800, height: 2000 });
+    await section.screenshot({ path: process.env.TOKENS_SCREENSHOT });
+    await row.getByRole('button', { name: 'Tools of CI runner' }).click();
+    await page.waitForTimeout(500); // the dialog's opening animation
+    await page.setViewportSize({ width: 900, height: 700 });
+    await page.screenshot({ path: process.env.TOKENS_SCREENSHOT.replace(/\.png$/, '-dialog.png') });
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+  }
 
   const found: Record<string, string[]> = {};
   for (const colorScheme of ['light', 'dark'] as const) {

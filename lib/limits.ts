@@ -26,6 +26,9 @@ export const LIMIT_TABLE = {
   // Personal access tokens that work (not revoked, not expired): each is a standing way into the
   // account, so a person keeps a handful and revokes what they no longer use.
   accessTokensPerUser: { default: 20, unit: 'personal access tokens', one: 'personal access token' },
+  // Tool calls one MCP client (one personal access token) makes through /mcp in a minute: a
+  // runaway agent loop stops there, and the person's other clients and their chat keep working.
+  mcpCallsPerMinute: { default: 60, unit: 'tool calls per minute per MCP client', one: 'tool call per minute per MCP client' },
   // Uploaded files (lib/files): the size of one file by kind (what the model API accepts in one
   // request sets the PDF's), files per message, and all the bytes a person keeps.
   imageBytes: { default: 5 * 1024 * 1024, unit: 'bytes per image', one: 'byte per image' },

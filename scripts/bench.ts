@@ -6,7 +6,7 @@
 //   BENCH_ROUNDS=100       interleaved rounds of the turn comparison (default 100; the issue measured 300)
 //   BENCH_DATABASE_URL=…   also run the engine on Postgres (in a database of its own, dropped after)
 //   BENCH_REDIS_URL=…      the bus section's Redis (default REDIS_URL; without either, the database's bus alone)
-//   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, bus, toolsearch)
+//   BENCH_ONLY=turn,…      only these sections (turn, roundtrip, parallel, catalog, eventlog, bus, toolsearch, gateway)
 //   BENCH_APP=0            skip the through-the-app part
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -16,15 +16,22 @@ import { catalogFigures } from '@/bench/catalog';
 import { openBenchDbs } from '@/bench/databases';
 import { engineTurnFigures } from '@/bench/engine-turn';
 import { eventLogFigures } from '@/bench/event-log';
+import { gatewayFigures } from '@/bench/gateway';
 import { startBenchModel } from '@/bench/model-script';
 import { parallelFigures } from '@/bench/parallel';
 import { createReport, machineInfo, renderTable, writeReport, type BenchReport } from '@/bench/report';
 import { toolRoundTripFigures } from '@/bench/tool-roundtrip';
 import { toolSearchFigures } from '@/bench/tool-search';
 
-// Thousands of turns by one user, back to back: far past a person's messages per minute, turns
-// per hour and model tokens per day (lib/limits.ts). An operator's own SWITCHBOARD_LIMITS still wins.
-process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({ messagesPerMinute: 1e9, runsPerHour: 1e9, modelTokensPerDay: 1e15 });
+// Thousands of turns by one user, back to back, and hundreds of /mcp calls by one token a minute: far past a
+// person's messages per minute, turns per hour, model tokens per day and a client's calls per minute (lib/limits.ts).
+// An operator's own SWITCHBOARD_LIMITS still wins.
+process.env.SWITCHBOARD_LIMITS ??= JSON.stringify({
+  messagesPerMinute: 1e9,
+  runsPerHour: 1e9,
+  modelTokensPerDay: 1e15,
+  mcpCallsPerMinute: 1e9,
+});
 
 const settings = {
   rounds: Number(process.env.BENCH_ROUNDS ?? 100),
@@ -68,6 +75,7 @@ try {
   await section('eventlog', () => eventLogFigures(report, dbs));
   await section('bus', () => busFigures(report, dbs));
   await section('toolsearch', () => toolSearchFigures(report, dbs[0]!));
+  await section('gateway', () => gatewayFigures(report, dbs));
   if (settings.app && wanted('app')) await runAppPart(report);
 
   const rss = process.memoryUsage();

@@ -356,6 +356,7 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   // Not switched on in the owner's conversation: decided (rejected, audited) and answered 200, never run.
   'POST tool-calls/[id]/view/calls': { name: 'count_clicks' },
   'PUT tool-calls/[id]/view/context': { content: [{ type: 'text', text: 'matrix' }] },
+  'PATCH account/tokens/[id]': { name: 'Renamed by the owner', tools: [] },
 };
 
 /** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`. */
@@ -499,6 +500,30 @@ describe('authorization matrix over app/api', () => {
         await settled([owner.id]);
       }
     });
+  });
+
+  // Outside app/api: Switchboard's MCP endpoint takes a personal access token, never a session
+  // (lib/gateway/endpoint.ts), so a signed-in browser cannot be made to use it by another site.
+  it('/mcp refuses a session cookie on every method (401 naming its metadata); its own suites test tokens', async () => {
+    const mcp = (await import('@/app/mcp/route')) as Record<'GET' | 'POST' | 'DELETE', (req: Request) => Promise<Response>>;
+    const owner = users[0]!;
+    for (const method of ['GET', 'POST', 'DELETE'] as const) {
+      const body = method === 'POST' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) : undefined;
+      const res = await mcp[method](
+        new Request(`${ORIGIN}/mcp`, {
+          method,
+          headers: {
+            cookie: owner.cookie,
+            origin: ORIGIN,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body,
+        }),
+      );
+      expect(res.status, `${method} /mcp with a session`).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+    }
   });
 
   it("lists (every GET without an id) never show another user's things", async () => {

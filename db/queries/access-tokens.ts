@@ -2,6 +2,14 @@ import { and, count, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { accessTokens, users } from '../schema';
+import {
+  EMPTY_TOKEN_PROFILE,
+  parseStored,
+  storedTaint,
+  storedTokenProfile,
+  type StoredTaint,
+  type StoredTokenProfile,
+} from '../stored-json';
 
 export type AccessTokenRow = typeof accessTokens.$inferSelect;
 
@@ -14,6 +22,7 @@ export const ACCESS_TOKEN_LIST_COLUMNS = {
   expiresAt: accessTokens.expiresAt,
   lastUsedAt: accessTokens.lastUsedAt,
   revokedAt: accessTokens.revokedAt,
+  profile: accessTokens.profile,
 };
 
 /** Not revoked and not expired at `now`. */
@@ -28,7 +37,7 @@ function live(now: Date) {
  */
 export async function insertAccessTokenUnderCap(
   db: Db,
-  input: { userId: string; name: string; tokenHash: string; prefix: string; expiresAt: Date | null },
+  input: { userId: string; name: string; tokenHash: string; prefix: string; expiresAt: Date | null; profile: StoredTokenProfile },
   cap: number,
   now = new Date(),
 ): Promise<{ id: string; createdAt: Date } | null> {
@@ -83,4 +92,41 @@ export async function touchAccessToken(db: Db, id: string, now: Date, olderThan:
     .update(accessTokens)
     .set({ lastUsedAt: now })
     .where(and(eq(accessTokens.id, id), or(isNull(accessTokens.lastUsedAt), lte(accessTokens.lastUsedAt, olderThan))));
+}
+
+/** A token's profile as stored, read through its schema. */
+export function tokenProfileOf(row: { id: string; profile: unknown }): StoredTokenProfile {
+  return parseStored(storedTokenProfile, row.profile, 'access_tokens.profile', row.id) ?? EMPTY_TOKEN_PROFILE;
+}
+
+/** A token's standing taint as stored (lib/gateway/taint.ts), or null. */
+export function tokenTaintOf(row: { id: string; tainted: unknown }): StoredTaint | null {
+  return row.tainted == null ? null : parseStored(storedTaint, row.tainted, 'access_tokens.tainted', row.id);
+}
+
+/**
+ * Changes the name and/or profile of the user's live token; false when there is no such token of
+ * theirs (another person's, a revoked or an expired one is "not found").
+ */
+export async function updateAccessToken(
+  db: Db,
+  userId: string,
+  id: string,
+  change: { name?: string; profile?: StoredTokenProfile },
+  now = new Date(),
+): Promise<boolean> {
+  const rows = await db
+    .update(accessTokens)
+    .set(change)
+    .where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId), live(now)))
+    .returning({ id: accessTokens.id });
+  return rows.length > 0;
+}
+
+/** Marks the token's standing context tainted; only the first mark counts. */
+export async function markAccessTokenTainted(db: Db, id: string, taint: StoredTaint): Promise<void> {
+  await db
+    .update(accessTokens)
+    .set({ tainted: taint })
+    .where(and(eq(accessTokens.id, id), isNull(accessTokens.tainted)));
 }

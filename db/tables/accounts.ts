@@ -1,5 +1,7 @@
-import { bigint, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+import type { StoredTaint, StoredTokenProfile } from '../stored-json';
 import { createdAt } from './columns';
 
 /** People, their sign-ins and their tokens. */
@@ -98,6 +100,15 @@ export const accessTokens = pgTable(
     // Refreshed at most once a minute while the token is used (ACCESS_TOKEN_LAST_USED_PRECISION_MS).
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    // Which of the person's tools the token exposes on /mcp (lib/gateway/profile.ts): none by default.
+    profile: jsonb('profile')
+      .notNull()
+      .$type<StoredTokenProfile>()
+      .default(sql`'{"v":1,"tools":[]}'::jsonb`),
+    // The token's standing context (lib/gateway/taint.ts): set once text from a server whose content
+    // the person does not trust has gone back to this client; from then on the decision table treats
+    // its calls as a tainted conversation's.
+    tainted: jsonb('tainted').$type<StoredTaint>(),
   },
   (t) => [uniqueIndex('access_tokens_hash_idx').on(t.tokenHash), index('access_tokens_user_idx').on(t.userId)],
 );

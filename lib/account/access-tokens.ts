@@ -1,7 +1,14 @@
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
-import { insertAccessTokenUnderCap, listLiveAccessTokens, revokeAccessToken as revokeRow } from '@/db/queries/access-tokens';
+import {
+  insertAccessTokenUnderCap,
+  listLiveAccessTokens,
+  revokeAccessToken as revokeRow,
+  tokenProfileOf,
+  updateAccessToken as updateRow,
+} from '@/db/queries/access-tokens';
+import { EMPTY_TOKEN_PROFILE, type StoredTokenProfile } from '@/db/stored-json';
 import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
 import { newAccessToken } from '@/lib/auth/access-tokens';
 import { AppError } from '@/lib/http/errors';
@@ -12,22 +19,44 @@ const LIFETIME_DAYS: Record<AccessTokenExpiry, number> = { '7d': 7, '30d': 30, '
 /** What a new token gets when the request does not say: a month, so a forgotten token goes stale by itself. */
 export const DEFAULT_ACCESS_TOKEN_EXPIRY: AccessTokenExpiry = '30d';
 export const ACCESS_TOKEN_NAME_MAX = 100;
+/** Tools one token may expose: more than any person picks by hand, few enough to keep the row small. */
+export const ACCESS_TOKEN_TOOLS_MAX = 500;
 
 const EXPIRY_WORDS = `must be one of ${ACCESS_TOKEN_EXPIRIES.map((e) => `"${e}"`).join(', ')}, or null for a token that never expires`;
 
-/** `POST /api/account/tokens`: a name to recognise the token by, and how long it lives (null: no expiry). */
+const tokenName = z
+  .string({ error: 'must be text: a name to recognise the token by, e.g. "CI" or "laptop"' })
+  .trim()
+  .min(1, 'is required: a name to recognise the token by, e.g. "CI" or "laptop"')
+  .max(ACCESS_TOKEN_NAME_MAX, `must be at most ${ACCESS_TOKEN_NAME_MAX} characters`);
+/** Tools by the names the chat gives them (`<server namespace>__<tool>`); lib/gateway/profile.ts resolves them. */
+const toolNames = z
+  .array(z.string({ error: 'each entry must be a tool name such as "notes__search"' }).max(200), {
+    error: 'must be a list of tool names such as ["notes__search"] (an empty list exposes nothing)',
+  })
+  .max(ACCESS_TOKEN_TOOLS_MAX, `must list at most ${ACCESS_TOKEN_TOOLS_MAX} tools`);
+
+/**
+ * `POST /api/account/tokens`: a name to recognise the token by, how long it lives (null: no
+ * expiry), and which tools it exposes on /mcp (none unless listed).
+ */
 export const createAccessTokenSchema = z
   .object({
-    name: z
-      .string({ error: 'must be text: a name to recognise the token by, e.g. "CI" or "laptop"' })
-      .trim()
-      .min(1, 'is required: a name to recognise the token by, e.g. "CI" or "laptop"')
-      .max(ACCESS_TOKEN_NAME_MAX, `must be at most ${ACCESS_TOKEN_NAME_MAX} characters`),
+    name: tokenName,
     expiresIn: z.enum(ACCESS_TOKEN_EXPIRIES, { error: EXPIRY_WORDS }).nullable().default(DEFAULT_ACCESS_TOKEN_EXPIRY),
+    tools: toolNames.default([]),
   })
   .strict();
 
 export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
+
+/** `PATCH /api/account/tokens/:id`: a new name and/or the whole new list of exposed tools. */
+export const updateAccessTokenSchema = z
+  .object({ name: tokenName.optional(), tools: toolNames.optional() })
+  .strict()
+  .refine((v) => v.name !== undefined || v.tools !== undefined, { message: 'give at least one of name or tools' });
+
+export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
 
 /** A token as the owner's list shows it: never its hash, never the token. */
 export interface AccessTokenView {
@@ -38,6 +67,8 @@ export interface AccessTokenView {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  /** The tools it exposes on /mcp, by the names the person picked them under. */
+  tools: string[];
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -51,13 +82,15 @@ export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date
 export async function createAccessToken(
   db: Db,
   user: { id: string; plan: string | null },
-  input: CreateAccessTokenInput,
+  /** `profile`: what it exposes, already resolved against the person's tools (lib/gateway/profile.ts); none by default. */
+  input: Omit<CreateAccessTokenInput, 'tools'> & { profile?: StoredTokenProfile },
   now = new Date(),
 ): Promise<{ token: string } & AccessTokenView> {
+  const profile = input.profile ?? EMPTY_TOKEN_PROFILE;
   const cap = limitsFor(user.plan).accessTokensPerUser;
   const { token, tokenHash, prefix } = newAccessToken();
   const expiresAt = accessTokenExpiresAt(input.expiresIn, now);
-  const row = await insertAccessTokenUnderCap(db, { userId: user.id, name: input.name, tokenHash, prefix, expiresAt }, cap, now);
+  const row = await insertAccessTokenUnderCap(db, { userId: user.id, name: input.name, tokenHash, prefix, expiresAt, profile }, cap, now);
   if (!row) {
     throw limitExceeded('accessTokensPerUser', cap, 'Revoke a token you no longer use before creating another.', user.plan);
   }
@@ -69,6 +102,7 @@ export async function createAccessToken(
     createdAt: row.createdAt.toISOString(),
     expiresAt: expiresAt?.toISOString() ?? null,
     lastUsedAt: null,
+    tools: profile.tools.map((t) => t.name),
   };
 }
 
@@ -82,7 +116,20 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     createdAt: r.createdAt.toISOString(),
     expiresAt: r.expiresAt?.toISOString() ?? null,
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+    tools: tokenProfileOf(r).tools.map((t) => t.name),
   }));
+}
+
+/** Renames a live token of the user and/or replaces what it exposes; another person's token is not found. */
+export async function updateAccessToken(
+  db: Db,
+  userId: string,
+  id: string,
+  change: { name?: string; profile?: StoredTokenProfile },
+  now = new Date(),
+): Promise<{ updated: true }> {
+  if (!(await updateRow(db, userId, id, change, now))) throw new AppError('not_found', 'access_token', `No access token with id "${id}".`);
+  return { updated: true };
 }
 
 /** Revokes one of the user's tokens at once; another person's (or an already revoked) token is not found. */

@@ -24,6 +24,9 @@ export function indexColumns(content: StoredAuditContent) {
       outcome: content.outcome,
     };
   }
+  if (content.kind === 'client_call') {
+    return { conversationId: null, toolCallId: null, serverId: content.server.id, tool: content.tool, outcome: content.outcome };
+  }
   return {
     conversationId: content.conversation?.id ?? null,
     toolCallId: null,

@@ -43,8 +43,9 @@ describe('personal access tokens: authenticateBearer', () => {
     const result = await authenticateBearer(h.db, withHeader(`bearer ${made.token}`));
     expect(result).toEqual({
       ok: true,
-      user: { id: user.id, email: user.email, name: user.name, plan: user.plan },
+      user: { id: user.id, email: user.email, name: user.name, plan: user.plan, toolsRev: user.toolsRev },
       tokenId: made.id,
+      token: { id: made.id, name: made.name, profile: { v: 1, tools: [] }, tainted: null },
     });
   });
 

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, touchAccessToken } from '@/db/queries/access-tokens';
+import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken } from '@/db/queries/access-tokens';
 import { findUserById, type UserRow } from '@/db/queries/users';
+import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 
 /**
  * Personal access tokens (issue 25): `sbp_` + 32 random bytes in base64url. The prefix makes a
@@ -41,8 +42,18 @@ export function hashAccessToken(token: string): string {
 export const BEARER_FAILURES = ['missing', 'malformed', 'unknown', 'expired', 'revoked', 'user_gone'] as const;
 export type BearerFailure = (typeof BEARER_FAILURES)[number];
 
+/** The token a request was authenticated with, as `/mcp` needs it: never its hash. */
+export interface BearerToken {
+  id: string;
+  name: string;
+  /** What it exposes (lib/gateway/profile.ts). */
+  profile: StoredTokenProfile;
+  /** Its standing context's taint (lib/gateway/taint.ts), or null. */
+  tainted: StoredTaint | null;
+}
+
 export type BearerResult =
-  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan'>; tokenId: string }
+  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'toolsRev'>; tokenId: string; token: BearerToken }
   | { ok: false; reason: BearerFailure; message: string };
 
 const MESSAGES: Record<BearerFailure, string> = {
@@ -78,5 +89,10 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
   }
-  return { ok: true, user: { id: user.id, email: user.email, name: user.name, plan: user.plan }, tokenId: row.id };
+  return {
+    ok: true,
+    user: { id: user.id, email: user.email, name: user.name, plan: user.plan, toolsRev: user.toolsRev },
+    tokenId: row.id,
+    token: { id: row.id, name: row.name, profile: tokenProfileOf(row), tainted: tokenTaintOf(row) },
+  };
 }

@@ -7,6 +7,8 @@ import { streamTimingFrom } from '@/lib/agent/sse';
 import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
 import type { ChatRuntime } from '@/lib/chat/runtime';
+import type { McpEndpoint } from '@/lib/gateway/endpoint';
+import { createGatewayEndpoint } from '@/lib/gateway/service';
 import { errorSummary } from '@/lib/log-safe';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import type { ModelCatalog } from '@/lib/model/models';
@@ -34,6 +36,8 @@ export interface Runtime extends ChatRuntime {
   streamTiming: { pingMs: number; pausedIdleMs: number };
   /** What GET /api/metrics exposes; the engine reports to it through `engine.observe`. */
   metrics: AppMetrics;
+  /** `/mcp`: the person's exposed tools for MCP clients (lib/gateway). */
+  mcp: McpEndpoint;
 }
 
 /** The process-wide wiring, built on first use (never at import: `next build` imports routes). */
@@ -62,6 +66,7 @@ async function build(): Promise<Runtime> {
     streams,
     streamTiming: streamTimingFrom(),
     metrics,
+    mcp: createGatewayEndpoint({ db: handle.db, tools: tools.host, auditKeys: engine.auditKeys }),
   };
 }
 

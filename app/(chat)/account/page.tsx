@@ -4,6 +4,7 @@ import { buttonClasses, CardFooter } from '@/app/_components/ui';
 import { listAccessTokens } from '@/lib/account/access-tokens';
 import { personalInstructions } from '@/lib/account/instructions';
 import { listSessions } from '@/lib/account/sessions';
+import { pickableTools } from '@/lib/gateway/catalog';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
@@ -19,10 +20,11 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions, tokens] = await Promise.all([
+  const [sessions, instructions, tokens, tools] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
+    pickableTools(rt.tools.host, session.user),
   ]);
   return (
     <div className="h-full overflow-y-auto">
@@ -36,7 +38,7 @@ export default async function AccountPage() {
         <InstructionsSection initial={instructions.text} />
         <PasswordSection />
         <SessionsSection sessions={sessions} />
-        <TokensSection initial={tokens} />
+        <TokensSection initial={tokens} tools={tools} />
         <Section
           id="export-heading"
           title="Your data"

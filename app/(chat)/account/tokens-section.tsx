@@ -1,13 +1,17 @@
 'use client';
 
-import { KeyRound, Plus, Trash2 } from 'lucide-react';
+import { KeyRound, Plus, SlidersHorizontal, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
 import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyButton, Field, Input, Notice, Select } from '@/app/_components/ui';
 import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
+import type { PickableTool } from '@/lib/gateway/catalog';
 
+import { EditToolsDialog } from './edit-tools-dialog';
+import { McpEndpointField } from './mcp-endpoint-field';
+import { ToolPicker } from './tool-picker';
 import { Section } from './ui';
 import { When } from './when';
 
@@ -21,9 +25,14 @@ const EXPIRY_LABELS: Record<AccessTokenExpiry | 'never', string> = {
 const EXPIRY_CHOICES = [...ACCESS_TOKEN_EXPIRIES, 'never'] as const;
 type ExpiryChoice = (typeof EXPIRY_CHOICES)[number];
 
-/** Personal access tokens: make one (shown once), see the ones that work, revoke them. */
-export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
+/**
+ * Personal access tokens for Switchboard's MCP endpoint: make one exposing the tools picked
+ * (shown once), see the ones that work and what they expose, change that, revoke them.
+ */
+export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; tools: PickableTool[] }) {
   const [tokens, setTokens] = useState(initial);
+  const [picked, setPicked] = useState<string[]>([]);
+  const [editing, setEditing] = useState<AccessTokenView | null>(null);
   const [name, setName] = useState('');
   const [expiry, setExpiry] = useState<ExpiryChoice>('30d');
   const [busy, setBusy] = useState(false);
@@ -42,10 +51,11 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
     setBusy(true);
     setError(null);
     try {
-      const body = { name, expiresIn: expiry === 'never' ? null : expiry };
+      const body = { name, expiresIn: expiry === 'never' ? null : expiry, tools: picked };
       const made = await api<{ token: string; name: string }>('/api/account/tokens', { method: 'POST', body });
       setCreated({ token: made.token, name: made.name });
       setName('');
+      setPicked([]);
       await refresh();
     } catch (err) {
       setError(err instanceof ApiError ? { text: err.message, field: err.field } : { text: 'Could not create the token.' });
@@ -75,13 +85,15 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
       icon={KeyRound}
       description={
         <>
-          A token lets a script, a CI job or an MCP client act as you through Switchboard&rsquo;s own MCP endpoint, which is not open yet:
-          tokens made now will work there once it is. It is sent in the header{' '}
-          <code className="font-mono text-[13px]">Authorization: Bearer sbp_…</code>; give each one a name you will recognise, and revoke it
-          when it is no longer used.
+          A token lets an MCP client — Claude Code, VS Code, Cursor, your own agent or script — use the tools you pick for it, through
+          Switchboard&rsquo;s MCP endpoint, under your consent rules. Every call is in your activity log under the token&rsquo;s name. Give
+          each one a name you will recognise, and revoke it when it is no longer used.
         </>
       }
     >
+      <CardBody className="pb-4">
+        <McpEndpointField />
+      </CardBody>
       {created && (
         <CardBody className="space-y-3 pb-4" data-testid="token-created">
           <Field label={`Your new token “${created.name}”`} id="token-value">
@@ -148,7 +160,19 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
                       )}
                     </span>
                   </p>
+                  <p className="mt-1 text-xs leading-5 break-words text-muted" data-testid="token-tools">
+                    {t.tools.length === 0 ? (
+                      'Exposes no tools'
+                    ) : (
+                      <>
+                        Exposes <span className="font-mono">{t.tools.join(', ')}</span>
+                      </>
+                    )}
+                  </p>
                 </div>
+                <Button size="sm" variant="ghost" icon={SlidersHorizontal} aria-label={`Tools of ${t.name}`} onClick={() => setEditing(t)}>
+                  Tools
+                </Button>
                 <Button
                   size="sm"
                   variant="danger-subtle"
@@ -180,6 +204,16 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
               ))}
             </Select>
           </Field>
+          <div className="w-full space-y-1.5">
+            <p className="text-sm font-medium text-fg" id="token-tools-label">
+              Tools it exposes{' '}
+              <span className="font-normal text-faint">({picked.length === 0 ? 'none yet' : `${picked.length} picked`})</span>
+            </p>
+            <ToolPicker tools={tools} value={picked} onChange={setPicked} idPrefix="new-token" labelledBy="token-tools-label" />
+            <p className="text-xs text-faint">
+              Tools that need approval are listed to the client but not run for it yet: approving MCP clients&rsquo; calls is coming.
+            </p>
+          </div>
           <Button type="submit" icon={Plus} loading={busy}>
             Create token
           </Button>
@@ -190,6 +224,7 @@ export function TokensSection({ initial }: { initial: AccessTokenView[] }) {
           )}
         </CardFooter>
       </form>
+      {editing && <EditToolsDialog token={editing} tools={tools} onClose={() => setEditing(null)} onSaved={refresh} />}
       <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}

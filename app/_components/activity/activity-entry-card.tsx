@@ -1,11 +1,12 @@
-import { KeyRound, Wrench } from 'lucide-react';
+import { KeyRound, PlugZap, Wrench } from 'lucide-react';
 import Link from 'next/link';
 import { memo } from 'react';
 
-import type { StoredAuditGrant, StoredAuditToolCall } from '@/db/stored-json';
+import type { StoredAuditClientCall, StoredAuditGrant, StoredAuditToolCall } from '@/db/stored-json';
 
 import { Badge, Card, CardBody, CardHeader, CodeBlock, Disclosure } from '../ui';
 import {
+  clientVerdictSentence,
   durationText,
   entryTitle,
   formatBytes,
@@ -31,13 +32,22 @@ export const ActivityEntryCard = memo(function ActivityEntryCard({ entry, highli
       data-seq={entry.seq}
     >
       <CardHeader
-        icon={c.kind === 'tool_call' ? Wrench : KeyRound}
+        icon={c.kind === 'tool_call' ? Wrench : c.kind === 'client_call' ? PlugZap : KeyRound}
         title={<code className="break-all font-mono text-[13px]">{entryTitle(entry)}</code>}
-        badges={c.kind === 'tool_call' ? <ToolCallBadges c={c} /> : <Badge tone="info">{GRANT_CHANGE_LABEL[c.change]}</Badge>}
+        badges={
+          c.kind === 'grant' ? (
+            <Badge tone="info">{GRANT_CHANGE_LABEL[c.change]}</Badge>
+          ) : c.kind === 'tool_call' ? (
+            <ToolCallBadges c={c} />
+          ) : (
+            <CallBadges outcome={c.outcome} verdict={c.verdict.kind} />
+          )
+        }
         description={
           <span className="flex flex-wrap gap-x-2">
             <time dateTime={entry.at}>{when(entry.at)}</time>
-            {c.conversation && (
+            {c.kind === 'client_call' && <span>by the MCP client “{c.client.name}”</span>}
+            {c.kind !== 'client_call' && c.conversation && (
               <span>
                 in{' '}
                 <Link href={`/c/${c.conversation.id}`} className="underline decoration-border-strong underline-offset-2 hover:text-fg">
@@ -45,22 +55,72 @@ export const ActivityEntryCard = memo(function ActivityEntryCard({ entry, highli
                 </Link>
               </span>
             )}
-            {c.kind === 'tool_call' && durationText(c) && <span className="tabular-nums">· {durationText(c)}</span>}
+            {c.kind !== 'grant' && durationText(c) && <span className="tabular-nums">· {durationText(c)}</span>}
           </span>
         }
         actions={<span className="text-xs tabular-nums text-faint">#{entry.seq}</span>}
       />
-      <CardBody>{c.kind === 'tool_call' ? <ToolCallDetails c={c} entry={entry} /> : <GrantDetails c={c} />}</CardBody>
+      <CardBody>
+        {c.kind === 'tool_call' ? (
+          <ToolCallDetails c={c} entry={entry} />
+        ) : c.kind === 'client_call' ? (
+          <ClientCallDetails c={c} entry={entry} />
+        ) : (
+          <GrantDetails c={c} />
+        )}
+      </CardBody>
     </Card>
   );
 });
 
-function ToolCallBadges({ c }: { c: StoredAuditToolCall }) {
-  const outcome = OUTCOME_BADGE[c.outcome];
+function CallBadges({ outcome, verdict }: Pick<StoredAuditToolCall, 'outcome'> & { verdict: StoredAuditToolCall['verdict']['kind'] }) {
+  const badge = OUTCOME_BADGE[outcome];
   return (
     <>
-      <Badge tone={outcome.tone}>{outcome.label}</Badge>
-      <Badge appearance="outline">{VERDICT_LABEL[c.verdict.kind]}</Badge>
+      <Badge tone={badge.tone}>{badge.label}</Badge>
+      <Badge appearance="outline">{VERDICT_LABEL[verdict]}</Badge>
+    </>
+  );
+}
+
+/** A call an MCP client made through /mcp: which client, the verdict, the arguments, what went back. */
+function ClientCallDetails({ c, entry }: { c: StoredAuditClientCall; entry: ActivityEntry }) {
+  return (
+    <>
+      <p className="text-sm text-fg">{clientVerdictSentence(c)}</p>
+      {c.verdict.warnings.length > 0 && <p className="text-xs text-warning-text">{c.verdict.warnings.join(' ')}</p>}
+      <Disclosure summary={<span className="text-sm font-medium">Arguments</span>} contentClassName="mt-2 space-y-2">
+        <CodeBlock label="Arguments" wrap maxHeight="sm">
+          {JSON.stringify(c.arguments.value, null, 2)}
+        </CodeBlock>
+      </Disclosure>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1 text-xs text-muted">
+        <dt>Client</dt>
+        <dd className="break-all">personal access token “{c.client.name}”</dd>
+        <dt>Name it used</dt>
+        <dd className="break-all font-mono">{c.name}</dd>
+        {c.result && (
+          <>
+            <dt>Result</dt>
+            <dd className="break-all">
+              {formatBytes(c.result.bytes)}
+              {c.result.isError ? ', an error' : ''} · SHA-256 <span className="font-mono">{c.result.sha256}</span>
+            </dd>
+          </>
+        )}
+        <dt>Signature</dt>
+        <dd className="break-all font-mono" title="HMAC-SHA256 over the previous entry's and this entry's content">
+          {entry.hmac.slice(0, 16)}…
+        </dd>
+      </dl>
+    </>
+  );
+}
+
+function ToolCallBadges({ c }: { c: StoredAuditToolCall }) {
+  return (
+    <>
+      <CallBadges outcome={c.outcome} verdict={c.verdict.kind} />
       {c.arguments.edited && (
         <Badge appearance="outline" tone="accent">
           arguments edited

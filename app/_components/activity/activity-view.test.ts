@@ -6,10 +6,18 @@ import { storedAuditContent, type StoredAuditToolCall } from '@/db/stored-json';
 import { STORED_SAMPLES } from '@/db/stored-json.fixtures';
 
 import { ActivityEntryCard } from './activity-entry-card';
-import { activityPath, NO_FILTERS, verdictSentence, verifyNotice, type ActivityEntry } from './activity-view';
+import {
+  activityPath,
+  clientVerdictSentence,
+  entryTitle,
+  NO_FILTERS,
+  verdictSentence,
+  verifyNotice,
+  type ActivityEntry,
+} from './activity-view';
 
-const [callSample, grantSample] = STORED_SAMPLES.auditContent.v1.map((s) => storedAuditContent.parse(s));
-if (callSample?.kind !== 'tool_call' || !grantSample) throw new Error('the audit samples changed');
+const [callSample, grantSample, clientSample] = STORED_SAMPLES.auditContent.v1.map((s) => storedAuditContent.parse(s));
+if (callSample?.kind !== 'tool_call' || !grantSample || clientSample?.kind !== 'client_call') throw new Error('the audit samples changed');
 const call: StoredAuditToolCall = callSample;
 
 const entry = (content: ActivityEntry['content'] = call, seq = 7): ActivityEntry => ({
@@ -81,5 +89,18 @@ describe('activity view', () => {
     expect(html).toContain('Switched on');
     expect(html).toContain('tool:8a6e0804-2bd0-4672-b79d-d97027f9071a/create_issue');
     expect(html).toContain('acme/web');
+  });
+
+  it("shows an MCP client's call: by which client, its verdict in words, the name it used", () => {
+    expect(entryTitle(entry(clientSample))).toBe('Notes · search');
+    expect(clientVerdictSentence(clientSample)).toBe('Allowed automatically: A trusted server marks this tool as read-only.');
+    const undecided = { ...clientSample, verdict: { kind: 'undecided' as const, rule: 'This tool may change something.', warnings: [] } };
+    expect(clientVerdictSentence(undecided)).toBe(
+      'Not run: it needs your approval (This tool may change something.), which MCP clients cannot ask for yet.',
+    );
+    const html = renderToStaticMarkup(createElement(ActivityEntryCard, { entry: entry(clientSample) }));
+    expect(html).toContain('by the MCP client “Claude Code”');
+    expect(html).toContain('notes__search');
+    expect(html).toContain('Done');
   });
 });

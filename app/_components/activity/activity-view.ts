@@ -1,4 +1,4 @@
-import type { StoredAuditGrant, StoredAuditToolCall } from '@/db/stored-json';
+import type { StoredAuditClientCall, StoredAuditGrant, StoredAuditToolCall } from '@/db/stored-json';
 import type { AuditGrantChange, AuditOutcome, AuditVerdict } from '@/db/vocabulary';
 import type { ActivityEntry, ActivityPage } from '@/lib/audit/activity';
 import type { VerifyResult } from '@/lib/audit/verify';
@@ -93,7 +93,16 @@ function ruling(c: StoredAuditToolCall): string {
 
 const asked = (rule: string | null) => (rule ? ` — it asked because: ${rule}` : '.');
 
-export function durationText(c: StoredAuditToolCall): string | null {
+/** The verdict of an MCP client's call through /mcp, in a sentence (no person decides there yet). */
+export function clientVerdictSentence(c: StoredAuditClientCall): string {
+  const v = c.verdict;
+  if (v.kind === 'auto') return `Allowed automatically: ${v.rule ?? 'by the policy.'}`;
+  if (v.kind === 'undecided')
+    return `Not run: it needs your approval${v.rule ? ` (${v.rule})` : ''}, which MCP clients cannot ask for yet.`;
+  return `Not run: ${v.rule ?? 'refused by the policy.'}`;
+}
+
+export function durationText(c: StoredAuditToolCall | StoredAuditClientCall): string | null {
   return c.timing.durationMs === null ? null : formatDuration(c.timing.durationMs);
 }
 
@@ -107,6 +116,7 @@ export function formatBytes(n: number): string {
 export function entryTitle(e: ActivityEntry): string {
   const c = e.content;
   if (c.kind === 'tool_call') return c.server.name && c.tool ? `${c.server.name} · ${c.tool}` : c.modelName;
+  if (c.kind === 'client_call') return c.server.name ? `${c.server.name} · ${c.tool}` : c.name;
   return grantTitle(c);
 }
 

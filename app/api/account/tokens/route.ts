@@ -1,4 +1,5 @@
 import { createAccessToken, createAccessTokenSchema, listAccessTokens } from '@/lib/account/access-tokens';
+import { resolveProfile } from '@/lib/gateway/profile';
 import { readJson } from '@/lib/http/json';
 import { authed } from '@/lib/server/route';
 
@@ -7,11 +8,15 @@ export const GET = authed(async ({ session, rt }) =>
   Response.json({ tokens: await listAccessTokens(rt.handle.db, session.user.id) }, { headers: { 'Cache-Control': 'no-store' } }),
 );
 
-/** `{ name, expiresIn? }` makes a token; the answer carries it this once (`201 { token, id, … }`). */
+/**
+ * `{ name, expiresIn?, tools? }` makes a token exposing `tools` (names as the chat gives them;
+ * none by default) on /mcp; the answer carries the token this once (`201 { token, id, … }`).
+ */
 export const POST = authed(
   async ({ req, session, rt }) => {
-    const input = await readJson(req, createAccessTokenSchema, { maxBytes: 4 * 1024 });
-    return Response.json(await createAccessToken(rt.handle.db, session.user, input), {
+    const { tools, ...input } = await readJson(req, createAccessTokenSchema, { maxBytes: 64 * 1024 });
+    const profile = await resolveProfile(rt.tools.host, session.user, tools);
+    return Response.json(await createAccessToken(rt.handle.db, session.user, { ...input, profile }), {
       status: 201,
       headers: { 'Cache-Control': 'no-store' },
     });

@@ -61,7 +61,7 @@ describe('/api/account/tokens', () => {
 
     const listed = await listOf(ada.cookie);
     expect(listed).toEqual([
-      { id: made.id, name: 'CI', prefix: made.prefix, createdAt: made.createdAt, expiresAt: made.expiresAt, lastUsedAt: null },
+      { id: made.id, name: 'CI', prefix: made.prefix, createdAt: made.createdAt, expiresAt: made.expiresAt, lastUsedAt: null, tools: [] },
     ]);
     const listText = JSON.stringify(listed);
     expect(listText).not.toContain(made.token);

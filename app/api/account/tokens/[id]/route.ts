@@ -1,7 +1,25 @@
-import { revokeAccessToken } from '@/lib/account/access-tokens';
+import { revokeAccessToken, updateAccessToken, updateAccessTokenSchema } from '@/lib/account/access-tokens';
+import { resolveProfile } from '@/lib/gateway/profile';
+import { readJson } from '@/lib/http/json';
 import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
+
+/**
+ * `{ name?, tools? }`: renames the token and/or replaces the tools it exposes on /mcp (the whole
+ * list; a client using it sees the change at its next request). Only a signed-in session may:
+ * a token cannot change what it reaches.
+ */
+export const PATCH = authed<P>(
+  async ({ req, params, session, rt }) => {
+    const id = requireUuid(params.id, 'access_token');
+    const input = await readJson(req, updateAccessTokenSchema, { maxBytes: 64 * 1024 });
+    const profile = input.tools === undefined ? undefined : await resolveProfile(rt.tools.host, session.user, input.tools);
+    const change = { ...(input.name !== undefined && { name: input.name }), ...(profile && { profile }) };
+    return Response.json(await updateAccessToken(rt.handle.db, session.user.id, id, change));
+  },
+  { write: true },
+);
 
 /** Revokes one of the person's tokens at once; another person's token is 404. */
 export const DELETE = authed<P>(

@@ -1,0 +1,68 @@
+'use client';
+
+import { Badge } from '@/app/_components/ui';
+import type { PickableTool } from '@/lib/gateway/catalog';
+
+/**
+ * Which of the person's tools a token exposes to MCP clients: checkboxes grouped by server, none
+ * ticked unless chosen. Says which tools run without asking; the others are listed but not run
+ * for a client (approving its calls is not built yet).
+ */
+export function ToolPicker({
+  tools,
+  value,
+  onChange,
+  idPrefix,
+  labelledBy,
+}: {
+  tools: PickableTool[];
+  value: string[];
+  onChange: (next: string[]) => void;
+  idPrefix: string;
+  /** The id of the words that name this choice (a heading or a dialog title). */
+  labelledBy?: string;
+}) {
+  if (tools.length === 0) {
+    return <p className="text-sm text-faint">You have no tools to expose yet: add or switch on a server first.</p>;
+  }
+  const servers = [...new Set(tools.map((t) => t.serverName))];
+  const picked = new Set(value);
+  const toggle = (name: string, on: boolean) => onChange(tools.map((t) => t.name).filter((n) => (n === name ? on : picked.has(n))));
+  return (
+    <div
+      role="group"
+      aria-labelledby={labelledBy}
+      className="max-h-64 space-y-3 overflow-y-auto rounded-md border border-border p-3"
+      data-testid={`${idPrefix}-tools`}
+    >
+      {servers.map((server) => (
+        <fieldset key={server}>
+          <legend className="text-xs font-semibold uppercase tracking-wide text-muted">{server}</legend>
+          <ul className="mt-1 space-y-1">
+            {tools
+              .filter((t) => t.serverName === server)
+              .map((t) => {
+                const id = `${idPrefix}-${t.name}`;
+                return (
+                  <li key={t.name} className="flex items-center gap-2 text-sm">
+                    <input
+                      id={id}
+                      type="checkbox"
+                      className="size-4 shrink-0 accent-accent"
+                      checked={picked.has(t.name)}
+                      onChange={(e) => toggle(t.name, e.target.checked)}
+                    />
+                    <label htmlFor={id} className="flex min-w-0 flex-1 flex-wrap items-center gap-x-2">
+                      <span className="font-mono text-[13px] break-all text-fg">{t.name}</span>
+                      {t.title && <span className="text-faint">{t.title}</span>}
+                    </label>
+                    {t.runsWithoutAsking ? <Badge tone="success">runs without asking</Badge> : <Badge>needs approval</Badge>}
+                  </li>
+                );
+              })}
+          </ul>
+        </fieldset>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
+
+import type { Db } from '@/db/connection';
+import { authenticateBearer } from '@/lib/auth/access-tokens';
+import { AppError, errorResponse } from '@/lib/http/errors';
+import { appOrigin } from '@/lib/http/origin';
+import { errorSummary } from '@/lib/log-safe';
+
+import { unauthorizedResponse } from './metadata';
+import { principalAuthInfo, principalOf, type GatewayPrincipal } from './principal';
+
+/**
+ * `/mcp`: Switchboard's own MCP endpoint (issue 25). One `createMcpHandler` serves both protocol
+ * revisions — 2026-07-28 per request, 2025-11-25 through the SDK's stateless fallback — and
+ * builds a server per HTTP request for the principal the request authenticated as, so nothing
+ * of one person's tools is held between requests or shared with another's.
+ *
+ * In front of it, in this order:
+ * 1. `Origin`, when present, must be the app's own (the MCP transport spec's DNS-rebinding rule;
+ *    MCP clients outside a browser send none). Same-origin checks of the API do not apply: a
+ *    bearer token is not sent by a browser on its own, so there is no cross-site request to forge.
+ * 2. `Authorization: Bearer sbp_…`, a personal access token. Cookies are never read here: a
+ *    browser session must not become a way in for another site's page.
+ */
+
+export interface McpEndpoint {
+  serve(req: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrincipal) => Server): McpEndpoint {
+  const handler: McpHttpHandler = createMcpHandler(
+    ({ authInfo }) => {
+      const principal = principalOf(authInfo);
+      // The endpoint sets it on every request it passes on; without it nothing is served.
+      if (!principal) throw new Error('no principal: /mcp requests pass through the endpoint first');
+      return buildServer(principal);
+    },
+    { onerror: (err) => console.error('[mcp] handler error:', errorSummary(err)) },
+  );
+
+  async function serve(req: Request): Promise<Response> {
+    try {
+      const origin = appOrigin(req);
+      const from = req.headers.get('origin');
+      if (from !== null && from !== origin) {
+        throw new AppError('forbidden', 'origin', `Requests from ${from} may not use this MCP endpoint; MCP clients send no Origin.`);
+      }
+      const auth = await authenticateBearer(db, req);
+      if (!auth.ok) return unauthorizedResponse(origin, auth.reason, auth.message);
+      const principal: GatewayPrincipal = {
+        origin,
+        userId: auth.user.id,
+        plan: auth.user.plan,
+        toolsRev: auth.user.toolsRev,
+        client: { kind: 'access_token', id: auth.token.id, name: auth.token.name },
+        profile: auth.token.profile,
+        tainted: auth.token.tainted,
+      };
+      return await handler.fetch(req, { authInfo: principalAuthInfo(auth.token.id, principal) });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  }
+
+  return { serve, close: () => handler.close() };
+}

@@ -1,0 +1,41 @@
+import type { StoredTokenProfile } from '@/db/stored-json';
+import type { ToolHost } from '@/lib/agent/tool-host';
+import { AppError } from '@/lib/http/errors';
+
+import { exposableTools } from './catalog';
+
+/** How many of the person's tool names an error lists, so the message stays readable. */
+const NAMES_SHOWN = 12;
+
+/**
+ * A token's profile from the tool names the person picked (`POST` / `PATCH /api/account/tokens`):
+ * each must be one of their tools as the chat names it now — another person's tool, a server
+ * switched off or a tool outside their plan is refused with the field and what is allowed. Only
+ * the person changes a profile (a session, never a token): an MCP client cannot widen its own.
+ */
+export async function resolveProfile(
+  host: ToolHost,
+  user: { id: string; plan: string | null },
+  names: string[],
+): Promise<StoredTokenProfile> {
+  if (names.length === 0) return { v: 1, tools: [] };
+  const tools = await exposableTools(host, user);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const picked = new Map<string, StoredTokenProfile['tools'][number]>();
+  for (const name of names) {
+    const found = byName.get(name);
+    if (!found) {
+      const yours = tools.map((t) => t.name);
+      const shown = yours.slice(0, NAMES_SHOWN).join(', ') + (yours.length > NAMES_SHOWN ? `, … (${yours.length} in all)` : '');
+      throw new AppError(
+        'bad_request',
+        'body',
+        `tools: "${name}" is not one of your tools. Use names of the form <server>__<tool> from the Account page` +
+          (yours.length ? `; yours are: ${shown}.` : '; you have none that can be exposed.'),
+        'tools',
+      );
+    }
+    picked.set(name, { serverId: found.tool.serverId, tool: found.tool.name, name });
+  }
+  return { v: 1, tools: [...picked.values()] };
+}

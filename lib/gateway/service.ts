@@ -1,0 +1,44 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+
+import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
+import { exposableTools, inProfile, toMcpTool } from './catalog';
+import { createMcpEndpoint, type McpEndpoint } from './endpoint';
+import type { GatewayPrincipal } from './principal';
+import { buildGatewayServer, type GatewayTools } from './server';
+
+/** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
+export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
+  const tools = createGatewayTools(deps);
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
+}
+
+/**
+ * The gateway's tools for one principal: exactly what its token's profile exposes of the person's
+ * switched-on servers (none by default), read on every request, so a profile changed by the person
+ * or a server switched off applies at the client's next request. The servers themselves are read
+ * again only when the person's `tools_rev`, read with the token, has moved (every change to a
+ * server bumps it): a client's calls in a row do not re-read them.
+ */
+export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
+  const exposed = async (p: GatewayPrincipal) =>
+    p.profile.tools.length === 0
+      ? []
+      : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }), p.profile);
+  return {
+    async list(principal): Promise<Tool[]> {
+      return (await exposed(principal)).map(toMcpTool);
+    },
+    async call(principal, name, args, signal): Promise<CallToolResult> {
+      const limited = await rateLimited(deps, principal);
+      if (limited) return limited;
+      const tool = (await exposed(principal)).find((t) => t.name === name);
+      if (!tool) {
+        return errorResult(
+          `No tool named "${name}" is exposed to this client. The person picks which of their tools a token exposes, on their ` +
+            'Switchboard Account page; use only the tools listed.',
+        );
+      }
+      return callExposedTool(deps, principal, tool, args, signal);
+    },
+  };
+}
