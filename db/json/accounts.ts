@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/**
+ * The JSON columns of the account tables: a personal access token's profile. See db/stored-json.ts
+ * for the rules every shape follows.
+ */
+
+// ── access_tokens.profile: which of the person's tools a token exposes on /mcp (lib/gateway) ──
+// By identity (server id + tool name), as grants are; `name` is the `<namespace>__<tool>` the person
+// picked, kept to show them what they chose. Empty: nothing is exposed (the default).
+const tokenProfileV1 = z.object({
+  v: z.literal(1),
+  tools: z.array(z.object({ serverId: z.string(), tool: z.string(), name: z.string() })),
+});
+export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
+export const storedTokenProfile = tokenProfileV1;
+export const EMPTY_TOKEN_PROFILE: StoredTokenProfile = { v: 1, tools: [] };
