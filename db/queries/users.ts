@@ -91,31 +91,46 @@ export async function deleteUser(db: Db, userId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export class OAuthEmailTaken extends Error {
-  constructor() {
-    super('An account with this email already exists. Sign in with your password.');
-  }
+/** A person's identity at a sign-in provider: the provider's id (`oidc`, `github`) and its stable subject for them. */
+export interface ProviderIdentity {
+  provider: string;
+  subject: string;
 }
 
-/** Finds or creates the user behind a GitHub / Google identity. */
-export async function upsertOAuthUser(
-  db: Db,
-  input: { provider: string; providerAccountId: string; email: string; name?: string | null },
-): Promise<UserRow> {
-  const linked = await db
+/** The user an identity was linked to, found by subject alone (an email changed at the provider still finds them). */
+export async function findUserByIdentity(db: Db, identity: ProviderIdentity): Promise<UserRow | null> {
+  const rows = await db
     .select({ user: users })
     .from(authAccounts)
     .innerJoin(users, eq(users.id, authAccounts.userId))
-    .where(and(eq(authAccounts.provider, input.provider), eq(authAccounts.providerAccountId, input.providerAccountId)))
+    .where(and(eq(authAccounts.provider, identity.provider), eq(authAccounts.providerAccountId, identity.subject)))
     .limit(1);
-  if (linked[0]) return linked[0].user;
-  // Never link to an existing account by email alone: sign-up does not verify addresses, so
-  // someone could have registered this email first and would then share the account.
-  const user = await createUser(db, { email: input.email, name: input.name });
-  if (!user) throw new OAuthEmailTaken();
-  await db
+  return rows[0]?.user ?? null;
+}
+
+/** Links an identity to a user; false when it is already linked (to anyone: the primary key decides). */
+export async function linkIdentity(db: Db, identity: ProviderIdentity, userId: string): Promise<boolean> {
+  const rows = await db
     .insert(authAccounts)
-    .values({ provider: input.provider, providerAccountId: input.providerAccountId, userId: user.id })
-    .onConflictDoNothing();
-  return user;
+    .values({ provider: identity.provider, providerAccountId: identity.subject, userId })
+    .onConflictDoNothing()
+    .returning({ userId: authAccounts.userId });
+  return rows.length > 0;
+}
+
+/**
+ * Creates a user without a password and links the identity to them, together; null when the
+ * email is taken (nothing is written then).
+ */
+export async function createUserWithIdentity(
+  db: Db,
+  input: { email: string; name?: string | null; plan?: string },
+  identity: ProviderIdentity,
+): Promise<UserRow | null> {
+  return db.transaction(async (tx) => {
+    const user = await createUser(tx, input);
+    if (!user) return null;
+    await tx.insert(authAccounts).values({ provider: identity.provider, providerAccountId: identity.subject, userId: user.id });
+    return user;
+  });
 }

@@ -10,6 +10,7 @@ import { AppError } from '@/lib/http/errors';
 import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
 import { hashPassword } from './password';
 import { newPasswordSchema } from './password-rules';
+import { passwordOff, passwordSignInEnabled } from './providers';
 
 export const signUpSchema = z
   .object({
@@ -43,6 +44,7 @@ export interface SignUpContext {
  * (people need to know) answers only within those limits and cannot be used to list accounts.
  */
 export async function signUp(db: Db, input: SignUpInput, ctx: SignUpContext): Promise<UserRow> {
+  if (!passwordSignInEnabled()) throw passwordOff('Creating an account with a password');
   const limits = ctx.limits ?? authLimits();
   const counters = [
     { key: 'signup:global', windowMs: GLOBAL_WINDOW_MS, limit: limits.signUpsPerMinute, message: 'Too many sign-ups right now.' },

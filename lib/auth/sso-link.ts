@@ -1,0 +1,84 @@
+import type { Db } from '@/db/connection';
+import {
+  createUserWithIdentity,
+  findUserByEmail,
+  findUserByIdentity,
+  linkIdentity,
+  normalizeEmail,
+  type ProviderIdentity,
+  type UserRow,
+} from '@/db/queries/users';
+
+import { defaultPlan } from './signup';
+
+/**
+ * Which account a single sign-on lands in. The rules, in order:
+ * 1. an identity linked before (provider + subject) is that account, whatever its email says
+ *    now: a person whose address changed at the IdP still finds their account, and an address
+ *    reassigned at the IdP to someone else does not reach it;
+ * 2. an email that is no account's yet: the account is created just in time, and linked;
+ * 3. an email that is an account's already: linked only when the provider vouches for the
+ *    address (`email_verified: true` in the ID token). Anything less is refused — never linked,
+ *    and never a second account with the same email. GitHub's profile carries no such claim, so
+ *    a GitHub identity never joins an existing account by email.
+ *
+ * Organizations are a later slice of issue 26: the issuer will map a new account to its
+ * organization where `created` is returned (the `onCreated` seam).
+ */
+
+/** Why a sign-on was refused; the sign-in page has words for each (`?code=`). */
+export const SSO_REFUSALS = ['sso_email_unverified', 'sso_no_email'] as const;
+export type SsoRefusal = (typeof SSO_REFUSALS)[number];
+
+export interface SsoIdentity extends ProviderIdentity {
+  /** As the provider sent it, or null when it sent none. */
+  email: string | null;
+  /** Only an explicit `email_verified: true` counts. */
+  emailVerified: boolean;
+  name: string | null;
+}
+
+export type SsoOutcome = { ok: true; user: UserRow; how: 'known' | 'linked' | 'created' } | { ok: false; reason: SsoRefusal };
+
+export interface SsoOptions {
+  /** Called once for an account created just in time (organizations will hang off it). */
+  onCreated?: (user: UserRow, identity: SsoIdentity) => Promise<void>;
+}
+
+export async function resolveSsoUser(db: Db, identity: SsoIdentity, opts: SsoOptions = {}): Promise<SsoOutcome> {
+  const known = await findUserByIdentity(db, identity);
+  if (known) return { ok: true, user: known, how: 'known' };
+  const email = identity.email?.trim() ? normalizeEmail(identity.email) : null;
+  if (!email) return { ok: false, reason: 'sso_no_email' };
+
+  // Twice at most: a first sign-in racing another for the same email finds the account on the second pass.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const existing = await findUserByEmail(db, email);
+    if (existing) {
+      if (!identity.emailVerified) return { ok: false, reason: 'sso_email_unverified' };
+      if (await linkIdentity(db, identity, existing.id)) return { ok: true, user: existing, how: 'linked' };
+      // Linked meanwhile by a concurrent sign-in: whoever it was linked to is the answer.
+      const linked = await findUserByIdentity(db, identity);
+      if (linked) return { ok: true, user: linked, how: 'known' };
+      continue;
+    }
+    const created = await createUserWithIdentity(db, { email, name: identity.name, plan: defaultPlan() }, identity);
+    if (created) {
+      await opts.onCreated?.(created, identity);
+      return { ok: true, user: created, how: 'created' };
+    }
+  }
+  throw new Error('single sign-on: the account changed under two attempts to link it');
+}
+
+/** The identity Auth.js hands the sign-in callback, read the one way: the claims as the provider sent them. */
+export function identityFromProfile(
+  provider: string,
+  subject: string,
+  profile: Record<string, unknown> | undefined,
+  user: { email?: string | null; name?: string | null },
+): SsoIdentity {
+  const email = typeof profile?.email === 'string' ? profile.email : (user.email ?? null);
+  const name = typeof profile?.name === 'string' ? profile.name : (user.name ?? null);
+  return { provider, subject, email, emailVerified: profile?.email_verified === true, name };
+}
