@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from 'next/server';
 
+import { signInFormOrigins } from '@/lib/auth/providers';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import { hostRefusal, requestedHost } from '@/lib/http/host';
 
@@ -33,8 +34,8 @@ export function proxy(request: NextRequest) {
     `connect-src 'self'${isDev ? ' ws: wss:' : ''}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",
-    // Sign-in forms post to our Auth.js routes, which redirect to GitHub / Google when configured.
-    "form-action 'self' https://github.com https://accounts.google.com",
+    // Sign-in forms post to our Auth.js routes, which redirect to the single sign-on providers configured.
+    ["form-action 'self'", ...signInFormOrigins()].join(' '),
     "object-src 'none'",
   ].join('; ');
 

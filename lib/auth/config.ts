@@ -9,8 +9,9 @@ import { getAuditKeyring } from '@/lib/audit/key';
 import type { Env } from '@/lib/config';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 
+import { authJsSsoProviders } from './authjs-providers';
 import { verifyCredentials, type SignInContext } from './credentials';
-import { authJsSsoProviders, passwordSignInEnabled } from './providers';
+import { passwordSignInEnabled } from './providers';
 import { identityFromProfile, resolveSsoUser } from './sso-link';
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;

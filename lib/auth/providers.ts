@@ -1,11 +1,5 @@
-import { customFetch, type AuthConfig } from '@auth/core';
-import GitHub from '@auth/core/providers/github';
-import Google from '@auth/core/providers/google';
-
 import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
-
-import { issuerFetch } from './issuer-fetch';
 
 /**
  * The sign-in providers an operator configured besides email + password, in the order the
@@ -38,29 +32,15 @@ export function passwordOff(what: string): AppError {
   return new AppError('forbidden', 'password_off', `${what} is turned off on this server: sign in with single sign-on instead.`);
 }
 
-/** The Auth.js provider configs of `ssoProviders`, with their secrets (server side only). */
-export function authJsSsoProviders(env?: Env): AuthConfig['providers'] {
+/**
+ * Where a sign-in form may lead (the pages' CSP `form-action`): Auth.js answers the form's POST
+ * with a redirect to the provider's authorization endpoint, and browsers hold redirects after a
+ * form to the same list. For OIDC that is the issuer's origin — where Keycloak, Entra ID, Okta and
+ * Google serve it; an IdP that authorizes on another origin needs it added here.
+ */
+export function signInFormOrigins(env?: Env): string[] {
   const c = readConfig(env);
-  return ssoProviders(env).map((p) => {
-    switch (p.id) {
-      case 'oidc':
-        return {
-          id: 'oidc',
-          name: p.name,
-          type: 'oidc',
-          issuer: c.AUTH_OIDC_ISSUER,
-          clientId: c.AUTH_OIDC_ID,
-          clientSecret: c.AUTH_OIDC_SECRET,
-          // The authorization-code flow with PKCE, bound to this browser by state and to this
-          // sign-in by the ID token's nonce. The profile is the ID token's claims (Auth.js's
-          // default for OIDC): `email_verified` is read from there.
-          checks: ['pkce', 'state', 'nonce'],
-          [customFetch]: issuerFetch(),
-        };
-      case 'github':
-        return GitHub({ clientId: c.AUTH_GITHUB_ID, clientSecret: c.AUTH_GITHUB_SECRET, [customFetch]: issuerFetch() });
-      case 'google':
-        return Google({ clientId: c.AUTH_GOOGLE_ID, clientSecret: c.AUTH_GOOGLE_SECRET, [customFetch]: issuerFetch() });
-    }
-  });
+  return ssoProviders(env).map((p) =>
+    p.id === 'oidc' ? new URL(c.AUTH_OIDC_ISSUER!).origin : p.id === 'github' ? 'https://github.com' : 'https://accounts.google.com',
+  );
 }

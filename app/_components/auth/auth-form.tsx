@@ -18,7 +18,7 @@ import { safeNextPath, withNext } from './next-path';
 const SSO_ERRORS: Record<SsoRefusal, string> = {
   sso_email_unverified:
     'An account with this email already exists, and your sign-in provider did not confirm that the address is yours, ' +
-    'so it was not linked. Sign in with your password, or ask your administrator to verify your email at the provider.',
+    'so it was not linked. Sign in the way you did before, or ask your administrator to verify your email at the provider.',
   sso_no_email: 'Your sign-in provider did not share an email address, which a new account needs. Ask your administrator to release it.',
 };
 
