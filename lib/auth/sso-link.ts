@@ -46,20 +46,20 @@ export interface SsoOptions {
 }
 
 export async function resolveSsoUser(db: Db, identity: SsoIdentity, opts: SsoOptions = {}): Promise<SsoOutcome> {
-  const known = await findUserByIdentity(db, identity);
-  if (known) return { ok: true, user: known, how: 'known' };
   const email = identity.email?.trim() ? normalizeEmail(identity.email) : null;
-  if (!email) return { ok: false, reason: 'sso_no_email' };
-
-  // Twice at most: a first sign-in racing another for the same email finds the account on the second pass.
+  // Twice at most: a first sign-in racing another of the same person (two tabs) finds, on the
+  // second pass, the account and the link the other made.
   for (let attempt = 0; attempt < 2; attempt++) {
+    const known = await findUserByIdentity(db, identity);
+    if (known) return { ok: true, user: known, how: 'known' };
+    if (!email) return { ok: false, reason: 'sso_no_email' };
     const existing = await findUserByEmail(db, email);
     if (existing) {
-      if (!identity.emailVerified) return { ok: false, reason: 'sso_email_unverified' };
+      if (!identity.emailVerified) {
+        if (attempt === 0) continue;
+        return { ok: false, reason: 'sso_email_unverified' };
+      }
       if (await linkIdentity(db, identity, existing.id)) return { ok: true, user: existing, how: 'linked' };
-      // Linked meanwhile by a concurrent sign-in: whoever it was linked to is the answer.
-      const linked = await findUserByIdentity(db, identity);
-      if (linked) return { ok: true, user: linked, how: 'known' };
       continue;
     }
     const created = await createUserWithIdentity(db, { email, name: identity.name, plan: defaultPlan() }, identity);

@@ -2,13 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 
 import type { DbHandle } from '@/db/connection';
 import { listLiveAuthSessions } from '@/db/queries/auth-sessions';
-import { findUserByEmail } from '@/db/queries/users';
+import { findUserByEmail, findUserByIdentity } from '@/db/queries/users';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startTestIdp, TEST_IDP_CLIENT, TEST_IDP_PASSWORD_EMAIL, type TestIdp } from '@/test/fixtures/oidc-idp';
 
 import { handleAuthRequest } from './handler';
 import { getSessionFromCookies } from './session';
 import { signUp } from './signup';
+import { resolveSsoUser, type SsoIdentity } from './sso-link';
 
 /**
  * Single sign-on through the real Auth.js handler against a real OpenID Connect provider on
@@ -162,6 +163,20 @@ for (const { kind, available } of TEST_DATABASES) {
       // Still unlinked: a second try is refused the same way, not let in by a link made the first time.
       const retry = await signInWithIdp('sub-unverified');
       expect(retry.location.searchParams.get('code')).toBe('sso_email_unverified');
+    });
+
+    it('the rules on their own: no email, GitHub (no verified claim), and two first sign-ins at once', async () => {
+      const base: SsoIdentity = { provider: 'oidc', subject: 'rules-1', email: null, emailVerified: true, name: null };
+      expect(await resolveSsoUser(h.db, base)).toEqual({ ok: false, reason: 'sso_no_email' });
+      await signUp(h.db, { email: 'gh-taken@example.test', password: PASSWORD }, { client: null });
+      const github = { ...base, provider: 'github', subject: '4242', email: 'GH-Taken@example.test', emailVerified: false };
+      expect(await resolveSsoUser(h.db, github)).toEqual({ ok: false, reason: 'sso_email_unverified' });
+      expect(await findUserByIdentity(h.db, github)).toBeNull();
+      // The same person's first sign-in twice at once (two tabs): one account, one link, both in it.
+      const twice = { ...base, subject: 'rules-2', email: 'twice@example.test', emailVerified: false };
+      const [a, b] = await Promise.all([resolveSsoUser(h.db, twice), resolveSsoUser(h.db, twice)]);
+      expect(a.ok && b.ok && a.user.id === b.user.id).toBe(true);
+      expect((await findUserByIdentity(h.db, twice))?.email).toBe('twice@example.test');
     });
 
     it('AUTH_PASSWORD=off: the credentials endpoints refuse with the reason; single sign-on still works', async () => {

@@ -4,6 +4,7 @@ import { buttonClasses, CardFooter } from '@/app/_components/ui';
 import { listAccessTokens } from '@/lib/account/access-tokens';
 import { personalInstructions } from '@/lib/account/instructions';
 import { listSessions } from '@/lib/account/sessions';
+import { passwordSignInEnabled } from '@/lib/auth/providers';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
@@ -34,7 +35,8 @@ export default async function AccountPage() {
           </p>
         </div>
         <InstructionsSection initial={instructions.text} />
-        <PasswordSection />
+        {/* With AUTH_PASSWORD=off nobody signs in with one, and changing it is refused. */}
+        {passwordSignInEnabled() && <PasswordSection />}
         <SessionsSection sessions={sessions} />
         <TokensSection initial={tokens} />
         <Section
