@@ -1,6 +1,5 @@
 import { NextResponse, type NextRequest } from 'next/server';
 
-import { signInFormOrigins } from '@/lib/auth/providers';
 import { AppError, errorResponse } from '@/lib/http/errors';
 import { hostRefusal, requestedHost } from '@/lib/http/host';
 
@@ -34,8 +33,9 @@ export function proxy(request: NextRequest) {
     `connect-src 'self'${isDev ? ' ws: wss:' : ''}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",
-    // Sign-in forms post to our Auth.js routes, which redirect to the single sign-on providers configured.
-    ["form-action 'self'", ...signInFormOrigins()].join(' '),
+    // Forms post to our own routes only. The single sign-on buttons leave for the provider by a
+    // navigation, not a form's redirect (app/_components/auth/sso-buttons.tsx says why).
+    "form-action 'self'",
     "object-src 'none'",
   ].join('; ');
 

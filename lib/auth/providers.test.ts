@@ -5,7 +5,7 @@ import { ConfigError, readConfig } from '@/lib/config';
 
 import { authJsSsoProviders } from './authjs-providers';
 import { ISSUER_MAX_BYTES, issuerFetch } from './issuer-fetch';
-import { passwordSignInEnabled, signInFormOrigins, ssoProviders } from './providers';
+import { passwordSignInEnabled, ssoProviders } from './providers';
 
 const OIDC = { AUTH_OIDC_ISSUER: 'https://login.example.com/realms/acme', AUTH_OIDC_ID: 'switchboard', AUTH_OIDC_SECRET: 'oidc-secret' };
 const GITHUB = { AUTH_GITHUB_ID: 'gh-client', AUTH_GITHUB_SECRET: 'gh-secret' };
@@ -38,11 +38,6 @@ describe('sign-in providers from the configuration', () => {
     const [github] = authJsSsoProviders(GITHUB) as unknown as Configured[];
     expect(github).toMatchObject({ id: 'github', type: 'oauth', options: { clientId: 'gh-client', clientSecret: 'gh-secret' } });
     expect(ssoProviders({ ...OIDC, ...GITHUB }).map((p) => p.id)).toEqual(['oidc', 'github']);
-  });
-
-  it('sign-in forms may lead to the configured providers only (the CSP form-action)', () => {
-    expect(signInFormOrigins({})).toEqual([]);
-    expect(signInFormOrigins({ ...OIDC, ...GITHUB })).toEqual(['https://login.example.com', 'https://github.com']);
   });
 
   it('refuses an issuer over plain http to another machine, a half-set OIDC provider, and passwords off with no way in', () => {

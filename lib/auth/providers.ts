@@ -31,16 +31,3 @@ export function passwordSignInEnabled(env?: Env): boolean {
 export function passwordOff(what: string): AppError {
   return new AppError('forbidden', 'password_off', `${what} is turned off on this server: sign in with single sign-on instead.`);
 }
-
-/**
- * Where a sign-in form may lead (the pages' CSP `form-action`): Auth.js answers the form's POST
- * with a redirect to the provider's authorization endpoint, and browsers hold redirects after a
- * form to the same list. For OIDC that is the issuer's origin — where Keycloak, Entra ID, Okta and
- * Google serve it; an IdP that authorizes on another origin needs it added here.
- */
-export function signInFormOrigins(env?: Env): string[] {
-  const c = readConfig(env);
-  return ssoProviders(env).map((p) =>
-    p.id === 'oidc' ? new URL(c.AUTH_OIDC_ISSUER!).origin : p.id === 'github' ? 'https://github.com' : 'https://accounts.google.com',
-  );
-}

@@ -75,13 +75,14 @@ for (const { kind, available } of TEST_DATABASES) {
       const csrf = await app('/api/auth/csrf', jar);
       keep(jar, csrf);
       const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      // As the button asks (sso-buttons.tsx): the redirect as JSON, then a navigation there.
       const start = await app('/api/auth/signin/oidc', jar, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' },
         body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
       });
       keep(jar, start);
-      let url = new URL(start.headers.get('location')!);
+      let url = new URL(((await start.json()) as { url: string }).url);
       expect(url.origin).toBe(idp.issuer);
       // The authorization request is the code flow with PKCE (S256), state and nonce.
       expect(url.searchParams.get('response_type')).toBe('code');
@@ -177,6 +178,22 @@ for (const { kind, available } of TEST_DATABASES) {
       const [a, b] = await Promise.all([resolveSsoUser(h.db, twice), resolveSsoUser(h.db, twice)]);
       expect(a.ok && b.ok && a.user.id === b.user.id).toBe(true);
       expect((await findUserByIdentity(h.db, twice))?.email).toBe('twice@example.test');
+    });
+
+    it('an IdP that cannot be reached: the page is told so (as JSON for the button), nothing is signed in', async () => {
+      configureOidc({ AUTH_OIDC_ISSUER: 'http://127.0.0.1:9' });
+      const jar: Jar = new Map();
+      const csrf = await app('/api/auth/csrf', jar);
+      keep(jar, csrf);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const res = await app('/api/auth/signin/oidc', jar, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' },
+        body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
+      });
+      const { url } = (await res.json()) as { url: string };
+      expect(new URL(url).pathname).toBe('/sign-in');
+      expect(new URL(url).searchParams.get('error')).toBe('Configuration');
     });
 
     it('AUTH_PASSWORD=off: the credentials endpoints refuse with the reason; single sign-on still works', async () => {

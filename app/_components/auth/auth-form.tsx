@@ -1,6 +1,5 @@
 'use client';
 
-import { KeyRound } from 'lucide-react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -13,6 +12,7 @@ import { Button, Card, Field, Input, Notice } from '../ui/index';
 import { useCsrfToken } from '../use-csrf-token';
 import { MIN_PASSWORD_LENGTH } from './new-password-input';
 import { safeNextPath, withNext } from './next-path';
+import { SsoButtons } from './sso-buttons';
 
 // Why single sign-on refused (lib/auth/sso-link.ts): every refusal has its words.
 const SSO_ERRORS: Record<SsoRefusal, string> = {
@@ -94,24 +94,16 @@ export function AuthForm({
             </Notice>
           )}
           {providers.length > 0 && (
-            <div className="space-y-2.5">
-              {providers.map((p) => (
-                <form key={p.id} method="post" action={`/api/auth/signin/${p.id}`} onSubmit={() => rememberNext(next)}>
-                  <input type="hidden" name="csrfToken" value={csrfToken} />
-                  <input type="hidden" name="callbackUrl" value={callbackUrl} />
-                  <Button
-                    type="submit"
-                    variant="secondary"
-                    size="lg"
-                    fullWidth
-                    disabled={!csrfToken}
-                    icon={p.id === 'oidc' ? KeyRound : undefined}
-                  >
-                    Continue with {p.name}
-                  </Button>
-                </form>
-              ))}
-            </div>
+            <SsoButtons
+              providers={providers}
+              csrfToken={csrfToken}
+              callbackUrl={callbackUrl}
+              onStart={() => {
+                rememberNext(next);
+                setError('');
+              }}
+              onError={setError}
+            />
           )}
           {providers.length > 0 && password && (
             <div className="my-5 flex items-center gap-3 text-xs text-muted" aria-hidden>
