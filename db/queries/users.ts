@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { authAccounts, users } from '../schema';
+import { accessTokens, authAccounts, passwordResetTokens, users } from '../schema';
 import type { Plan } from '../vocabulary';
 
 export type UserRow = typeof users.$inferSelect;
@@ -13,7 +13,7 @@ export function normalizeEmail(email: string): string {
 /** Inserts a user; returns null when the email is taken (the unique index decides, not a prior read). */
 export async function createUser(
   db: Db,
-  input: { email: string; name?: string | null; passwordHash?: string | null; plan?: string },
+  input: { email: string; name?: string | null; passwordHash?: string | null; plan?: string; emailVerifiedAt?: Date | null },
 ): Promise<UserRow | null> {
   const rows = await db
     .insert(users)
@@ -22,6 +22,7 @@ export async function createUser(
       name: input.name ?? null,
       passwordHash: input.passwordHash ?? null,
       plan: input.plan,
+      emailVerifiedAt: input.emailVerifiedAt ?? null,
     })
     .onConflictDoNothing({ target: users.email })
     .returning();
@@ -124,7 +125,7 @@ export async function linkIdentity(db: Db, identity: ProviderIdentity, userId: s
  */
 export async function createUserWithIdentity(
   db: Db,
-  input: { email: string; name?: string | null; plan?: string },
+  input: { email: string; name?: string | null; plan?: string; emailVerifiedAt?: Date | null },
   identity: ProviderIdentity,
 ): Promise<UserRow | null> {
   return db.transaction(async (tx) => {
@@ -134,3 +135,38 @@ export async function createUserWithIdentity(
     return user;
   });
 }
+
+/**
+ * Links an identity whose provider vouched for the email to that email's account, together with
+ * what proving the address means (lib/auth/sso-link.ts): the email is marked proven, and when it
+ * had not been before, the account's password, its reset links and its access tokens go — they
+ * were made by whoever typed the address, who need not be its owner. False (nothing written)
+ * when the identity is already linked to anyone. Sessions are ended by the caller (their grants
+ * are audited on the way).
+ */
+export async function linkVerifiedIdentity(
+  db: Db,
+  identity: ProviderIdentity,
+  user: UserRow,
+  providerName: string,
+  now = new Date(),
+): Promise<{ linked: false } | { linked: true; tookOver: boolean }> {
+  return db.transaction(async (tx) => {
+    if (!(await linkIdentity(tx, identity, user.id))) return { linked: false };
+    // Proven before: an IdP vouched earlier, so the password was set by the address's owner.
+    const tookOver = await tx
+      .update(users)
+      .set({ emailVerifiedAt: now, passwordHash: null, passwordRemovedBy: user.passwordHash ? providerName : null })
+      .where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)))
+      .returning({ id: users.id });
+    if (tookOver.length) {
+      await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
+      await tx
+        .update(accessTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(accessTokens.userId, user.id), isNull(accessTokens.revokedAt)));
+    }
+    return { linked: true, tookOver: tookOver.length > 0 };
+  });
+}
+

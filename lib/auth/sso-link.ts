@@ -1,14 +1,19 @@
 import type { Db } from '@/db/connection';
+import { endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import {
   createUserWithIdentity,
   findUserByEmail,
   findUserByIdentity,
-  linkIdentity,
+  linkVerifiedIdentity,
   normalizeEmail,
   type ProviderIdentity,
   type UserRow,
 } from '@/db/queries/users';
 
+import { getAuditKeyring } from '@/lib/audit/key';
+import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
+
+import { ssoProviders } from './providers';
 import { defaultPlan } from './signup';
 
 /**
@@ -21,6 +26,11 @@ import { defaultPlan } from './signup';
  *    address (`email_verified: true` in the ID token). Anything less is refused — never linked,
  *    and never a second account with the same email. GitHub's profile carries no such claim, so
  *    a GitHub identity never joins an existing account by email.
+ *    A password sign-up never checks its address, so an account whose email no provider has
+ *    vouched for yet may be a squatter's (someone registered victim@corp first, waiting for the
+ *    owner to arrive by SSO). Linking the owner's verified identity therefore removes that
+ *    account's password, reset links and access tokens and ends its sessions: from then on only
+ *    the IdP signs into it. An account whose email a provider proved before keeps its password.
  *
  * Organizations are a later slice of issue 26: the issuer will map a new account to its
  * organization where `created` is returned (the `onCreated` seam).
@@ -59,16 +69,25 @@ export async function resolveSsoUser(db: Db, identity: SsoIdentity, opts: SsoOpt
         if (attempt === 0) continue;
         return { ok: false, reason: 'sso_email_unverified' };
       }
-      if (await linkIdentity(db, identity, existing.id)) return { ok: true, user: existing, how: 'linked' };
-      continue;
+      const link = await linkVerifiedIdentity(db, identity, existing, providerName(identity.provider));
+      if (!link.linked) continue;
+      // Every session so far was opened with the password that is gone (the new one is made after this).
+      if (link.tookOver) await endAuthSessionsOfUser(db, existing.id, null, new Date(), logGrantsEndedAtSignOut(await getAuditKeyring()));
+      return { ok: true, user: existing, how: 'linked' };
     }
-    const created = await createUserWithIdentity(db, { email, name: identity.name, plan: defaultPlan() }, identity);
+    const emailVerifiedAt = identity.emailVerified ? new Date() : null;
+    const created = await createUserWithIdentity(db, { email, name: identity.name, plan: defaultPlan(), emailVerifiedAt }, identity);
     if (created) {
       await opts.onCreated?.(created, identity);
       return { ok: true, user: created, how: 'created' };
     }
   }
   throw new Error('single sign-on: the account changed under two attempts to link it');
+}
+
+/** "Acme ID" for `oidc`: the name the sign-in page shows (the id when the provider is no longer configured). */
+function providerName(id: string): string {
+  return ssoProviders().find((p) => p.id === id)?.name ?? id;
 }
 
 /** The identity Auth.js hands the sign-in callback, read the one way: the claims as the provider sent them. */

@@ -166,6 +166,39 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(retry.location.searchParams.get('code')).toBe('sso_email_unverified');
     });
 
+    async function passwordSignIn(email: string, password: string): Promise<Jar> {
+      const jar: Jar = new Map();
+      const csrf = await app('/api/auth/csrf', jar);
+      keep(jar, csrf);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const res = await app('/api/auth/callback/credentials', jar, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrfToken, email, password, callbackUrl: '/' }),
+      });
+      keep(jar, res);
+      return jar;
+    }
+
+    it("a squatter's password account: the owner's verified sign-on takes it over, the password and its sessions end", async () => {
+      configureOidc();
+      const squat = await signUp(h.db, { email: 'olivia@idp.test', password: PASSWORD }, { client: null });
+      expect(squat.emailVerifiedAt).toBeNull();
+      const squatter = await passwordSignIn('olivia@idp.test', PASSWORD);
+      expect((await sessionOf(squatter))?.user.id).toBe(squat.id);
+
+      const owner = await signInWithIdp('sub-owner');
+      expect((await sessionOf(owner.jar))?.user.id).toBe(squat.id);
+      // The squatter is out: their session has ended and their password no longer signs in.
+      expect(await sessionOf(squatter)).toBeNull();
+      expect(await sessionOf(await passwordSignIn('olivia@idp.test', PASSWORD))).toBeNull();
+      const after = await findUserByEmail(h.db, 'olivia@idp.test');
+      expect(after).toMatchObject({ passwordHash: null, passwordRemovedBy: 'Acme ID' });
+      expect(after!.emailVerifiedAt).toBeInstanceOf(Date);
+      // Only the owner's session is live.
+      expect(await listLiveAuthSessions(h.db, squat.id)).toHaveLength(1);
+    });
+
     it('the rules on their own: no email, GitHub (no verified claim), and two first sign-ins at once', async () => {
       const base: SsoIdentity = { provider: 'oidc', subject: 'rules-1', email: null, emailVerified: true, name: null };
       expect(await resolveSsoUser(h.db, base)).toEqual({ ok: false, reason: 'sso_no_email' });

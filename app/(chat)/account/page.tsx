@@ -3,6 +3,7 @@ import { Download, FileJson } from 'lucide-react';
 import { buttonClasses, CardFooter } from '@/app/_components/ui';
 import { listAccessTokens } from '@/lib/account/access-tokens';
 import { personalInstructions } from '@/lib/account/instructions';
+import { passwordRemovedNotice } from '@/lib/account/password-removed';
 import { listSessions } from '@/lib/account/sessions';
 import { passwordSignInEnabled } from '@/lib/auth/providers';
 import { requirePageSession } from '@/lib/server/page-session';
@@ -20,10 +21,11 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions, tokens] = await Promise.all([
+  const [sessions, instructions, tokens, passwordRemoved] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
+    passwordRemovedNotice(rt.handle.db, session.user.id),
   ]);
   return (
     <div className="h-full overflow-y-auto">
@@ -33,6 +35,11 @@ export default async function AccountPage() {
           <p className="mt-1.5 text-[15px] text-muted">
             Signed in as <span className="font-medium break-words text-fg">{session.user.email}</span>
           </p>
+          {passwordRemoved && (
+            <p role="status" className="mt-3 rounded-lg border border-border bg-surface-sunken px-3 py-2 text-sm">
+              {passwordRemoved}
+            </p>
+          )}
         </div>
         <InstructionsSection initial={instructions.text} />
         {/* With AUTH_PASSWORD=off nobody signs in with one, and changing it is refused. */}
