@@ -169,4 +169,3 @@ export async function linkVerifiedIdentity(
     return { linked: true, tookOver: tookOver.length > 0 };
   });
 }
-

@@ -1,5 +1,5 @@
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 import { ORG_ROLES } from '../vocabulary';
 import { ownerRef, users } from './accounts';
@@ -23,7 +23,9 @@ export const organizations = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex('organizations_one_default_idx').on(t.isDefault).where(sql`${t.isDefault}`),
+    uniqueIndex('organizations_one_default_idx')
+      .on(t.isDefault)
+      .where(sql`${t.isDefault}`),
     uniqueIndex('organizations_join_domain_idx').on(t.joinDomain),
   ],
 );

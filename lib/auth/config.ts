@@ -8,6 +8,8 @@ import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { getAuditKeyring } from '@/lib/audit/key';
 import type { Env } from '@/lib/config';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
+import { ensureDefaultOrganization } from '@/lib/orgs/default-org';
+import { joinByEmailDomain } from '@/lib/orgs/join';
 
 import { authJsSsoProviders } from './authjs-providers';
 import { verifyCredentials, type SignInContext } from './credentials';
@@ -71,7 +73,14 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
       async signIn({ user, account, profile }) {
         if (!account || account.type === 'credentials') return true;
         const identity = identityFromProfile(account.provider, account.providerAccountId, profile, user);
-        const outcome = await resolveSsoUser(db, identity);
+        const outcome = await resolveSsoUser(db, identity, {
+          // A new account: the operator's first owns the default organization; anyone else joins the
+          // organization that takes their verified email's domain, if one does.
+          onCreated: async (user, id) => {
+            await ensureDefaultOrganization(db);
+            await joinByEmailDomain(db, user, id);
+          },
+        });
         if (!outcome.ok) return `/sign-in?error=AccessDenied&code=${outcome.reason}`;
         ctx.ssoUserId = outcome.user.id;
         return true;

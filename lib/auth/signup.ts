@@ -6,6 +6,7 @@ import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import type { Plan } from '@/db/vocabulary';
 import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
+import { ensureDefaultOrganization } from '@/lib/orgs/default-org';
 
 import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
 import { hashPassword } from './password';
@@ -76,5 +77,6 @@ export async function signUp(db: Db, input: SignUpInput, ctx: SignUpContext): Pr
     plan: defaultPlan(),
   });
   if (!user) throw new AppError('conflict', 'account', 'An account with this email already exists. Sign in instead.', 'email');
+  await ensureDefaultOrganization(db);
   return user;
 }

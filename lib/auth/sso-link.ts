@@ -9,7 +9,6 @@ import {
   type ProviderIdentity,
   type UserRow,
 } from '@/db/queries/users';
-
 import { getAuditKeyring } from '@/lib/audit/key';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 
@@ -32,8 +31,8 @@ import { defaultPlan } from './signup';
  *    account's password, reset links and access tokens and ends its sessions: from then on only
  *    the IdP signs into it. An account whose email a provider proved before keeps its password.
  *
- * Organizations are a later slice of issue 26: the issuer will map a new account to its
- * organization where `created` is returned (the `onCreated` seam).
+ * A new account joins its organizations through the `onCreated` seam (config.ts: the default
+ * organization for the first account, the join domain of a verified email — lib/orgs).
  */
 
 /** Why a sign-on was refused; the sign-in page has words for each (`?code=`). */

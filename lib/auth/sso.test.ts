@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 
 import type { DbHandle } from '@/db/connection';
 import { listLiveAuthSessions } from '@/db/queries/auth-sessions';
+import { insertOrg, roleIn } from '@/db/queries/orgs';
 import { findUserByEmail, findUserByIdentity } from '@/db/queries/users';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { startTestIdp, TEST_IDP_CLIENT, TEST_IDP_PASSWORD_EMAIL, type TestIdp } from '@/test/fixtures/oidc-idp';
@@ -197,6 +198,15 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(after!.emailVerifiedAt).toBeInstanceOf(Date);
       // Only the owner's session is live.
       expect(await listLiveAuthSessions(h.db, squat.id)).toHaveLength(1);
+    });
+
+    it('a first sign-on joins the organization that takes its domain, only with a verified email (the onCreated seam)', async () => {
+      configureOidc();
+      const org = await insertOrg(h.db, { name: 'Join Inc', joinDomain: 'join.test' });
+      const dana = await signInWithIdp('sub-domain');
+      expect(await roleIn(h.db, org.id, (await sessionOf(dana.jar))!.user.id)).toBe('member');
+      const nora = await signInWithIdp('sub-domain-unverified');
+      expect(await roleIn(h.db, org.id, (await sessionOf(nora.jar))!.user.id)).toBeNull();
     });
 
     it('the rules on their own: no email, GitHub (no verified claim), and two first sign-ins at once', async () => {
