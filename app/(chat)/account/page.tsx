@@ -6,11 +6,13 @@ import { personalInstructions } from '@/lib/account/instructions';
 import { passwordRemovedNotice } from '@/lib/account/password-removed';
 import { listSessions } from '@/lib/account/sessions';
 import { passwordSignInEnabled } from '@/lib/auth/providers';
+import { listMyOrgs } from '@/lib/orgs/orgs';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
 import { DeleteSection } from './delete-section';
 import { InstructionsSection } from './instructions-section';
+import { OrganizationSection } from './organization-section';
 import { PasswordSection } from './password-section';
 import { SessionsSection } from './sessions-section';
 import { TokensSection } from './tokens-section';
@@ -21,11 +23,12 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions, tokens, passwordRemoved] = await Promise.all([
+  const [sessions, instructions, tokens, passwordRemoved, orgs] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
     passwordRemovedNotice(rt.handle.db, session.user.id),
+    listMyOrgs(rt.handle.db, session.user.id),
   ]);
   return (
     <div className="h-full overflow-y-auto">
@@ -42,6 +45,7 @@ export default async function AccountPage() {
           )}
         </div>
         <InstructionsSection initial={instructions.text} />
+        <OrganizationSection orgs={orgs} />
         {/* With AUTH_PASSWORD=off nobody signs in with one, and changing it is refused. */}
         {passwordSignInEnabled() && <PasswordSection />}
         <SessionsSection sessions={sessions} />
