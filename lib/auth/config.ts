@@ -6,10 +6,10 @@ import Credentials from '@auth/core/providers/credentials';
 import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
 import { getAuditKeyring } from '@/lib/audit/key';
-import type { Env } from '@/lib/config';
+import { readConfig, type Env } from '@/lib/config';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { ensureDefaultOrganization } from '@/lib/orgs/default-org';
-import { joinByEmailDomain } from '@/lib/orgs/join';
+import { joinByEmailDomain, joinIssuerOrg } from '@/lib/orgs/join';
 
 import { authJsSsoProviders } from './authjs-providers';
 import { verifyCredentials, type SignInContext } from './credentials';
@@ -75,10 +75,12 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
         const identity = identityFromProfile(account.provider, account.providerAccountId, profile, user);
         const outcome = await resolveSsoUser(db, identity, {
           // A new account: the operator's first owns the default organization; anyone else joins the
-          // organization that takes their verified email's domain, if one does.
+          // organization that takes their verified email's domain, if one does, and the one the
+          // operator maps the OIDC issuer to (AUTH_OIDC_ORG).
           onCreated: async (user, id) => {
             await ensureDefaultOrganization(db);
             await joinByEmailDomain(db, user, id);
+            if (id.provider === 'oidc') await joinIssuerOrg(db, user, readConfig(env).AUTH_OIDC_ORG);
           },
         });
         if (!outcome.ok) return `/sign-in?error=AccessDenied&code=${outcome.reason}`;

@@ -53,6 +53,9 @@ describe('sign-in providers from the configuration', () => {
       'AUTH_OIDC_ISSUER must be an https URL; plain http only to this machine (got "http://login.example.com").',
     ]);
     expect(problems({ ...OIDC, AUTH_OIDC_ISSUER: 'http://127.0.0.1:3124' })).toEqual([]);
+    expect(problems({ ...OIDC, AUTH_OIDC_ORG: 'acme' })).toEqual([
+      'AUTH_OIDC_ORG must be an organization\'s id (a UUID, as GET /api/orgs lists it), got "acme".',
+    ]);
     expect(problems({ ...OIDC, AUTH_OIDC_ISSUER: 'login.example.com' })).toEqual([
       'AUTH_OIDC_ISSUER must be a full URL such as https://login.example.com/realms/acme (got "login.example.com").',
     ]);

@@ -209,6 +209,13 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await roleIn(h.db, org.id, (await sessionOf(nora.jar))!.user.id)).toBeNull();
     });
 
+    it('AUTH_OIDC_ORG: an account the OIDC provider creates lands in the mapped organization', async () => {
+      const mapped = await insertOrg(h.db, { name: 'Mapped Co' });
+      configureOidc({ AUTH_OIDC_ORG: mapped.id });
+      const { jar } = await signInWithIdp('sub-mapped');
+      expect(await roleIn(h.db, mapped.id, (await sessionOf(jar))!.user.id)).toBe('member');
+    });
+
     it('the rules on their own: no email, GitHub (no verified claim), and two first sign-ins at once', async () => {
       const base: SsoIdentity = { provider: 'oidc', subject: 'rules-1', email: null, emailVerified: true, name: null };
       expect(await resolveSsoUser(h.db, base)).toEqual({ ok: false, reason: 'sso_no_email' });

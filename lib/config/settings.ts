@@ -190,6 +190,14 @@ export const SETTINGS = {
   AUTH_OIDC_ID: d(text(), { description: 'The client id registered at AUTH_OIDC_ISSUER.' }),
   AUTH_OIDC_SECRET: d(verbatim(), { description: 'The client secret registered at AUTH_OIDC_ISSUER.' }),
   AUTH_OIDC_NAME: d(text('SSO'), { description: 'The provider\'s name on the sign-in button, "Continue with <name>" (default SSO).' }),
+  AUTH_OIDC_ORG: d(
+    variable((value) =>
+      value === undefined || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())
+        ? value?.trim().toLowerCase()
+        : refuse(`must be an organization's id (a UUID, as GET /api/orgs lists it), got "${value}".`),
+    ),
+    { description: "An organization's id (GET /api/orgs): people whose account the OIDC provider creates join it as members." },
+  ),
   AUTH_GITHUB_ID: d(text(), { description: 'With AUTH_GITHUB_SECRET: offer "Continue with GitHub".' }),
   AUTH_GITHUB_SECRET: d(verbatim(), { description: 'With AUTH_GITHUB_ID: offer "Continue with GitHub".' }),
   AUTH_GOOGLE_ID: d(text(), { description: 'With AUTH_GOOGLE_SECRET: offer "Continue with Google".' }),

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/connection';
-import { addMembership, findOrgByJoinDomain } from '@/db/queries/orgs';
+import { addMembership, findOrgByJoinDomain, findOrgName } from '@/db/queries/orgs';
 import type { UserRow } from '@/db/queries/users';
 
 /**
@@ -20,4 +20,19 @@ export async function joinByEmailDomain(
   if (!org) return null;
   await addMembership(db, org.id, user.id, 'member');
   return org.id;
+}
+
+/**
+ * AUTH_OIDC_ORG: the organization the operator's OIDC provider maps to. Everyone whose account
+ * that IdP creates joins it as a member (the IdP is the company's own: being able to sign in there
+ * is the membership). False when the configured organization does not exist (the sign-in goes on).
+ */
+export async function joinIssuerOrg(db: Db, user: UserRow, orgId: string | undefined): Promise<boolean> {
+  if (!orgId) return false;
+  if ((await findOrgName(db, orgId)) === null) {
+    console.error(`[auth] AUTH_OIDC_ORG names no organization (${orgId}): the new account joined none`);
+    return false;
+  }
+  await addMembership(db, orgId, user.id, 'member');
+  return true;
 }
