@@ -4,7 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { defineConfig, devices } from '@playwright/test';
 
-import { EVERYTHING_HTTP_PORT, EVERYTHING_SSE_PORT, FIXTURE_PORT, OAUTH_FIXTURE_ORIGIN, OAUTH_FIXTURE_PORT } from './e2e/fixtures/ports';
+import {
+  EVERYTHING_HTTP_PORT,
+  EVERYTHING_SSE_PORT,
+  FIXTURE_PORT,
+  OAUTH_FIXTURE_ORIGIN,
+  OAUTH_FIXTURE_PORT,
+  OIDC_IDP_ISSUER,
+  OIDC_IDP_NAME,
+  OIDC_IDP_PORT,
+} from './e2e/fixtures/ports';
+import { TEST_IDP_CLIENT } from './test/fixtures/oidc-idp-accounts';
 
 // End-to-end tests in Chromium against `next start` (a production build made beforehand by
 // `npm run build`; this config does not build). Each run gets a fresh data folder: the embedded
@@ -106,6 +116,12 @@ export default defineConfig({
         AUTH_URL: '',
         APP_URL: '',
         TRUSTED_PROXIES: '',
+        // Single sign-on through the test IdP below (e2e/sso.spec.ts); email + password stay on.
+        AUTH_OIDC_ISSUER: OIDC_IDP_ISSUER,
+        AUTH_OIDC_ID: TEST_IDP_CLIENT.clientId,
+        AUTH_OIDC_SECRET: TEST_IDP_CLIENT.clientSecret,
+        AUTH_OIDC_NAME: OIDC_IDP_NAME,
+        AUTH_PASSWORD: '',
         AUTH_GITHUB_ID: '',
         AUTH_GITHUB_SECRET: '',
         AUTH_GOOGLE_ID: '',
@@ -133,6 +149,15 @@ export default defineConfig({
     {
       command: `npx tsx test/fixtures/oauth-fixture.ts --port ${OAUTH_FIXTURE_PORT}`,
       url: `${OAUTH_FIXTURE_ORIGIN}/.well-known/oauth-authorization-server`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    // The OpenID Connect provider the app's single sign-on points at (e2e/sso.spec.ts).
+    {
+      command: `npx tsx test/fixtures/oidc-idp.ts --port ${OIDC_IDP_PORT} --redirect-uri ${BASE_URL}/api/auth/callback/oidc`,
+      url: `${OIDC_IDP_ISSUER}/.well-known/openid-configuration`,
       reuseExistingServer: false,
       timeout: 60_000,
       stdout: 'ignore',

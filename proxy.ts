@@ -33,8 +33,9 @@ export function proxy(request: NextRequest) {
     `connect-src 'self'${isDev ? ' ws: wss:' : ''}`,
     "frame-ancestors 'none'",
     "base-uri 'self'",
-    // Sign-in forms post to our Auth.js routes, which redirect to GitHub / Google when configured.
-    "form-action 'self' https://github.com https://accounts.google.com",
+    // Forms post to our own routes only. The single sign-on buttons leave for the provider by a
+    // navigation, not a form's redirect (app/_components/auth/sso-buttons.tsx says why).
+    "form-action 'self'",
     "object-src 'none'",
   ].join('; ');
 

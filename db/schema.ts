@@ -12,3 +12,4 @@ export * from './tables/audit';
 export * from './tables/grants';
 export * from './tables/shares';
 export * from './tables/files';
+export * from './tables/organizations';

@@ -121,6 +121,13 @@ export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
 /**
+ * A person's role in an organization (`org_memberships.role`): an owner and an admin invite and
+ * set roles (an admin never touches an owner), a member only belongs. Most powerful first.
+ */
+export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/**
  * How text from an untrusted server first entered a conversation's model context (stored in
  * `conversations.tainted`): a tool result, a tool's description or title offered to the model,
  * a server's elicitation message, its progress text, a prompt of the server the person ran, or a

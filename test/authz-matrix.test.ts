@@ -13,6 +13,7 @@ import { createAuthSession } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
+import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { insertShareLink } from '@/db/queries/shares';
@@ -61,6 +62,11 @@ const EXCEPTIONS: { pattern: RegExp; reason: string }[] = [
   { pattern: /^internal(\/|$)/, reason: 'the operators’ sweep behind a bearer token (SWEEP_TOKEN), not a user session' },
   { pattern: /^(health|ready)$/, reason: 'liveness and readiness for probes: public by design, they say nothing of any user’s data' },
   { pattern: /^metrics$/, reason: 'the operators’ Prometheus metrics behind a bearer token (METRICS_TOKEN), not a user session' },
+  {
+    pattern: /^invitations\/\[token\]\/accept$/,
+    // Its own suite: lib/orgs/orgs.test.ts (one use, expiry, already a member).
+    reason: 'an invitation link: the unguessable one-time token is the capability, any signed-in person may use it once',
+  },
   {
     pattern: /^oauth\/callback$/,
     reason: 'the OAuth callback: it completes only a flow whose single-use state this user and session started',
@@ -232,6 +238,18 @@ const FACTORIES: Record<string, Factory> = {
   'tokens/[id]': async (owner) => ({
     id: (await createAccessToken(h.db, { id: owner.id, plan: 'pro' }, { name: 'matrix', expiresIn: '7d' })).id,
   }),
+  // An organization the owner owns (its routes answer 404 to anyone who does not belong).
+  'orgs/[id]': async (owner) => {
+    const org = await insertOrg(h.db, { name: 'Matrix Org' });
+    await addMembership(h.db, org.id, owner.id, 'owner');
+    return { id: org.id };
+  },
+  // A member of that organization (the owner sets their role).
+  'members/[userId]': async (_owner, made) => {
+    const member = (await createUser(h.db, { email: `member-${randomBytes(4).toString('hex')}@example.test` }))!;
+    await addMembership(h.db, made.id!, member.id, 'member');
+    return { id: member.id };
+  },
   // A grant of the owner's signed-in session in the conversation made for [id].
   'grants/[grantId]': async (owner, made) => {
     const { grant } = await replaceGrant(h.db, {
@@ -346,6 +364,9 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PUT conversations/[id]/grants': { scope: 'tool:builtin-notes/create', enabled: true },
   'POST conversations/[id]/shares': { includeToolDetails: false, audience: 'anyone', expiresIn: '7d' },
   'PATCH servers/[id]': { name: 'Renamed' },
+  'PATCH orgs/[id]': { joinDomain: null },
+  'PATCH orgs/[id]/members/[userId]': { role: 'admin' },
+  'POST orgs/[id]/invitations': NO_BODY,
   'PATCH shares/[id]': { snapshot: 'latest' },
   'POST servers/[id]/enable': { tools: {} },
   'POST servers/[id]/oauth/start': { returnTo: '/servers' },

@@ -16,7 +16,7 @@ import { appendEvent, listEventsAfter } from './events';
 import { appendMessage, listMessages } from './messages';
 import { hitRateLimit, rowsOf } from './rate-limits';
 import { claimLapsedRun, getActiveRun, insertRun, listLapsedRuns, renewRunLease, requestRunCancel, updateRunIfVersion } from './runs';
-import { createUser, findUserByEmail, setUserPlan, upsertOAuthUser } from './users';
+import { createUser, createUserWithIdentity, findUserByEmail, findUserByIdentity, linkIdentity, setUserPlan } from './users';
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`queries on ${kind}`, () => {
@@ -47,16 +47,22 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await setUserPlan(h.db, 'ada@example.test', 'free'))?.plan).toBe('free');
     });
 
-    it('links an OAuth identity to one user and finds it again', async () => {
-      const a = await upsertOAuthUser(h.db, { provider: 'github', providerAccountId: '42', email: 'gh@example.test' });
-      const b = await upsertOAuthUser(h.db, { provider: 'github', providerAccountId: '42', email: 'other@example.test' });
-      expect(b.id).toBe(a.id);
-      expect(a.passwordHash).toBeNull();
-      // An identity whose email belongs to someone else's password account is not linked to it.
+    it('links a provider identity to one user and finds it again by subject alone', async () => {
+      const github = { provider: 'github', subject: '42' };
+      const a = await createUserWithIdentity(h.db, { email: 'gh@example.test' }, github);
+      expect(a?.passwordHash).toBeNull();
+      expect((await findUserByIdentity(h.db, github))?.id).toBe(a!.id);
+      expect(await findUserByIdentity(h.db, { provider: 'oidc', subject: '42' })).toBeNull();
+      // An email taken already: nothing is written, not even the link.
       await createUser(h.db, { email: 'taken@example.test', passwordHash: 'h' });
-      await expect(upsertOAuthUser(h.db, { provider: 'google', providerAccountId: '7', email: 'Taken@example.test' })).rejects.toThrow(
-        /already exists/,
-      );
+      const google = { provider: 'google', subject: '7' };
+      expect(await createUserWithIdentity(h.db, { email: 'Taken@example.test' }, google)).toBeNull();
+      expect(await findUserByIdentity(h.db, google)).toBeNull();
+      // A link is made once: the same identity cannot be linked to a second user.
+      expect(await linkIdentity(h.db, google, a!.id)).toBe(true);
+      const other = await createUser(h.db, { email: 'other@example.test' });
+      expect(await linkIdentity(h.db, google, other!.id)).toBe(false);
+      expect((await findUserByIdentity(h.db, google))?.id).toBe(a!.id);
     });
 
     it('treats ended and expired sessions as not live', async () => {

@@ -193,7 +193,8 @@ export async function deleteServer(db: Db, userId: string, id: string): Promise<
   return rows.length > 0;
 }
 
-function isUniqueViolation(err: unknown): boolean {
+/** A unique index refused the write (Postgres 23505, however deep the driver wrapped it). */
+export function isUniqueViolation(err: unknown): boolean {
   for (let cur: unknown = err, i = 0; cur && i < 4; i++) {
     if ((cur as { code?: unknown }).code === '23505') return true;
     cur = (cur as { cause?: unknown }).cause;

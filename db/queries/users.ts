@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { authAccounts, users } from '../schema';
+import { accessTokens, authAccounts, passwordResetTokens, users } from '../schema';
 import type { Plan } from '../vocabulary';
 
 export type UserRow = typeof users.$inferSelect;
@@ -13,7 +13,7 @@ export function normalizeEmail(email: string): string {
 /** Inserts a user; returns null when the email is taken (the unique index decides, not a prior read). */
 export async function createUser(
   db: Db,
-  input: { email: string; name?: string | null; passwordHash?: string | null; plan?: string },
+  input: { email: string; name?: string | null; passwordHash?: string | null; plan?: string; emailVerifiedAt?: Date | null },
 ): Promise<UserRow | null> {
   const rows = await db
     .insert(users)
@@ -22,6 +22,7 @@ export async function createUser(
       name: input.name ?? null,
       passwordHash: input.passwordHash ?? null,
       plan: input.plan,
+      emailVerifiedAt: input.emailVerifiedAt ?? null,
     })
     .onConflictDoNothing({ target: users.email })
     .returning();
@@ -91,31 +92,80 @@ export async function deleteUser(db: Db, userId: string): Promise<boolean> {
   return rows.length > 0;
 }
 
-export class OAuthEmailTaken extends Error {
-  constructor() {
-    super('An account with this email already exists. Sign in with your password.');
-  }
+/** A person's identity at a sign-in provider: the provider's id (`oidc`, `github`) and its stable subject for them. */
+export interface ProviderIdentity {
+  provider: string;
+  subject: string;
 }
 
-/** Finds or creates the user behind a GitHub / Google identity. */
-export async function upsertOAuthUser(
-  db: Db,
-  input: { provider: string; providerAccountId: string; email: string; name?: string | null },
-): Promise<UserRow> {
-  const linked = await db
+/** The user an identity was linked to, found by subject alone (an email changed at the provider still finds them). */
+export async function findUserByIdentity(db: Db, identity: ProviderIdentity): Promise<UserRow | null> {
+  const rows = await db
     .select({ user: users })
     .from(authAccounts)
     .innerJoin(users, eq(users.id, authAccounts.userId))
-    .where(and(eq(authAccounts.provider, input.provider), eq(authAccounts.providerAccountId, input.providerAccountId)))
+    .where(and(eq(authAccounts.provider, identity.provider), eq(authAccounts.providerAccountId, identity.subject)))
     .limit(1);
-  if (linked[0]) return linked[0].user;
-  // Never link to an existing account by email alone: sign-up does not verify addresses, so
-  // someone could have registered this email first and would then share the account.
-  const user = await createUser(db, { email: input.email, name: input.name });
-  if (!user) throw new OAuthEmailTaken();
-  await db
+  return rows[0]?.user ?? null;
+}
+
+/** Links an identity to a user; false when it is already linked (to anyone: the primary key decides). */
+export async function linkIdentity(db: Db, identity: ProviderIdentity, userId: string): Promise<boolean> {
+  const rows = await db
     .insert(authAccounts)
-    .values({ provider: input.provider, providerAccountId: input.providerAccountId, userId: user.id })
-    .onConflictDoNothing();
-  return user;
+    .values({ provider: identity.provider, providerAccountId: identity.subject, userId })
+    .onConflictDoNothing()
+    .returning({ userId: authAccounts.userId });
+  return rows.length > 0;
+}
+
+/**
+ * Creates a user without a password and links the identity to them, together; null when the
+ * email is taken (nothing is written then).
+ */
+export async function createUserWithIdentity(
+  db: Db,
+  input: { email: string; name?: string | null; plan?: string; emailVerifiedAt?: Date | null },
+  identity: ProviderIdentity,
+): Promise<UserRow | null> {
+  return db.transaction(async (tx) => {
+    const user = await createUser(tx, input);
+    if (!user) return null;
+    await tx.insert(authAccounts).values({ provider: identity.provider, providerAccountId: identity.subject, userId: user.id });
+    return user;
+  });
+}
+
+/**
+ * Links an identity whose provider vouched for the email to that email's account, together with
+ * what proving the address means (lib/auth/sso-link.ts): the email is marked proven, and when it
+ * had not been before, the account's password, its reset links and its access tokens go — they
+ * were made by whoever typed the address, who need not be its owner. False (nothing written)
+ * when the identity is already linked to anyone. Sessions are ended by the caller (their grants
+ * are audited on the way).
+ */
+export async function linkVerifiedIdentity(
+  db: Db,
+  identity: ProviderIdentity,
+  user: UserRow,
+  providerName: string,
+  now = new Date(),
+): Promise<{ linked: false } | { linked: true; tookOver: boolean }> {
+  return db.transaction(async (tx) => {
+    if (!(await linkIdentity(tx, identity, user.id))) return { linked: false };
+    // Proven before: an IdP vouched earlier, so the password was set by the address's owner.
+    const tookOver = await tx
+      .update(users)
+      .set({ emailVerifiedAt: now, passwordHash: null, passwordRemovedBy: user.passwordHash ? providerName : null })
+      .where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)))
+      .returning({ id: users.id });
+    if (tookOver.length) {
+      await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
+      await tx
+        .update(accessTokens)
+        .set({ revokedAt: now })
+        .where(and(eq(accessTokens.userId, user.id), isNull(accessTokens.revokedAt)));
+    }
+    return { linked: true, tookOver: tookOver.length > 0 };
+  });
 }

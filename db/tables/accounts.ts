@@ -20,6 +20,12 @@ export const users = pgTable('users', {
   // scrypt$N$r$p$salt$hash; null for accounts that only sign in through GitHub / Google.
   passwordHash: text('password_hash'),
   plan: text('plan').notNull().default('pro'),
+  // When a sign-in provider vouched for this email (`email_verified: true`); null: nobody has
+  // proven it — a password sign-up never checks the address (lib/auth/sso-link.ts).
+  emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+  // The provider's display name when a single sign-on took over an account whose email was never
+  // proven and removed its password: the account page says so once (null: never happened).
+  passwordRemovedBy: text('password_removed_by'),
   // Bumped by triggers (migration 0016) on every change to the user's servers, grants, switches
   // and session endings: the engine reads it each step and reuses what it read at the same value.
   toolsRev: bigint('tools_rev', { mode: 'number' }).notNull().default(0),

@@ -9,6 +9,7 @@ import { checkPassword } from '@/lib/auth/credentials';
 import { PASSWORD_CHECK_THROTTLE, retryIn } from '@/lib/auth/limits';
 import { hashPassword } from '@/lib/auth/password';
 import { newPasswordSchema } from '@/lib/auth/password-rules';
+import { passwordOff, passwordSignInEnabled } from '@/lib/auth/providers';
 import type { Session } from '@/lib/auth/session';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { AppError } from '@/lib/http/errors';
@@ -31,10 +32,11 @@ export async function changePassword(
   input: z.infer<typeof changePasswordSchema>,
   now = new Date(),
 ): Promise<{ endedSessions: number }> {
+  if (!passwordSignInEnabled()) throw passwordOff('Changing a password');
   const user = await findUserById(db, session.user.id);
   if (!user) throw new AppError('unauthorized', 'session', 'Sign in to continue.');
   if (!user.passwordHash) {
-    throw new AppError('bad_request', 'password', 'This account has no password: it signs in with GitHub or Google.', 'currentPassword');
+    throw new AppError('bad_request', 'password', 'This account has no password: it signs in with single sign-on.', 'currentPassword');
   }
   const throttleKey = `password-change:${user.id}`;
   const claim = await claimPasswordCheck(db, throttleKey, PASSWORD_CHECK_THROTTLE, now);

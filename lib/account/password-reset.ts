@@ -8,6 +8,7 @@ import { findUserByEmail, setPasswordHash } from '@/db/queries/users';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { hashPassword } from '@/lib/auth/password';
 import { newPasswordSchema } from '@/lib/auth/password-rules';
+import { passwordOff, passwordSignInEnabled } from '@/lib/auth/providers';
 import { configuredAppUrl } from '@/lib/auth/secure-cookies';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { AppError } from '@/lib/http/errors';
@@ -47,6 +48,7 @@ export function isResetLinkUsable(db: Db, token: string): Promise<boolean> {
 
 /** Uses the link once: sets the new password and ends every session of the account. Returns the user id. */
 export async function resetPassword(db: Db, input: z.infer<typeof resetPasswordSchema>, now = new Date()): Promise<string> {
+  if (!passwordSignInEnabled()) throw passwordOff('Setting a password');
   const tokenHash = hashToken(input.token);
   // The cheap read first: a dead link costs no scrypt. The consume below is what decides.
   if (!(await isResetTokenUsable(db, tokenHash, now))) throw deadLink();

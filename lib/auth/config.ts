@@ -2,31 +2,24 @@ import { randomBytes } from 'node:crypto';
 import type { AuthConfig } from '@auth/core';
 import { CredentialsSignin } from '@auth/core/errors';
 import Credentials from '@auth/core/providers/credentials';
-import GitHub from '@auth/core/providers/github';
-import Google from '@auth/core/providers/google';
 
 import type { Db } from '@/db/connection';
 import { createAuthSession, endAuthSession } from '@/db/queries/auth-sessions';
-import { upsertOAuthUser } from '@/db/queries/users';
 import { getAuditKeyring } from '@/lib/audit/key';
 import { readConfig, type Env } from '@/lib/config';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
+import { ensureDefaultOrganization } from '@/lib/orgs/default-org';
+import { joinByEmailDomain, joinIssuerOrg } from '@/lib/orgs/join';
 
+import { authJsSsoProviders } from './authjs-providers';
 import { verifyCredentials, type SignInContext } from './credentials';
+import { passwordSignInEnabled } from './providers';
+import { identityFromProfile, resolveSsoUser } from './sso-link';
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
 
 class RateLimitedSignIn extends CredentialsSignin {
   code = 'rate_limited';
-}
-
-/** Which optional sign-in providers are configured (their env vars are set). */
-export function oauthProviders(env?: Env): ('github' | 'google')[] {
-  const config = readConfig(env);
-  const out: ('github' | 'google')[] = [];
-  if (config.AUTH_GITHUB_ID && config.AUTH_GITHUB_SECRET) out.push('github');
-  if (config.AUTH_GOOGLE_ID && config.AUTH_GOOGLE_SECRET) out.push('google');
-  return out;
 }
 
 /** What one request to /api/auth brings (read by handler.ts) and what it leaves behind. */
@@ -37,29 +30,32 @@ export interface AuthRequestContext {
   secure: boolean;
   /** Set when a password sign-in created a session: the handler then remembers this browser. */
   signedInWithPassword?: string;
+  /** The account a single sign-on resolved to (the `signIn` callback), for the `jwt` callback. */
+  ssoUserId?: string;
 }
 
 /**
- * Auth.js configuration for one request: email + password always, GitHub / Google when
- * configured. Sessions are JWTs that carry only a session id (`sid`) and the user id (`uid`);
- * the session row in Postgres is what makes a session live, so signing out ends it everywhere.
+ * Auth.js configuration for one request: email + password unless AUTH_PASSWORD=off, and the
+ * single sign-on providers configured (providers.ts). Sessions are JWTs that carry only a session
+ * id (`sid`) and the user id (`uid`); the session row in Postgres is what makes a session live,
+ * so signing out ends it everywhere — the same for every provider.
  */
 export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext, env?: Env): AuthConfig {
-  const config = readConfig(env);
-  const providers: AuthConfig['providers'] = [
-    Credentials({
-      credentials: { email: { type: 'email' }, password: { type: 'password' } },
-      async authorize(credentials) {
-        const result = await verifyCredentials(db, credentials, ctx.signIn);
-        if (result.ok) return { id: result.user.id, email: result.user.email, name: result.user.name };
-        if (result.reason === 'rate_limited') throw new RateLimitedSignIn();
-        return null;
-      },
-    }),
-  ];
-  const oauth = oauthProviders(env);
-  if (oauth.includes('github')) providers.push(GitHub({ clientId: config.AUTH_GITHUB_ID, clientSecret: config.AUTH_GITHUB_SECRET }));
-  if (oauth.includes('google')) providers.push(Google({ clientId: config.AUTH_GOOGLE_ID, clientSecret: config.AUTH_GOOGLE_SECRET }));
+  const providers: AuthConfig['providers'] = [];
+  if (passwordSignInEnabled(env)) {
+    providers.push(
+      Credentials({
+        credentials: { email: { type: 'email' }, password: { type: 'password' } },
+        async authorize(credentials) {
+          const result = await verifyCredentials(db, credentials, ctx.signIn);
+          if (result.ok) return { id: result.user.id, email: result.user.email, name: result.user.name };
+          if (result.reason === 'rate_limited') throw new RateLimitedSignIn();
+          return null;
+        },
+      }),
+    );
+  }
+  providers.push(...authJsSsoProviders(env));
 
   return {
     secret,
@@ -73,21 +69,28 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
     pages: { signIn: '/sign-in', error: '/sign-in' },
     logger: { error: (e) => console.error('[auth]', e.name, e.message), warn: () => {}, debug: () => {} },
     callbacks: {
-      async jwt({ token, user, account, profile, trigger }) {
+      // Which account a single sign-on lands in (sso-link.ts), or the sign-in page with the reason.
+      async signIn({ user, account, profile }) {
+        if (!account || account.type === 'credentials') return true;
+        const identity = identityFromProfile(account.provider, account.providerAccountId, profile, user);
+        const outcome = await resolveSsoUser(db, identity, {
+          // A new account: the operator's first owns the default organization; anyone else joins the
+          // organization that takes their verified email's domain, if one does, and the one the
+          // operator maps the OIDC issuer to (AUTH_OIDC_ORG).
+          onCreated: async (user, id) => {
+            await ensureDefaultOrganization(db);
+            await joinByEmailDomain(db, user, id);
+            if (id.provider === 'oidc') await joinIssuerOrg(db, user, readConfig(env).AUTH_OIDC_ORG);
+          },
+        });
+        if (!outcome.ok) return `/sign-in?error=AccessDenied&code=${outcome.reason}`;
+        ctx.ssoUserId = outcome.user.id;
+        return true;
+      },
+      async jwt({ token, user, account, trigger }) {
         if (trigger !== 'signIn' || !user) return token;
-        let userId = user.id!;
-        if (account && account.type !== 'credentials') {
-          const email = (profile?.email ?? user.email)?.toString();
-          if (!email) throw new Error('This account has no email address to sign in with.');
-          userId = (
-            await upsertOAuthUser(db, {
-              provider: account.provider,
-              providerAccountId: account.providerAccountId,
-              email,
-              name: user.name,
-            })
-          ).id;
-        }
+        const userId = account?.type === 'credentials' ? user.id : ctx.ssoUserId;
+        if (!userId) throw new Error('sign-in: no account was resolved for this sign-in');
         const sid = randomBytes(24).toString('base64url');
         const expiresAt = new Date(Date.now() + SESSION_MAX_AGE_S * 1000);
         await createAuthSession(db, { id: sid, userId, expiresAt, userAgent: ctx.userAgent });

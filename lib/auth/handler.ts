@@ -6,6 +6,7 @@ import { clientKey, trustedProxyHops } from '@/lib/http/origin';
 
 import { buildAuthConfig, type AuthRequestContext } from './config';
 import { knownDeviceSetCookie, readKnownDevices } from './known-device';
+import { passwordOff, passwordSignInEnabled } from './providers';
 import { usesSecureCookies } from './secure-cookies';
 
 // Enough to tell browsers apart on the account page; a longer header is cut.
@@ -16,6 +17,11 @@ const MAX_USER_AGENT = 512;
  * the known-device cookie going in, and that cookie renewed after a password sign-in.
  */
 export async function handleAuthRequest(req: Request, db: Db, secret: string): Promise<Response> {
+  // Without the provider Auth.js would answer "Configuration"; a client gets the reason instead.
+  if (!passwordSignInEnabled() && isCredentialsRequest(req)) {
+    const error = passwordOff('Signing in with an email and password');
+    return Response.json(error.toJSON(), { status: error.status });
+  }
   const secure = usesSecureCookies(req);
   const knownDevices = readKnownDevices(req.headers.get('cookie'), secret, { secure });
   const ctx: AuthRequestContext = {
@@ -28,6 +34,10 @@ export async function handleAuthRequest(req: Request, db: Db, secret: string): P
   const out = new Response(res.body, res);
   out.headers.append('Set-Cookie', knownDeviceSetCookie(knownDevices, ctx.signedInWithPassword, secret, { secure }));
   return out;
+}
+
+function isCredentialsRequest(req: Request): boolean {
+  return /\/api\/auth\/(callback|signin)\/credentials\/?$/.test(new URL(req.url).pathname);
 }
 
 /**

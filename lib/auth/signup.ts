@@ -6,10 +6,12 @@ import { createUser, normalizeEmail, type UserRow } from '@/db/queries/users';
 import type { Plan } from '@/db/vocabulary';
 import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
+import { ensureDefaultOrganization } from '@/lib/orgs/default-org';
 
 import { authLimits, GLOBAL_WINDOW_MS, SIGN_UP_WINDOW_MS, type AuthLimits } from './limits';
 import { hashPassword } from './password';
 import { newPasswordSchema } from './password-rules';
+import { passwordOff, passwordSignInEnabled } from './providers';
 
 export const signUpSchema = z
   .object({
@@ -43,6 +45,7 @@ export interface SignUpContext {
  * (people need to know) answers only within those limits and cannot be used to list accounts.
  */
 export async function signUp(db: Db, input: SignUpInput, ctx: SignUpContext): Promise<UserRow> {
+  if (!passwordSignInEnabled()) throw passwordOff('Creating an account with a password');
   const limits = ctx.limits ?? authLimits();
   const counters = [
     { key: 'signup:global', windowMs: GLOBAL_WINDOW_MS, limit: limits.signUpsPerMinute, message: 'Too many sign-ups right now.' },
@@ -74,5 +77,6 @@ export async function signUp(db: Db, input: SignUpInput, ctx: SignUpContext): Pr
     plan: defaultPlan(),
   });
   if (!user) throw new AppError('conflict', 'account', 'An account with this email already exists. Sign in instead.', 'email');
+  await ensureDefaultOrganization(db);
   return user;
 }

@@ -19,7 +19,7 @@ export type Env = Record<string, string | undefined>;
 export type ConfigName = keyof typeof SETTINGS;
 export const CONFIG_NAMES = Object.keys(SETTINGS) as ConfigName[];
 
-/** Which variable may be wrong because of another: a heartbeat must come well inside the lease. */
+/** Which variable may be wrong because of another: a heartbeat must come well inside the lease, sign-in needs a way in. */
 const schema = z.object(SETTINGS).superRefine((c, ctx) => {
   if (c.RUN_HEARTBEAT_MS * 2 > c.RUN_LEASE_MS) {
     ctx.addIssue({
@@ -28,6 +28,30 @@ const schema = z.object(SETTINGS).superRefine((c, ctx) => {
       message:
         `(${c.RUN_HEARTBEAT_MS}) must be at most half of RUN_LEASE_MS (${c.RUN_LEASE_MS}): ` +
         'a lease renewed less often would lapse under a live instance.',
+    });
+  }
+  // Single sign-on: all three or none — a half-configured provider would silently offer nothing.
+  const oidc = { AUTH_OIDC_ISSUER: c.AUTH_OIDC_ISSUER, AUTH_OIDC_ID: c.AUTH_OIDC_ID, AUTH_OIDC_SECRET: c.AUTH_OIDC_SECRET };
+  const missing = Object.entries(oidc).filter(([, v]) => !v);
+  if (missing.length > 0 && missing.length < 3) {
+    const set = Object.keys(oidc).filter((k) => !missing.some(([m]) => m === k));
+    for (const [name] of missing) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `must be set too: ${set.join(' and ')} ${set.length > 1 ? 'are' : 'is'} set.`,
+      });
+    }
+  }
+  // Nobody could sign in: password sign-in off with no provider to sign in through instead.
+  const sso = missing.length === 0 || (c.AUTH_GITHUB_ID && c.AUTH_GITHUB_SECRET) || (c.AUTH_GOOGLE_ID && c.AUTH_GOOGLE_SECRET);
+  if (c.AUTH_PASSWORD === 'off' && !sso) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_PASSWORD'],
+      message:
+        'is off, but no single sign-on provider is set, so nobody could sign in: ' +
+        'set AUTH_OIDC_ISSUER, AUTH_OIDC_ID and AUTH_OIDC_SECRET (or AUTH_GITHUB_ID and AUTH_GITHUB_SECRET).',
     });
   }
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 import { PLANS } from '@/db/vocabulary';
 
@@ -27,6 +27,31 @@ function modelLimitsEntry(model: string, value: unknown) {
       return refuse(`["${model}"].${field} must be a whole number of tokens of at least 1 (got ${JSON.stringify(n)}).`);
   }
   return { contextWindow: v.contextWindow as number, maxOutputTokens: v.maxOutputTokens as number };
+}
+
+/**
+ * An OpenID Connect issuer: https, or plain http to this machine only (a test IdP, an IdP beside
+ * the app). Auth.js would speak plain http to any host, and with the authorization-code flow the
+ * ID token's integrity rests on the connection to the issuer (OIDC Core 3.1.3.7), so that is
+ * refused here.
+ */
+function oidcIssuer() {
+  const base = url({ schemes: ['https:', 'http:'], example: 'https://login.example.com/realms/acme' });
+  return base.transform((value, ctx) => {
+    if (value === undefined) return value;
+    const parsed = new URL(value);
+    const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname) || parsed.hostname.startsWith('127.');
+    if (parsed.protocol === 'http:' && !loopback) {
+      ctx.addIssue({ code: 'custom', message: `must be an https URL; plain http only to this machine (got "${value}").` });
+      return z.NEVER;
+    }
+    if (parsed.search || parsed.hash) {
+      ctx.addIssue({ code: 'custom', message: `must be the issuer URL alone, without ?query or #fragment (got "${value}").` });
+      return z.NEVER;
+    }
+    // Kept exactly as written: discovery compares it with the issuer the IdP names, character for character.
+    return value;
+  });
 }
 
 const INSTANCE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/;
@@ -156,6 +181,23 @@ export const SETTINGS = {
   PASSWORD_HASH_COST: d(oneOf(['standard', 'test'], 'standard'), {
     description: 'scrypt cost of new password hashes; `test` is for the test suites only.',
   }),
+  AUTH_PASSWORD: d(oneOf(['on', 'off'], 'on'), {
+    description: '`off` turns email + password sign-in, sign-up and password changes off: single sign-on only.',
+  }),
+  AUTH_OIDC_ISSUER: d(oidcIssuer(), {
+    description: 'With AUTH_OIDC_ID and AUTH_OIDC_SECRET: the OpenID Connect issuer to offer single sign-on through.',
+  }),
+  AUTH_OIDC_ID: d(text(), { description: 'The client id registered at AUTH_OIDC_ISSUER.' }),
+  AUTH_OIDC_SECRET: d(verbatim(), { description: 'The client secret registered at AUTH_OIDC_ISSUER.' }),
+  AUTH_OIDC_NAME: d(text('SSO'), { description: 'The provider\'s name on the sign-in button, "Continue with <name>" (default SSO).' }),
+  AUTH_OIDC_ORG: d(
+    variable((value) =>
+      value === undefined || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())
+        ? value?.trim().toLowerCase()
+        : refuse(`must be an organization's id (a UUID, as GET /api/orgs lists it), got "${value}".`),
+    ),
+    { description: "An organization's id (GET /api/orgs): people whose account the OIDC provider creates join it as members." },
+  ),
   AUTH_GITHUB_ID: d(text(), { description: 'With AUTH_GITHUB_SECRET: offer "Continue with GitHub".' }),
   AUTH_GITHUB_SECRET: d(verbatim(), { description: 'With AUTH_GITHUB_ID: offer "Continue with GitHub".' }),
   AUTH_GOOGLE_ID: d(text(), { description: 'With AUTH_GOOGLE_SECRET: offer "Continue with Google".' }),

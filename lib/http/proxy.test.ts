@@ -33,6 +33,8 @@ describe('proxy', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('Content-Security-Policy')).toMatch(/script-src 'self' 'nonce-/);
     expect(page.headers.get('Content-Security-Policy')).toMatch(/worker-src 'self'(;|$)/);
+    // Forms post to our own routes only; single sign-on leaves by a navigation (sso-buttons.tsx).
+    expect(page.headers.get('Content-Security-Policy')).toMatch(/form-action 'self';/);
     const api = proxy(request('http://127.0.0.1:3000/api/conversations'));
     expect(api.status).toBe(200);
     expect(api.headers.get('Content-Security-Policy')).toBeNull();

@@ -2,7 +2,7 @@ import { redirect } from 'next/navigation';
 
 import { AuthForm } from '@/app/_components/auth/auth-form';
 import { safeNextPath } from '@/app/_components/auth/next-path';
-import { oauthProviders } from '@/lib/auth/config';
+import { passwordSignInEnabled, ssoProviders } from '@/lib/auth/providers';
 import { getPageSession } from '@/lib/server/page-session';
 
 export const dynamic = 'force-dynamic';
@@ -19,8 +19,9 @@ export default async function SignInPage({
   return (
     <AuthForm
       mode="sign-in"
-      errorCode={error ? (error === 'CredentialsSignin' ? (code ?? 'credentials') : error) : undefined}
-      providers={oauthProviders()}
+      errorCode={error ? (code ?? (error === 'CredentialsSignin' ? 'credentials' : error)) : undefined}
+      providers={ssoProviders()}
+      password={passwordSignInEnabled()}
       next={next}
     />
   );

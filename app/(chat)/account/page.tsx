@@ -3,13 +3,17 @@ import { Download, FileJson } from 'lucide-react';
 import { buttonClasses, CardFooter } from '@/app/_components/ui';
 import { listAccessTokens } from '@/lib/account/access-tokens';
 import { personalInstructions } from '@/lib/account/instructions';
+import { passwordRemovedNotice } from '@/lib/account/password-removed';
 import { listSessions } from '@/lib/account/sessions';
+import { passwordSignInEnabled } from '@/lib/auth/providers';
 import { pickableTools } from '@/lib/gateway/catalog';
+import { listMyOrgs } from '@/lib/orgs/orgs';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
 import { DeleteSection } from './delete-section';
 import { InstructionsSection } from './instructions-section';
+import { OrganizationSection } from './organization-section';
 import { PasswordSection } from './password-section';
 import { SessionsSection } from './sessions-section';
 import { TokensSection } from './tokens-section';
@@ -20,11 +24,13 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions, tokens, tools] = await Promise.all([
+  const [sessions, instructions, tokens, tools, passwordRemoved, orgs] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
     pickableTools(rt.tools.host, session.user),
+    passwordRemovedNotice(rt.handle.db, session.user.id),
+    listMyOrgs(rt.handle.db, session.user.id),
   ]);
   return (
     <div className="h-full overflow-y-auto">
@@ -34,9 +40,16 @@ export default async function AccountPage() {
           <p className="mt-1.5 text-[15px] text-muted">
             Signed in as <span className="font-medium break-words text-fg">{session.user.email}</span>
           </p>
+          {passwordRemoved && (
+            <p role="status" className="mt-3 rounded-lg border border-border bg-surface-sunken px-3 py-2 text-sm">
+              {passwordRemoved}
+            </p>
+          )}
         </div>
         <InstructionsSection initial={instructions.text} />
-        <PasswordSection />
+        <OrganizationSection orgs={orgs} />
+        {/* With AUTH_PASSWORD=off nobody signs in with one, and changing it is refused. */}
+        {passwordSignInEnabled() && <PasswordSection />}
         <SessionsSection sessions={sessions} />
         <TokensSection initial={tokens} tools={tools} />
         <Section

@@ -4,26 +4,47 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 
+import type { SsoProvider } from '@/lib/auth/providers';
+import type { SsoRefusal } from '@/lib/auth/sso-link';
+
 import { LogoMark } from '../shell/logo';
 import { Button, Card, Field, Input, Notice } from '../ui/index';
 import { useCsrfToken } from '../use-csrf-token';
 import { MIN_PASSWORD_LENGTH } from './new-password-input';
 import { safeNextPath, withNext } from './next-path';
+import { SsoButtons } from './sso-buttons';
+
+// Why single sign-on refused (lib/auth/sso-link.ts): every refusal has its words.
+const SSO_ERRORS: Record<SsoRefusal, string> = {
+  sso_email_unverified:
+    'An account with this email already exists, and your sign-in provider did not confirm that the address is yours, ' +
+    'so it was not linked. Sign in the way you did before, or ask your administrator to verify your email at the provider.',
+  sso_no_email: 'Your sign-in provider did not share an email address, which a new account needs. Ask your administrator to release it.',
+};
 
 const SIGN_IN_ERRORS: Record<string, string> = {
   credentials: 'That email and password do not match an account.',
   rate_limited: 'Too many failed attempts. Wait a few minutes, then try again.',
+  ...SSO_ERRORS,
+  // Auth.js's own codes (?error=) for what went wrong at the provider or on its way back.
+  OAuthCallbackError: 'The sign-in provider did not complete the sign-in. Try again.',
+  AccessDenied: 'Sign-in was refused.',
+  Configuration: 'Sign-in could not be completed: the sign-in provider may be unreachable. Try again, or ask your administrator.',
 };
 
 export function AuthForm({
   mode,
   errorCode,
   providers,
+  password = true,
   next = null,
 }: {
   mode: 'sign-in' | 'sign-up';
   errorCode?: string;
-  providers: ('github' | 'google')[];
+  /** Single sign-on buttons, above the email form. */
+  providers: SsoProvider[];
+  /** Email + password sign-in (AUTH_PASSWORD): off, the page offers only the providers. */
+  password?: boolean;
   /** Where to go once signed in (already checked by safeNextPath); the home page otherwise. */
   next?: string | null;
 }) {
@@ -72,7 +93,26 @@ export function AuthForm({
               {error}
             </Notice>
           )}
-          {!signIn && (
+          {providers.length > 0 && (
+            <SsoButtons
+              providers={providers}
+              csrfToken={csrfToken}
+              callbackUrl={callbackUrl}
+              onStart={() => {
+                rememberNext(next);
+                setError('');
+              }}
+              onError={setError}
+            />
+          )}
+          {providers.length > 0 && password && (
+            <div className="my-5 flex items-center gap-3 text-xs text-muted" aria-hidden>
+              <span className="h-px flex-1 bg-border" />
+              or with your email
+              <span className="h-px flex-1 bg-border" />
+            </div>
+          )}
+          {!signIn && password && (
             <form onSubmit={onSignUp} className="space-y-4">
               <Field label="Name" id="field-name">
                 <Input name="name" autoComplete="name" />
@@ -89,53 +129,44 @@ export function AuthForm({
             </form>
           )}
           {/* Sign-in posts straight to Auth.js; sign-up reuses it, hidden, after creating the account. */}
-          <form
-            ref={formRef}
-            method="post"
-            action="/api/auth/callback/credentials"
-            className={signIn ? 'space-y-4' : 'hidden'}
-            onSubmit={() => {
-              rememberNext(next);
-              setBusy(true);
-            }}
-          >
-            <input type="hidden" name="csrfToken" value={csrfToken} />
-            <input type="hidden" name="callbackUrl" value={callbackUrl} />
-            {signIn ? (
-              <>
-                <Field label="Email" id="field-email">
-                  <Input name="email" type="email" autoComplete="email" required />
-                </Field>
-                <Field label="Password" id="field-password">
-                  <Input name="password" type="password" autoComplete="current-password" required />
-                </Field>
-                <SubmitButton busy={busy} waiting={!csrfToken}>
-                  Sign in
-                </SubmitButton>
-              </>
-            ) : (
-              <>
-                <input type="hidden" name="email" />
-                <input type="hidden" name="password" />
-              </>
-            )}
-          </form>
-          {providers.length > 0 && (
-            <div className="mt-6 space-y-2 border-t border-border pt-6">
-              {providers.map((p) => (
-                <form key={p} method="post" action={`/api/auth/signin/${p}`}>
-                  <input type="hidden" name="csrfToken" value={csrfToken} />
-                  <input type="hidden" name="callbackUrl" value={callbackUrl} />
-                  <Button type="submit" variant="secondary" fullWidth disabled={!csrfToken}>
-                    Continue with {p === 'github' ? 'GitHub' : 'Google'}
-                  </Button>
-                </form>
-              ))}
-            </div>
+          {password && (
+            <form
+              ref={formRef}
+              method="post"
+              action="/api/auth/callback/credentials"
+              className={signIn ? 'space-y-4' : 'hidden'}
+              onSubmit={() => {
+                rememberNext(next);
+                setBusy(true);
+              }}
+            >
+              <input type="hidden" name="csrfToken" value={csrfToken} />
+              <input type="hidden" name="callbackUrl" value={callbackUrl} />
+              {signIn ? (
+                <>
+                  <Field label="Email" id="field-email">
+                    <Input name="email" type="email" autoComplete="email" required />
+                  </Field>
+                  <Field label="Password" id="field-password">
+                    <Input name="password" type="password" autoComplete="current-password" required />
+                  </Field>
+                  <SubmitButton busy={busy} waiting={!csrfToken}>
+                    Sign in
+                  </SubmitButton>
+                </>
+              ) : (
+                <>
+                  <input type="hidden" name="email" />
+                  <input type="hidden" name="password" />
+                </>
+              )}
+            </form>
           )}
         </Card>
         <p className="mt-6 text-center text-sm text-muted">
-          {signIn ? (
+          {!password ? (
+            <>New here? Continuing with {providers.map((p) => p.name).join(' or ')} creates your account.</>
+          ) : signIn ? (
             <>
               New here?{' '}
               <Link href={withNext('/sign-up', next)} className={LINK}>

@@ -1,0 +1,108 @@
+'use client';
+
+import { Building2, Link2 } from 'lucide-react';
+import { useState } from 'react';
+
+import { api, ApiError } from '@/app/_components/api';
+import { Badge, Button, CardBody, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
+import type { OrgRole } from '@/db/vocabulary';
+import type { MyOrg } from '@/lib/orgs/orgs';
+
+import { Section } from './ui';
+import { When } from './when';
+
+const ROLE_LABELS: Record<OrgRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+const MANAGES: readonly OrgRole[] = ['owner', 'admin'];
+
+/** The organizations the person belongs to, with their role; an owner or admin makes invitation links here. */
+export function OrganizationSection({ orgs }: { orgs: MyOrg[] }) {
+  return (
+    <Section
+      id="org-heading"
+      title="Organization"
+      icon={Building2}
+      description="What you own stays yours: an organization only says who belongs and who may invite."
+    >
+      <CardBody className="py-1">
+        {orgs.length === 0 ? (
+          <p className="py-3 text-sm text-faint">
+            You belong to no organization. An invitation link from an organization&rsquo;s owner or admin adds you.
+          </p>
+        ) : (
+          <ul className="divide-y divide-border" aria-label="Your organizations" data-testid="org-list">
+            {orgs.map((org) => (
+              <OrgRow key={org.id} org={org} />
+            ))}
+          </ul>
+        )}
+      </CardBody>
+    </Section>
+  );
+}
+
+function OrgRow({ org }: { org: MyOrg }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
+
+  async function invite() {
+    setBusy(true);
+    setError('');
+    try {
+      setLink(await api<{ url: string; expiresAt: string }>(`/api/orgs/${org.id}/invitations`, { method: 'POST' }));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Could not create the invitation link.');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const manages = MANAGES.includes(org.role);
+  return (
+    <li className="space-y-3 py-3">
+      <div className="flex flex-wrap items-center gap-3">
+        <div className="min-w-0 flex-1">
+          <p className="flex flex-wrap items-center gap-2 text-sm font-medium text-fg">
+            <span className="min-w-0 break-words">{org.name}</span>
+            <Badge>{ROLE_LABELS[org.role]}</Badge>
+          </p>
+          <p className="mt-0.5 text-xs leading-5 text-faint">
+            {org.joinDomain
+              ? `People who sign in by single sign-on with a verified @${org.joinDomain} address join as members.`
+              : 'People join by invitation link.'}
+          </p>
+        </div>
+        {manages && (
+          <Button size="sm" onClick={invite} disabled={busy}>
+            <Link2 className="size-4 shrink-0" aria-hidden />
+            {link ? 'Create another link' : 'Create invitation link'}
+          </Button>
+        )}
+      </div>
+      {error && (
+        <Notice tone="error" role="alert">
+          {error}
+        </Notice>
+      )}
+      {link && (
+        <div data-testid="invitation-link">
+          <Field label="Invitation link" id={`invite-${org.id}`}>
+            <div className="flex items-center gap-1">
+              <Input
+                readOnly
+                value={link.url}
+                onFocus={(e) => e.currentTarget.select()}
+                spellCheck={false}
+                className="font-mono text-[13px] md:text-[13px]"
+              />
+              <CopyButton text={link.url} label="Copy invitation link" />
+            </div>
+          </Field>
+          <p className="mt-1.5 text-xs text-faint">
+            Works once, for one person, as a member; expires <When iso={link.expiresAt} />. Only a fingerprint of it is kept.
+          </p>
+        </div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,15 @@
+import { readJson } from '@/lib/http/json';
+import { changeRole, setRoleSchema } from '@/lib/orgs/orgs';
+import { authed, requireUuid } from '@/lib/server/route';
+
+type P = { id: string; userId: string };
+
+/** `{ role }` for one member: owners set any role, admins set admin or member of non-owners, members none. */
+export const PATCH = authed<P>(
+  async ({ req, params, session, rt }) => {
+    const { role } = await readJson(req, setRoleSchema, { maxBytes: 1024 });
+    const orgId = requireUuid(params.id, 'organization');
+    return Response.json(await changeRole(rt.handle.db, orgId, session.user.id, requireUuid(params.userId, 'member'), role));
+  },
+  { write: true },
+);

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { addMembership, insertOrg, roleIn } from '@/db/queries/orgs';
+import { createUser, type UserRow } from '@/db/queries/users';
+import { signUp } from '@/lib/auth/signup';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+
+import { DEFAULT_ORG_NAME } from './default-org';
+import { acceptInvitationToken, createInvitation, INVITATION_TTL_MS } from './invitations';
+import { joinByEmailDomain } from './join';
+import { changeRole, listMyOrgs, orgSettingsSchema, updateOrgSettings } from './orgs';
+
+/** Organizations, slice 1: the default organization, roles, invitation links, the email-domain join. */
+
+const ORIGIN = 'http://localhost:3000';
+const tokenOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+
+for (const { kind, available } of TEST_DATABASES) {
+  describe.skipIf(!available)(`organizations on ${kind}`, () => {
+    let h: DbHandle;
+    let n = 0;
+    const person = async () => (await createUser(h.db, { email: `p${++n}@org.test` }))!;
+    /** A fresh organization with an owner, an admin and a member. */
+    async function team() {
+      const org = await insertOrg(h.db, { name: `Team ${++n}` });
+      const [owner, admin, member, outsider] = [await person(), await person(), await person(), await person()];
+      await addMembership(h.db, org.id, owner.id, 'owner');
+      await addMembership(h.db, org.id, admin.id, 'admin');
+      await addMembership(h.db, org.id, member.id, 'member');
+      return { org, owner, admin, member, outsider };
+    }
+
+    beforeAll(async () => {
+      h = await openTestDb(kind);
+    });
+    afterAll(async () => h?.close());
+
+    it("the operator's first account owns the default organization; later accounts do not join it", async () => {
+      const first = await signUp(h.db, { email: 'operator@org.test', password: 'the operator password' }, { client: null });
+      const second = await signUp(h.db, { email: 'second@org.test', password: 'the second password' }, { client: null });
+      expect(await listMyOrgs(h.db, first.id)).toEqual([expect.objectContaining({ name: DEFAULT_ORG_NAME, role: 'owner' })]);
+      expect(await listMyOrgs(h.db, second.id)).toEqual([]);
+    });
+
+    it('only an owner or admin invites; an outsider gets 404 for the id, as for one that does not exist', async () => {
+      const { org, admin, member, outsider } = await team();
+      await expect(createInvitation(h.db, org.id, member.id, ORIGIN)).rejects.toMatchObject({
+        type: 'forbidden',
+        message: "Only an organization's owner or admin can invite people; you are a member.",
+      });
+      await expect(createInvitation(h.db, org.id, outsider.id, ORIGIN)).rejects.toMatchObject({ type: 'not_found' });
+      const other = await team();
+      await expect(createInvitation(h.db, other.org.id, admin.id, ORIGIN)).rejects.toMatchObject({ type: 'not_found' });
+      const link = await createInvitation(h.db, org.id, admin.id, ORIGIN);
+      expect(link.url).toMatch(/^http:\/\/localhost:3000\/invitations\/[A-Za-z0-9_-]{43}$/);
+    });
+
+    it('an invitation joins once, as a member; a second use, an expired link and a member reusing it are refused', async () => {
+      const { org, owner, member, outsider } = await team();
+      const now = new Date();
+      const { url } = await createInvitation(h.db, org.id, owner.id, ORIGIN, now);
+      // Someone who already belongs leaves the link unused for the person it was meant for.
+      await expect(acceptInvitationToken(h.db, tokenOf(url), member.id, now)).rejects.toMatchObject({ type: 'conflict' });
+      expect(await acceptInvitationToken(h.db, tokenOf(url), outsider.id, now)).toMatchObject({ orgId: org.id, role: 'member' });
+      expect(await roleIn(h.db, org.id, outsider.id)).toBe('member');
+      const late = await person();
+      await expect(acceptInvitationToken(h.db, tokenOf(url), late.id, now)).rejects.toMatchObject({
+        type: 'not_found',
+        message: 'This invitation link has expired or was already used. Ask for a new one.',
+      });
+
+      const expiring = await createInvitation(h.db, org.id, owner.id, ORIGIN, now);
+      const after = new Date(now.getTime() + INVITATION_TTL_MS + 1000);
+      await expect(acceptInvitationToken(h.db, tokenOf(expiring.url), late.id, after)).rejects.toMatchObject({ type: 'not_found' });
+      expect(await roleIn(h.db, org.id, late.id)).toBeNull();
+      await expect(acceptInvitationToken(h.db, 'not-a-token', late.id, now)).rejects.toMatchObject({ type: 'not_found' });
+    });
+
+    it('roles: a member changes none, an admin never makes or touches an owner, the last owner stays', async () => {
+      const { org, owner, admin, member, outsider } = await team();
+      await expect(changeRole(h.db, org.id, member.id, member.id, 'admin')).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(changeRole(h.db, org.id, outsider.id, member.id, 'admin')).rejects.toMatchObject({ type: 'not_found' });
+      await expect(changeRole(h.db, org.id, admin.id, member.id, 'owner')).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(changeRole(h.db, org.id, admin.id, owner.id, 'member')).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(changeRole(h.db, org.id, admin.id, outsider.id, 'member')).rejects.toMatchObject({ type: 'not_found' });
+      expect(await changeRole(h.db, org.id, admin.id, member.id, 'admin')).toEqual({ role: 'admin' });
+      await expect(changeRole(h.db, org.id, owner.id, owner.id, 'admin')).rejects.toMatchObject({
+        type: 'conflict',
+        message: 'This is the only owner: make someone else an owner first.',
+      });
+      await changeRole(h.db, org.id, owner.id, admin.id, 'owner');
+      expect(await changeRole(h.db, org.id, owner.id, owner.id, 'member')).toEqual({ role: 'member' });
+      expect(await roleIn(h.db, org.id, owner.id)).toBe('member');
+    });
+
+    it('the join domain: set by an admin, refused to a member and to a second organization; joins only a verified email', async () => {
+      const { org, admin, member } = await team();
+      const other = await team();
+      const settings = orgSettingsSchema.safeParse({ joinDomain: '@corp.test' });
+      expect(settings.error?.issues[0]).toMatchObject({
+        path: ['joinDomain'],
+        message: 'must be a domain like example.com (no @, no scheme)',
+      });
+      await expect(updateOrgSettings(h.db, org.id, member.id, { joinDomain: 'corp.test' })).rejects.toMatchObject({ type: 'forbidden' });
+      expect(await updateOrgSettings(h.db, org.id, admin.id, orgSettingsSchema.parse({ joinDomain: 'Corp.Test' }))).toEqual({
+        joinDomain: 'corp.test',
+      });
+      await expect(updateOrgSettings(h.db, other.org.id, other.admin.id, { joinDomain: 'corp.test' })).rejects.toMatchObject({
+        type: 'conflict',
+      });
+      const join = (u: UserRow, email: string, emailVerified: boolean) => joinByEmailDomain(h.db, u, { email, emailVerified });
+      const unverified = await person();
+      expect(await join(unverified, 'una@corp.test', false)).toBeNull();
+      expect(await roleIn(h.db, org.id, unverified.id)).toBeNull();
+      const elsewhere = await person();
+      expect(await join(elsewhere, 'eve@corp.test.evil', true)).toBeNull();
+      const verified = await person();
+      expect(await join(verified, 'Vic@CORP.test', true)).toBe(org.id);
+      expect(await listMyOrgs(h.db, verified.id)).toEqual([expect.objectContaining({ id: org.id, role: 'member' })]);
+    });
+  });
+}
