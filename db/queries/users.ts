@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, not } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { accessTokens, authAccounts, passwordResetTokens, users } from '../schema';
@@ -139,8 +139,10 @@ export async function createUserWithIdentity(
 /**
  * Links an identity whose provider vouched for the email to that email's account, together with
  * what proving the address means (lib/auth/sso-link.ts): the email is marked proven, and when it
- * had not been before, the account's password, its reset links and its access tokens go — they
- * were made by whoever typed the address, who need not be its owner. False (nothing written)
+ * had not been before, the account's password, its reset links, its access tokens and every other
+ * identity linked to it go — they were made by whoever typed or claimed the address, who need not
+ * be its owner (an unverified sign-on creates an account just in time, and its identity would
+ * otherwise still open the account after the owner took it over). False (nothing written)
  * when the identity is already linked to anyone. Sessions are ended by the caller (their grants
  * are audited on the way).
  */
@@ -161,6 +163,14 @@ export async function linkVerifiedIdentity(
       .returning({ id: users.id });
     if (tookOver.length) {
       await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
+      await tx
+        .delete(authAccounts)
+        .where(
+          and(
+            eq(authAccounts.userId, user.id),
+            not(and(eq(authAccounts.provider, identity.provider), eq(authAccounts.providerAccountId, identity.subject))!),
+          ),
+        );
       await tx
         .update(accessTokens)
         .set({ revokedAt: now })

@@ -230,6 +230,24 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await findUserByIdentity(h.db, twice))?.email).toBe('twice@example.test');
     });
 
+    it("a squatter's unverified sign-on: after the owner's verified one, the squatter's identity no longer opens the account", async () => {
+      const squatter: SsoIdentity = {
+        provider: 'oidc',
+        subject: 'squatter',
+        email: 'squatted@example.test',
+        emailVerified: false,
+        name: '',
+      };
+      const created = await resolveSsoUser(h.db, squatter);
+      expect(created).toMatchObject({ ok: true, how: 'created' });
+      const owner = { ...squatter, subject: 'vera-owner', emailVerified: true };
+      expect(await resolveSsoUser(h.db, owner)).toMatchObject({ ok: true, how: 'linked' });
+      // Back through the identity the squatter linked: not the account any more, and refused (its email is unproven).
+      expect(await findUserByIdentity(h.db, squatter)).toBeNull();
+      expect(await resolveSsoUser(h.db, squatter)).toEqual({ ok: false, reason: 'sso_email_unverified' });
+      expect((await findUserByIdentity(h.db, owner))?.id).toBe(created.ok ? created.user.id : null);
+    });
+
     it('an IdP that cannot be reached: the page is told so (as JSON for the button), nothing is signed in', async () => {
       configureOidc({ AUTH_OIDC_ISSUER: 'http://127.0.0.1:9' });
       const jar: Jar = new Map();
