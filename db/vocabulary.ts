@@ -71,6 +71,14 @@ export type CallAsker = (typeof CALL_ASKERS)[number];
 export const WAIT_REASONS = ['approval', 'input', 'sign_in'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
+/**
+ * The tool ran and its server answered (an error result is still the server's answer). Only such a
+ * call shows its interactive view: a denied, rejected, cancelled or timed-out call has a result of
+ * ours, and its view must not load with the arguments the person refused, nor call tools for it.
+ */
+export const RAN_CALL_STATUSES = ['succeeded', 'errored'] as const satisfies readonly ToolCallStatus[];
+export const callRan = (status: ToolCallStatus): boolean => (RAN_CALL_STATUSES as readonly ToolCallStatus[]).includes(status);
+
 /** A call in one of these has its result: it will not run (again). */
 export const FINISHED_CALL_STATUSES = [
   'denied',

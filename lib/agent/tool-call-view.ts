@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 import type { ToolCallRow } from '@/db/queries/tool-calls';
-import type { WaitReason } from '@/db/vocabulary';
+import { callRan, type WaitReason } from '@/db/vocabulary';
 import { autoApproveProblem } from '@/lib/consent/auto-approve';
 import { holdsPrivateData } from '@/lib/mcp/builtin';
 import { resultView } from '@/lib/mcp/result-view';
@@ -44,7 +44,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     endedAt: c.endedAt?.toISOString() ?? null,
     waitedFor: waitedFor(c),
     allowForSession: allowForSessionOf(c),
-    hasView: c.viewUri !== null,
+    // Only a call that ran shows its view (RAN_CALL_STATUSES says why).
+    hasView: c.viewUri !== null && callRan(c.status),
     askedByView: c.askedByCallId !== null,
     viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
   };

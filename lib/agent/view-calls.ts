@@ -12,6 +12,7 @@ import {
   type ToolCallRow,
 } from '@/db/queries/tool-calls';
 import type { StoredVerdict } from '@/db/stored-json';
+import { callRan } from '@/db/vocabulary';
 import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
 import { joinToolName } from '@/lib/mcp/naming';
@@ -66,7 +67,9 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
   if (!parent.viewUri || !parent.serverId || parent.askedByCallId) {
     throw new ViewCallError('not_found', `The tool of this call (${parent.modelName}) declared no interactive view.`);
   }
-  if (!parent.result) throw new ViewCallError('conflict', 'The view can call tools once its own call has a result.');
+  if (!parent.result || !callRan(parent.status)) {
+    throw new ViewCallError('conflict', `The view can call tools only once its own call has run (this one is ${parent.status}).`);
+  }
   const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
   if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
 

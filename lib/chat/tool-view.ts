@@ -1,4 +1,5 @@
 import { getToolCall } from '@/db/queries/tool-calls';
+import { callRan } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 import { readToolView, viewCsp } from '@/lib/mcp/app-views';
 import { reviewState } from '@/lib/mcp/catalog';
@@ -25,7 +26,9 @@ export async function toolCallView(rt: ChatRuntime, userId: string, toolCallId: 
   if (!call.viewUri || !call.serverId || !call.tool) {
     throw new AppError('not_found', 'view', `The tool of this call (${call.modelName}) declared no interactive view.`);
   }
-  if (!call.result) throw new AppError('conflict', 'view', 'The view is shown once the call has a result.');
+  if (!call.result || !callRan(call.status)) {
+    throw new AppError('conflict', 'view', `The view is shown only once its call has run (this one is ${call.status}).`);
+  }
 
   const server = (await rt.tools.host.serversFor(userId)).find((s) => s.id === call.serverId);
   if (!server) throw new AppError('conflict', 'view', `${call.serverName ?? 'The server'} is no longer one of your enabled servers.`);

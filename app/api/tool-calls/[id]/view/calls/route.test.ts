@@ -1,9 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
 import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
+import { toolCalls } from '@/db/schema';
 import { startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
@@ -217,6 +219,16 @@ describe('calls from an interactive view', () => {
     expect((await routes.calls.GET(req('GET', stranger.cookie), at(p.greeting))).status).toBe(404);
     // A call without a view cannot be a view's either.
     expect((await ask(p.cookie, '00000000-0000-4000-8000-000000000000', { name: 'count_clicks' })).status).toBe(404);
+
+    // A call the person denied has a result (ours), but its view never loads, so it cannot call tools with the refused arguments.
+    await h.db.update(toolCalls).set({ status: 'denied' }).where(eq(toolCalls.id, p.greeting));
+    const before = clicks();
+    const denied = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(denied.status).toBe(409);
+    expect((await denied.json()).error.message).toBe('The view can call tools only once its own call has run (this one is denied).');
+    expect(clicks()).toBe(before);
+    const view = await (await routes.conversation.GET(req('GET', p.cookie), at(p.conversationId))).json();
+    expect(view.toolCalls[0]).toMatchObject({ status: 'denied', hasView: false });
   });
 
   it('rejects (and audits) a call the person did not switch on, without running it', async () => {
