@@ -9,6 +9,7 @@ import { buildAccountExport } from '@/lib/account/export';
 import type { ChatRuntime } from '@/lib/chat/runtime';
 import { remove, sendMessage, view } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
+import { closeBuiltinHandlers } from '@/lib/mcp/builtin';
 import { getModelConfig } from '@/lib/model/client';
 import { createModelCatalog } from '@/lib/model/models';
 import { sweep } from '@/lib/ops/sweep';
@@ -34,7 +35,12 @@ for (const { kind, available } of TEST_DATABASES) {
     beforeAll(async () => {
       h = await openTestDb(kind, { onStatement: (s) => statements.push(s) });
     });
-    afterAll(() => h?.close());
+    afterAll(async () => {
+      // The built-in servers' handlers are kept per process with the first database they were given:
+      // the next database's turns must not reach this one once it is closed.
+      await closeBuiltinHandlers();
+      await h?.close();
+    });
 
     function runtime(model?: Awaited<ReturnType<typeof startScriptedModel>>) {
       const engine = engineDeps(h, { ...(model && { client: model.client, modelName: 'claude-test' }), tools: createAppToolHost(h.db) });
