@@ -135,8 +135,11 @@ export async function decideCall(deps: EngineDeps, given: DecisionInput): Promis
 async function sessionGrant(deps: EngineDeps, call: ToolCallRow, d: DecisionInput) {
   const run = await getRun(deps.db, call.runId);
   if (!run) throw new DecisionError('not_found', `No tool call with id "${d.toolCallId}".`);
+  // A view's call is judged and run in the session of whoever decides it (runViewCall), not the one
+  // that started the turn its card is in: "for this session" means the deciding one.
+  const forSession = call.askedByCallId ? { ...run, sessionId: d.sessionId ?? null } : run;
   try {
-    return await prepareSessionGrant(deps, call, run, {
+    return await prepareSessionGrant(deps, call, forSession, {
       input: d.input ?? (call.input as Record<string, unknown>),
       constraint: d.constraint,
     });

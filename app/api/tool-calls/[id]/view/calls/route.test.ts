@@ -110,7 +110,7 @@ describe('calls from an interactive view', () => {
     }
     expect(run.status).toBe('completed');
     expect(calls[0]).toMatchObject({ tool: 'show_greeting', status: 'succeeded' });
-    return { cookie, conversationId: id, serverId: server.id, greeting: calls[0]!.id };
+    return { cookie, userId: user.id, conversationId: id, serverId: server.id, greeting: calls[0]!.id };
   }
 
   async function settledRun(id: string) {
@@ -193,6 +193,25 @@ describe('calls from an interactive view', () => {
       { outcome: 'succeeded', verdict: { kind: 'allowed', decision: 'allow_once' }, askedBy: { by: 'view', toolCallId: p.greeting } },
     ]);
     await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
+  });
+
+  it('"allow for this session" on a view\'s call grants the session that decided it, not the one that started the turn', async () => {
+    // A trusted server: an untrusted one's unannotated tool asks every time, so no session grant could take effect.
+    const p = await viewOfGreeting([], true);
+    const phone = await sessionCookie(h.db, p.userId);
+    // Switched on from the phone as well: a switch-on lasts the session that made it.
+    const on = { scope: `server:${p.serverId}/*`, enabled: true };
+    expect((await routes.grants.PUT(req('PUT', phone.cookie, on), at(p.conversationId))).status).toBe(200);
+    const pending = ((await (await ask(phone.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    expect(pending.status).toBe('pending_approval');
+    const decided = await routes.decision.POST(
+      req('POST', phone.cookie, { decision: 'allow_session', argsHash: pending.argsHash }),
+      at(pending.id),
+    );
+    expect(decided.status, await decided.clone().text()).toBe(200);
+    // The next click from the same phone runs at once; from the laptop that started the turn it still asks.
+    expect((await ask(phone.cookie, p.greeting, { name: 'count_clicks' })).status).toBe(200);
+    expect((await ask(p.cookie, p.greeting, { name: 'count_clicks' })).status).toBe(202);
   });
 
   it('refuses a tool of another server, arguments the schema refuses (naming the field), and another user (404)', async () => {
