@@ -6,6 +6,7 @@ import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
 import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
+import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
 import { argsHash } from './args-hash';
 import { SEARCH_TOOLS_TOOL_NAME } from './search-tools-tool';
@@ -62,17 +63,7 @@ export function proposeCalls(
     const { input: filled, problem: invalid } = withInputDefaults(tool.inputSchema, input);
     const described = {
       ...base,
-      input: filled,
-      argsHash: argsHash(filled),
-      serverId: tool.serverId,
-      serverName: server.displayName,
-      tool: tool.name,
-      trust: tool.trust,
-      // Its result taints the conversation unless the person trusts this server's content (lib/agent/taint.ts).
-      contentTrusted: server.trustContent === true,
-      annotations: { ...tool.annotations },
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema ?? null,
+      ...calledToolFields(server, tool, filled),
       viewUri: tool.view?.resourceUri ?? null,
     } satisfies NewToolCall;
 
@@ -117,4 +108,25 @@ export function proposeCalls(
 
 function rejection(reason: string): StoredVerdict {
   return { v: 1, verdict: 'reject', reason, warnings: [], grantId: null, constraint: null };
+}
+
+/**
+ * What a call's row records of its tool and server, the same for the model's calls and an
+ * interactive view's (lib/agent/view-calls.ts): the input as it will be sent, hashed, and the
+ * tool's trust, hints and schemas as listed when it was called.
+ */
+export function calledToolFields(server: McpServerConfig, tool: CatalogTool, input: Record<string, unknown>) {
+  return {
+    input,
+    argsHash: argsHash(input),
+    serverId: server.id,
+    serverName: server.displayName,
+    tool: tool.name,
+    trust: tool.trust,
+    // Its result taints the conversation unless the person trusts this server's content (lib/agent/taint.ts).
+    contentTrusted: server.trustContent === true,
+    annotations: { ...tool.annotations },
+    inputSchema: tool.inputSchema,
+    outputSchema: tool.outputSchema ?? null,
+  } satisfies Partial<NewToolCall>;
 }

@@ -20,10 +20,10 @@ import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
 import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 
-import { argsHash } from './args-hash';
 import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { patchFor } from './execute-calls';
+import { calledToolFields } from './propose-calls';
 import { callsNoLongerAllowed } from './recheck';
 import type { ToolHost } from './tool-host';
 
@@ -141,16 +141,7 @@ function describe(parent: ToolCallRow, server: McpServerConfig, tool: CatalogToo
     // No tool_use block: an id of its own, unique within the run like the model's.
     toolUseId: `view_${randomUUID()}`,
     modelName: joinToolName(server.namespace, tool.name),
-    input,
-    argsHash: argsHash(input),
-    serverId: server.id,
-    serverName: server.displayName,
-    tool: tool.name,
-    trust: tool.trust,
-    contentTrusted: server.trustContent === true,
-    annotations: { ...tool.annotations },
-    inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema ?? null,
+    ...calledToolFields(server, tool, input),
     viewUri: null,
     askedByCallId: parent.id,
   } satisfies NewToolCall;
