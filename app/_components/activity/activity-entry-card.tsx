@@ -108,11 +108,20 @@ function ClientCallDetails({ c, entry }: { c: StoredAuditClientCall; entry: Acti
             </dd>
           </>
         )}
-        <dt>Signature</dt>
-        <dd className="break-all font-mono" title="HMAC-SHA256 over the previous entry's and this entry's content">
-          {entry.hmac.slice(0, 16)}…
-        </dd>
+        <SignatureRow hmac={entry.hmac} />
       </dl>
+    </>
+  );
+}
+
+/** The entry's link in the signed chain, shortened (the full value is in the export). */
+function SignatureRow({ hmac }: { hmac: string }) {
+  return (
+    <>
+      <dt>Signature</dt>
+      <dd className="break-all font-mono" title="HMAC-SHA256 over the previous entry's and this entry's content">
+        {hmac.slice(0, 16)}…
+      </dd>
     </>
   );
 }
@@ -172,10 +181,7 @@ function ToolCallDetails({ c, entry }: { c: StoredAuditToolCall; entry: Activity
         <dd>{c.attempts}</dd>
         <dt>Tool call</dt>
         <dd className="break-all font-mono">{c.toolCallId}</dd>
-        <dt>Signature</dt>
-        <dd className="break-all font-mono" title="HMAC-SHA256 over the previous entry's and this entry's content">
-          {entry.hmac.slice(0, 16)}…
-        </dd>
+        <SignatureRow hmac={entry.hmac} />
       </dl>
     </>
   );
