@@ -66,6 +66,18 @@ for (const { kind, available } of TEST_DATABASES) {
         SECRET,
       );
 
+    /** "Continue with Acme ID" as the button asks (sso-buttons.tsx): a CSRF token, then the redirect as JSON. */
+    async function startSignOn(jar: Jar): Promise<Response> {
+      const csrf = await app('/api/auth/csrf', jar);
+      keep(jar, csrf);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      return app('/api/auth/signin/oidc', jar, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' },
+        body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
+      });
+    }
+
     /**
      * "Continue with Acme ID", the IdP's login page as `account`, and back: where the app sends
      * the browser at the end, and its cookies.
@@ -73,15 +85,7 @@ for (const { kind, available } of TEST_DATABASES) {
     async function signInWithIdp(account: string): Promise<{ location: URL; jar: Jar }> {
       const jar: Jar = new Map();
       const idpJar: Jar = new Map();
-      const csrf = await app('/api/auth/csrf', jar);
-      keep(jar, csrf);
-      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-      // As the button asks (sso-buttons.tsx): the redirect as JSON, then a navigation there.
-      const start = await app('/api/auth/signin/oidc', jar, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' },
-        body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
-      });
+      const start = await startSignOn(jar);
       keep(jar, start);
       let url = new URL(((await start.json()) as { url: string }).url);
       expect(url.origin).toBe(idp.issuer);
@@ -250,15 +254,7 @@ for (const { kind, available } of TEST_DATABASES) {
 
     it('an IdP that cannot be reached: the page is told so (as JSON for the button), nothing is signed in', async () => {
       configureOidc({ AUTH_OIDC_ISSUER: 'http://127.0.0.1:9' });
-      const jar: Jar = new Map();
-      const csrf = await app('/api/auth/csrf', jar);
-      keep(jar, csrf);
-      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-      const res = await app('/api/auth/signin/oidc', jar, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-auth-return-redirect': '1' },
-        body: new URLSearchParams({ csrfToken, callbackUrl: '/' }),
-      });
+      const res = await startSignOn(new Map());
       const { url } = (await res.json()) as { url: string };
       expect(new URL(url).pathname).toBe('/sign-in');
       expect(new URL(url).searchParams.get('error')).toBe('Configuration');
