@@ -1,7 +1,8 @@
 // `npm run bench:ui`: how a long conversation feels in the browser. Starts the built app (run
 // `npm run build` first) on an empty embedded database, writes a conversation of 300 messages
 // with 100 tool calls through the API with the demo model, then in Chromium measures: loading
-// it, scrolling it top to bottom, and streaming one more answer into it — main-thread long tasks,
+// it (the end of it comes with the page), reading the rest back by scrolling to the top, scrolling
+// it top to bottom, and streaming one more answer into it — main-thread long tasks,
 // frame times and heap, as figures to compare before and after a change.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -115,6 +116,21 @@ async function main() {
       `load: ${(performance.now() - loadStart).toFixed(0)} ms to the last message (${messages} answers, ${cards} tool cards shown)`,
     );
     console.log(`load: ${await longTasks(page)}; heap ${await heapMb(page)}`);
+
+    // The page came with the end of the conversation (lib/chat/path-page.ts): scroll back to the
+    // first message, which reads the pages before it, so the scroll below runs over all 300.
+    const readBackStart = performance.now();
+    await page.waitForFunction(
+      (all) => {
+        const scroller = document.querySelector('[data-testid="conversation-scroller"]');
+        if (scroller) scroller.scrollTop = 0;
+        return document.querySelectorAll('[data-testid="tool-call"]').length >= all;
+      },
+      TOOL_TURNS * 2,
+      { polling: 'raf', timeout: 60_000 },
+    );
+    console.log(`read back: every message on the page ${(performance.now() - readBackStart).toFixed(0)} ms after scrolling to the top`);
+    console.log(`read back: ${await longTasks(page)}; heap ${await heapMb(page)}`);
 
     // Scroll from the top to the bottom in 40 steps, one per frame, and time the frames.
     const frames = await page.evaluate(async () => {

@@ -327,6 +327,10 @@ const ROUTE_FACTORIES: Record<string, { factory: Factory; why: string }> = {
     factory: async (owner) => ({ id: await answeredConversationOf(owner) }),
     why: 'a share link shows finished turns only (else 409 "nothing to share yet")',
   },
+  'conversations/[id]/messages': {
+    factory: (owner) => exchangeOf(owner),
+    why: 'reading the page before a message needs a message of the conversation (its id in the query); a new message follows the answer',
+  },
   'conversations/[id]/regenerate': {
     factory: (owner) => exchangeOf(owner),
     why: 'regenerating needs an answer of the conversation (its id in the body)',
@@ -380,10 +384,12 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH account/tokens/[id]': { name: 'Renamed by the owner', tools: [] },
 };
 
-/** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`. */
-const QUERIES: Record<string, string> = {
+/** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`; a function gets what the factories made. */
+const QUERIES: Record<string, string | ((made: Made) => string)> = {
   // The JSON document (Markdown, the default, is the same conversation read the same way).
   'GET conversations/[id]/export': '?format=json',
+  // The page before the owner's answer: their question.
+  'GET conversations/[id]/messages': (made: Made) => `?before=${made.answerId}`,
 };
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -448,8 +454,9 @@ describe('authorization matrix over app/api', () => {
     }
   }
 
-  function request(method: Method, route: Route, params: Made, cookie: string | null, body: unknown): Request {
-    const query = QUERIES[`${method} ${route.path}`] ?? '';
+  function request(method: Method, route: Route, params: Made, cookie: string | null, body: unknown, made: Made = params): Request {
+    const queryOf = QUERIES[`${method} ${route.path}`] ?? '';
+    const query = typeof queryOf === 'function' ? queryOf(made) : queryOf;
     const url = `${ORIGIN}/api/${route.path.replace(/\[(?:\.\.\.)?([^\]]+)\]/g, (_, p: string) => params[p] ?? 'x')}${query}`;
     const headers: Record<string, string> = { origin: ORIGIN };
     if (cookie) headers.cookie = cookie;
@@ -509,11 +516,11 @@ describe('authorization matrix over app/api', () => {
         const entry = BODIES[`${method} ${route.path}`];
         const body = typeof entry === 'function' ? (entry as (m: Made) => unknown)(made) : entry;
         for (const other of others) {
-          const res = await handler(request(method, route, params, other.cookie, body), { params: Promise.resolve(params) });
+          const res = await handler(request(method, route, params, other.cookie, body, made), { params: Promise.resolve(params) });
           expect(res.status, `${method} /api/${route.path} by ${other.name} on ${owner.name}'s`).toBe(404);
           expect((await res.json()).error.code).toMatch(/^not_found:/);
         }
-        const res = await handler(request(method, route, params, owner.cookie, body), { params: Promise.resolve(params) });
+        const res = await handler(request(method, route, params, owner.cookie, body, made), { params: Promise.resolve(params) });
         const said = res.status >= 300 ? await res.text() : '';
         expect(res.status, `${method} /api/${route.path} by its owner: ${said}`).toBeGreaterThanOrEqual(200);
         expect(res.status, `${method} /api/${route.path} by its owner: ${said}`).toBeLessThan(300);

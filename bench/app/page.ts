@@ -9,13 +9,15 @@ import { startApp } from './server';
  * The chat page with a long conversation, in Chromium: 300 messages with 100 tool calls (the
  * conversation of scripts/bench-ui.ts, written the same way: 50 turns with two tool calls each
  * and 50 plain turns with Markdown, through the API with the demo model), then loaded `loads`
- * times, each in a fresh browser context (a cold cache). Time to interactive is taken from the
- * navigation's start to the later of: the composer hydrated (React has attached to it) with 100
- * assistant messages drawn (of the 150, newest first: the page draws the end first and older
- * messages after it), and the end of the last long task (> 50 ms) that began before a quiet
- * second followed. Beside it: when the whole conversation is drawn (every tool card), and the
- * longest task. The first-load JavaScript is every script the page loaded, as sent (compressed)
- * and as decoded; the highlight worker's own scripts are not the page's and are not in it.
+ * times, each in a fresh browser context (a cold cache). The page comes with the end of the path
+ * (lib/chat/path-page.ts: 60 messages, starting a turn) and reads the rest as the person scrolls
+ * back. Time to interactive is taken from the navigation's start to the later of: the composer
+ * hydrated (React has attached to it) with the page's answers drawn, and the end of the last long
+ * task (> 50 ms) that began before a quiet second followed. Beside it: the page's HTML with its
+ * server-rendered payload, when the page's own messages are all drawn (its tool cards), how long
+ * scrolling back to the first message takes until all 100 tool cards are drawn, and the longest
+ * task. The first-load JavaScript is every script the page loaded, as sent (compressed) and as
+ * decoded; the highlight worker's own scripts are not the page's and are not in it.
  * `npm run bench:ui` keeps the scroll and streaming figures.
  */
 
@@ -47,13 +49,18 @@ function collectLongTasks(): void {
   });
 }
 
+/** What the page comes with: its answers and its tool cards (the end of the path). */
+type FirstPage = { answers: number; cards: number };
+
 async function oneLoad(
   page: Page,
   url: string,
+  first: FirstPage,
 ): Promise<{
   ttiMs: number;
   readyMs: number;
-  allDrawnMs: number;
+  pageDrawnMs: number;
+  readBackMs: number;
   jsSent: number;
   jsDecoded: number;
   longTasks: number;
@@ -62,24 +69,23 @@ async function oneLoad(
   await page.addInitScript(collectLongTasks);
   await page.goto(url);
   const readyMs = await page.waitForFunction(
-    () => {
+    (answersOnPage) => {
       const composer = document.querySelector('#composer');
       const hydrated = !!composer && Object.keys(composer).some((k) => k.startsWith('__reactProps'));
       const answers = document.querySelectorAll('[data-testid="assistant-message"]').length;
-      return hydrated && answers >= 100 ? performance.now() : 0;
+      return hydrated && answers >= answersOnPage ? performance.now() : 0;
     },
-    undefined,
+    first.answers,
     { polling: 'raf', timeout: 60_000 },
   );
   const ready = (await readyMs.jsonValue()) as number;
-  // The older messages are drawn after it, a step at a time (useRevealFromEnd): wait for all of
-  // them, so the tool cards are counted with the whole conversation on the page.
-  const allDrawnMs = await page.waitForFunction(
+  // The page's older messages are drawn after it, a step at a time (useRevealFromEnd).
+  const pageDrawnMs = await page.waitForFunction(
     (cards) => (document.querySelectorAll('[data-testid="tool-call"]').length >= cards ? performance.now() : 0),
-    TOOL_TURNS * 2,
+    first.cards,
     { polling: 'raf', timeout: 60_000 },
   );
-  const allDrawn = (await allDrawnMs.jsonValue()) as number;
+  const pageDrawn = (await pageDrawnMs.jsonValue()) as number;
   // Wait for a quiet second with no long task, then read them all.
   await page.waitForFunction(
     (quiet) => {
@@ -90,8 +96,8 @@ async function oneLoad(
     QUIET_MS,
     { polling: 100, timeout: 60_000 },
   );
-  return page.evaluate(
-    ({ ready, allDrawn }) => {
+  const loaded = await page.evaluate(
+    ({ ready, pageDrawn }) => {
       const tasks = (window as unknown as { __long: { start: number; end: number }[] }).__long;
       const scripts = performance
         .getEntriesByType('resource')
@@ -100,7 +106,7 @@ async function oneLoad(
         );
       return {
         readyMs: ready,
-        allDrawnMs: allDrawn,
+        pageDrawnMs: pageDrawn,
         ttiMs: Math.max(ready, ...tasks.map((t) => t.end)),
         jsSent: scripts.reduce((s, e) => s + e.transferSize, 0),
         jsDecoded: scripts.reduce((s, e) => s + e.decodedBodySize, 0),
@@ -108,8 +114,21 @@ async function oneLoad(
         longestTaskMs: Math.max(0, ...tasks.map((t) => t.end - t.start)),
       };
     },
-    { ready, allDrawn },
+    { ready, pageDrawn },
   );
+  // Then (its long tasks not counted above) back to the first message: at the top every frame, until every tool card is drawn.
+  const readBack = (await (
+    await page.waitForFunction(
+      ({ cards, from }) => {
+        const scroller = document.querySelector('[data-testid="conversation-scroller"]');
+        if (scroller) scroller.scrollTop = 0;
+        return document.querySelectorAll('[data-testid="tool-call"]').length >= cards ? performance.now() - from : 0;
+      },
+      { cards: TOOL_TURNS * 2, from: await page.evaluate(() => performance.now()) },
+      { polling: 'raf', timeout: 60_000 },
+    )
+  ).jsonValue()) as number;
+  return { ...loaded, readBackMs: readBack };
 }
 
 export async function pageBench(opts: PageOptions): Promise<BenchRow[]> {
@@ -129,13 +148,22 @@ export async function pageBench(opts: PageOptions): Promise<BenchRow[]> {
     const user = app.users[0]!;
     const id = await createConversation(app.origin, user, 'A long conversation');
     for (let i = 0; i < TOOL_TURNS + PLAIN_TURNS; i++) await turn(app.origin, user, id, turnText(i));
+    // What the page comes with, as the conversation's view says, and its HTML.
+    const view = (await (await fetch(`${app.origin}/api/conversations/${id}`, { headers: { Cookie: user.cookie } })).json()) as {
+      messages: { role: string; content: { type: string }[] }[];
+    };
+    const first: FirstPage = {
+      answers: view.messages.filter((m) => m.role === 'assistant').length,
+      cards: view.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use')).length,
+    };
+    const html = await (await fetch(`${app.origin}/c/${id}`, { headers: { Cookie: user.cookie } })).text();
     const [name, ...value] = user.cookie.split('=');
     const loads = [];
     for (let i = 0; i < opts.loads + 1; i++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.addCookies([{ name: name!, value: value.join('='), url: app.origin }]);
       const page = await context.newPage();
-      const load = await oneLoad(page, `${app.origin}/c/${id}`);
+      const load = await oneLoad(page, `${app.origin}/c/${id}`, first);
       const cards = await page.getByTestId('tool-call').count();
       if (cards < 100) throw new Error(`the page shows ${cards} tool cards, expected 100`);
       await context.close();
@@ -152,16 +180,23 @@ export async function pageBench(opts: PageOptions): Promise<BenchRow[]> {
       ),
       measured(
         SECTION,
-        'last message shown and composer hydrated',
+        `last message shown and composer hydrated (the page's ${view.messages.length} messages)`,
         loads.map((l) => l.readyMs),
         'ms',
       ),
       measured(
         SECTION,
-        'whole conversation drawn (all 100 tool cards)',
-        loads.map((l) => l.allDrawnMs),
+        `the page's messages drawn (its ${first.cards} tool cards)`,
+        loads.map((l) => l.pageDrawnMs),
         'ms',
       ),
+      measured(
+        SECTION,
+        'scrolled back to the first message, all 100 tool cards drawn',
+        loads.map((l) => l.readBackMs),
+        'ms',
+      ),
+      single(SECTION, 'the page as sent: HTML with its server-rendered payload', html.length / 1024, 'KB'),
       measured(
         SECTION,
         'long tasks while loading',

@@ -26,6 +26,7 @@ const FRESH_TEXT = 'The whole answer, streamed by the instance that took over.';
 
 const emptyState = (): ChatState => ({
   messages: [],
+  earlier: 0,
   partials: [],
   toolCalls: {},
   activeRun: null,

@@ -36,6 +36,7 @@ import {
 } from './compose';
 import { composeFileBlocks, fileRefsOf } from './compose-files';
 import { checkedModel, modelForTurn } from './model-choice';
+import { FIRST_PAGE_MESSAGES, pageStart } from './path-page';
 import type { ChatRuntime } from './runtime';
 import {
   toMessageView,
@@ -47,6 +48,7 @@ import {
   type ConversationSettingsView,
   type ConversationSummary,
   type ConversationView,
+  type EarlierMessagesView,
 } from './views';
 
 export const MAX_MESSAGE_CHARS = 32_000;
@@ -67,7 +69,10 @@ async function owned(rt: ChatRuntime, userId: string, id: string) {
   return c;
 }
 
-/** The whole conversation; reading it also takes over a run whose instance died (see activeRunOf). */
+/**
+ * The conversation with the end of the path on screen (`earlier` messages before it are read with
+ * `earlierMessages`); reading it also takes over a run whose instance died (see activeRunOf).
+ */
 export async function view(rt: ChatRuntime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
@@ -78,9 +83,13 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
   ]);
-  const [files, answersElsewhere] = await Promise.all([filesOf(rt, userId, messages), unansweredLeafAnswers(rt, id, messages, active)]);
+  // The end of the path only; the page asks for the rest as the person scrolls back (./path-page.ts).
+  const start = pageStart(messages, FIRST_PAGE_MESSAGES);
+  const page = messages.slice(start);
+  const [files, answersElsewhere] = await Promise.all([filesOf(rt, userId, page), unansweredLeafAnswers(rt, id, messages, active)]);
+  // A page starts a turn, so the turns' marks read from it alone are those of the whole path.
   const marked = withTurnMarks(
-    messages.map((m) => toPathMessageView(m, files)),
+    page.map((m) => toPathMessageView(m, files)),
     summaries,
     runUsage,
   );
@@ -93,12 +102,46 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
     messages: marked,
-    toolCalls: callsAskedOn(messages, calls).map(toToolCallView),
+    earlier: start,
+    toolCalls: callsAskedOn(page, calls).map(toToolCallView),
     activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
     lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
     lastSeq: c.eventSeq,
   };
+}
+
+/**
+ * The messages before `beforeId` on its path — the page before one the person has — with their
+ * tool calls, and how many come before them. `beforeId` need not be on the branch on screen now:
+ * a message's path to the first one never changes.
+ */
+export async function earlierMessages(
+  rt: ChatRuntime,
+  userId: string,
+  id: string,
+  beforeId: string,
+  limit: number,
+): Promise<EarlierMessagesView> {
+  await owned(rt, userId, id);
+  const [path, calls, summaries, runUsage] = await Promise.all([
+    listPath(rt.handle.db, id, beforeId),
+    listConversationToolCalls(rt.handle.db, id),
+    listHistorySummaries(rt.handle.db, id),
+    listEndedRunUsage(rt.handle.db, id),
+  ]);
+  if (path.length === 0) throw new AppError('not_found', 'message', `No message with id "${beforeId}" in this conversation.`);
+  const before = path.slice(0, -1);
+  const start = pageStart(before, limit);
+  // Marked with the message after the page, so a turn answered again from there shows no tokens (withTurnMarks).
+  const page = path.slice(start);
+  const files = await filesOf(rt, userId, page);
+  const marked = withTurnMarks(
+    page.map((m) => toPathMessageView(m, files)),
+    summaries,
+    runUsage,
+  ).slice(0, -1);
+  return { messages: marked, earlier: start, toolCalls: callsAskedOn(page.slice(0, -1), calls).map(toToolCallView) };
 }
 
 /**

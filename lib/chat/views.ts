@@ -104,14 +104,27 @@ export interface ConversationView extends ConversationSettingsView {
   /** Set when the conversation was continued from someone's share link (lib/share). */
   forkedFrom: ForkOrigin | null;
   toolCalls: ToolCallView[];
-  /** The active branch only: the path from the first message to the active leaf, each with its `branch`. */
+  /**
+   * The end of the active branch: the path's last messages up to the active leaf, each with its
+   * `branch`, starting at a turn's first message (lib/chat/path-page.ts).
+   */
   messages: MessageView[];
+  /** How many messages of the path come before `messages` (0: they start at the first): `GET …/messages?before=` reads them. */
+  earlier: number;
   /** The last message of the branch on screen; the next message follows it (null: no message yet). */
   activeLeafId: string | null;
   activeRun: RunView | null;
   /** The last turn of the branch on screen. */
   lastRun: RunView | null;
   lastSeq: number;
+}
+
+/** A page of the path before a message the page has: `GET /api/conversations/:id/messages?before=`. */
+export interface EarlierMessagesView {
+  messages: MessageView[];
+  /** How many messages of the path come before these. */
+  earlier: number;
+  toolCalls: ToolCallView[];
 }
 
 export function toSummary(c: ConversationRow): ConversationSummary {

@@ -1,3 +1,5 @@
+import { startsTurn } from '@/lib/chat/path-page';
+
 import type { MessageView } from '../types';
 import type { MessageBranching } from './message-actions';
 
@@ -54,11 +56,6 @@ export function branchingFor(
     });
   });
   return byId;
-}
-
-/** A message of the person's that opens a turn (not one carrying only tool results back to the model). */
-function startsTurn(m: MessageView): boolean {
-  return m.role === 'user' && !(Array.isArray(m.content) && m.content.length > 0 && m.content.every((b) => b.type === 'tool_result'));
 }
 
 /** The message's place among its siblings, as the conversation's view gives it; null when it has none. */

@@ -4,6 +4,7 @@ import { applyEvent, type ChatEvent, type ChatState } from './chat-state';
 
 const state = (): ChatState => ({
   messages: [],
+  earlier: 0,
   partials: [],
   toolCalls: {},
   activeRun: { id: 'run-1', status: 'running', stopReason: null, error: null, afterSeq: 0 },

@@ -10,6 +10,7 @@ const call = sampleToolCallView;
 
 const state = (): ChatState => ({
   messages: [],
+  earlier: 0,
   partials: [],
   toolCalls: { tu_1: call() },
   activeRun: { id: 'run-1', status: 'running', stopReason: null, error: null, afterSeq: 0 },

@@ -14,7 +14,10 @@ export type Partial = {
 };
 
 export interface ChatState {
+  /** The end of the path on screen, after the earlier pages the person scrolled back to (./earlier-pages.ts). */
   messages: MessageView[];
+  /** How many messages of the path come before `messages`, not read yet. */
+  earlier: number;
   partials: Partial[];
   /** By tool_use id: the card shown where the model asked for the call. */
   toolCalls: Record<string, ToolCallView>;

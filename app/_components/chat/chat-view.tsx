@@ -1,7 +1,7 @@
 'use client';
 
 import { ArrowDown } from 'lucide-react';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 
 import type { ThinkingKind } from '@/lib/model/thinking-kind';
 
@@ -22,6 +22,7 @@ import { enabledCount } from '../tools-panel/tools-view';
 import { useConversationTools } from '../tools-panel/use-conversation-tools';
 import type { ConversationView } from '../types';
 import { Button, Notice } from '../ui/index';
+import { EarlierMessages } from './earlier-messages';
 import { EmptyConversation } from './empty-conversation';
 import { ExportMenu } from './export-menu';
 import { Note } from './message-item';
@@ -55,28 +56,30 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const { conversations, reload: reloadConversations } = useConversationList();
   // The list is re-read when a turn ends, so a title the turn wrote shows here too.
   const title = conversations.find((c) => c.id === initial.id)?.title ?? initial.title;
-  const { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions } = useConversationTurns(initial, pingMs, {
-    settled: settings.settled,
-    onTurnEnded: () => {
-      // The turn may have titled the conversation and moved it to the top of the list.
-      void reloadConversations();
-      setToolsKey((k) => k + 1);
-    },
-    onDecided: () => setToolsKey((k) => k + 1),
-    switchOn: (modelName) => {
-      setToolsFocus((f) => ({ modelName, key: (f?.key ?? 0) + 1 }));
-      setToolsOpen(true);
-    },
-  });
+  const { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier } =
+    useConversationTurns(initial, pingMs, {
+      settled: settings.settled,
+      onTurnEnded: () => {
+        // The turn may have titled the conversation and moved it to the top of the list.
+        void reloadConversations();
+        setToolsKey((k) => k + 1);
+      },
+      onDecided: () => setToolsKey((k) => k + 1),
+      switchOn: (modelName) => {
+        setToolsFocus((f) => ({ modelName, key: (f?.key ?? 0) + 1 }));
+        setToolsOpen(true);
+      },
+    });
 
   const pending = Object.values(state.toolCalls).filter((c) => c.status === 'pending_approval');
   // The branch ends at the person's message whose other answers are elsewhere (a regenerate that failed at once).
   const lastMessage = state.messages.at(-1);
   const unanswered = lastMessage?.answersElsewhere ? lastMessage : null;
   const signIns = Object.values(state.toolCalls).filter((c) => c.status === 'awaiting_sign_in');
-  const shownFrom = useRevealFromEnd(state.messages.length);
+  const shownFrom = useRevealFromEnd(state.messages);
   const contentKey = [
-    state.messages.length,
+    // The newest message, not the count: an earlier page put in front is nothing new below.
+    state.messages.at(-1)?.id,
     // Older messages drawn above: a view at the end stays there (not every browser anchors the scroll).
     shownFrom,
     state.partials.map((p) => p.blocks.join('').length).join(','),
@@ -85,7 +88,8 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       .join(','),
     state.activeRun?.status,
   ].join('|');
-  const { scroller, onScroll, behind, jumpToLatest } = useStickToBottom<HTMLDivElement>(contentKey);
+  const drawn = useMemo(() => state.messages.slice(shownFrom), [state.messages, shownFrom]);
+  const { scroller, onScroll, behind, jumpToLatest } = useStickToBottom<HTMLDivElement>(contentKey, drawn);
 
   const running = state.activeRun !== null;
   const empty = state.messages.length === 0 && state.partials.length === 0;
@@ -160,6 +164,10 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           <h1 className="sr-only">{title}</h1>
           {initial.forkedFrom && <Note icon="forked">{forkNote(initial.forkedFrom, when)}</Note>}
           {empty && <EmptyConversation modelLabel={modelLabel} />}
+          {/* Kept while older messages are drawn above (shownFrom > 0), so what is below does not move when it goes. */}
+          {(state.earlier > 0 || shownFrom > 0) && (
+            <EarlierMessages count={state.earlier} busy={loadingEarlier || shownFrom > 0} onLoad={loadEarlier} scroller={scroller} />
+          )}
           <MessageList
             messages={state.messages}
             shownFrom={shownFrom}

@@ -67,6 +67,7 @@ describe('turn marks: tokens under each turn, "earlier messages summarized" wher
   it('the page marks a summary and a turn’s tokens as their events arrive', () => {
     const s: ChatState = {
       messages,
+      earlier: 0,
       partials: [],
       toolCalls: {},
       activeRun: { id: 'r2', status: 'running', stopReason: null, error: null, afterSeq: 0 },

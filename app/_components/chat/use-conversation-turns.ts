@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 
 import { RUN_END_EVENTS, type StreamClosed } from '@/lib/agent/events';
+import type { EarlierMessagesView } from '@/lib/chat/views';
 
 import { api, ApiError } from '../api';
 import { branchRequests } from '../branches/branch-requests';
@@ -11,6 +12,7 @@ import type { DecisionExtras, DecisionKind } from '../tool-call/approval-card';
 import type { InputResponses } from '../tool-call/input-card';
 import type { ConversationView, MessageView, ToolCallView } from '../types';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
+import { synced, withEarlierPage } from './earlier-pages';
 import type { CardActions } from './message-list';
 import { useConversationEvents } from './use-conversation-events';
 
@@ -20,23 +22,16 @@ import { useConversationEvents } from './use-conversation-events';
  * answer, edit, regenerate, switch versions). chat-view.tsx only draws it.
  */
 
-type Action = { kind: 'event'; event: ChatEvent } | { kind: 'sent'; message: MessageView } | { kind: 'sync'; view: ConversationView };
+type Action =
+  | { kind: 'event'; event: ChatEvent }
+  | { kind: 'sent'; message: MessageView }
+  | { kind: 'sync'; view: ConversationView }
+  | { kind: 'earlier'; beforeId: string; page: EarlierMessagesView };
 
 function reducer(state: ChatState, action: Action): ChatState {
   if (action.kind === 'sent') return { ...state, messages: [...state.messages, action.message], lastRun: null };
-  if (action.kind === 'sync') {
-    const v = action.view;
-    return {
-      ...state,
-      messages: v.messages,
-      toolCalls: indexToolCalls(v.toolCalls),
-      activeRun: v.activeRun,
-      lastRun: v.lastRun,
-      lastSeq: Math.max(state.lastSeq, v.lastSeq),
-      partials: [],
-      retrying: null,
-    };
-  }
+  if (action.kind === 'sync') return synced(state, action.view);
+  if (action.kind === 'earlier') return withEarlierPage(state, action.beforeId, action.page);
   return applyEvent(state, action.event);
 }
 
@@ -65,6 +60,7 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
   });
   const [state, dispatch] = useReducer(reducer, {
     messages: initial.messages,
+    earlier: initial.earlier,
     partials: [],
     toolCalls: indexToolCalls(initial.toolCalls),
     activeRun: initial.activeRun,
@@ -84,6 +80,7 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
   }, []);
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
+  const [loadingEarlier, setLoadingEarlier] = useState(false);
 
   // A turn an edit or a regeneration started: when it ends, the page reads the conversation again,
   // so its new answer shows its place among its versions (`‹ 2 / 2 ›`), which no event carries.
@@ -125,6 +122,21 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     document.addEventListener('visibilitychange', onVisible);
     return () => document.removeEventListener('visibilitychange', onVisible);
   }, [closed, resync]);
+
+  // The page of the path before the first message the page has (lib/chat/path-page.ts).
+  const firstId = state.messages[0]?.id;
+  const loadEarlier = useCallback(async () => {
+    if (!firstId || loadingEarlier) return;
+    setLoadingEarlier(true);
+    try {
+      const page = await api<EarlierMessagesView>(`/api/conversations/${initial.id}/messages?before=${firstId}`);
+      dispatch({ kind: 'earlier', beforeId: firstId, page });
+    } catch (err) {
+      setNotice(err instanceof ApiError ? err.message : 'Could not load the earlier messages.');
+    } finally {
+      setLoadingEarlier(false);
+    }
+  }, [initial.id, firstId, loadingEarlier]);
 
   async function send(text: string, extras: SendExtras = {}): Promise<boolean> {
     setSending(true);
@@ -242,5 +254,5 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     [],
   );
 
-  return { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions };
+  return { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier };
 }

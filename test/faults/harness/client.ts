@@ -85,6 +85,7 @@ export async function sendMessage(app: AppProcess, person: Person, conversationI
 export function pageState(view: ConversationView): ChatState {
   return {
     messages: view.messages,
+    earlier: view.earlier,
     partials: [],
     toolCalls: indexToolCalls(view.toolCalls),
     activeRun: view.activeRun,

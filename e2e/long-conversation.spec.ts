@@ -1,0 +1,60 @@
+import { expect, test } from '@playwright/test';
+
+import { appOrigin, jsonWrite, signedInUser, waitForIdle } from './helpers';
+
+// A long conversation reaches the page a page at a time (lib/chat/path-page.ts): the page comes with
+// the end of the path, and scrolling back reads the messages before it, keeping the reader's place.
+
+const TOOL_TURNS = 16; // four messages each: the question, the call, its result, the answer
+const FIRST_QUESTION = 'The very first question';
+
+test('a long conversation opens at its end; scrolling back reads the earlier messages in place', async ({ page, context, baseURL }) => {
+  test.setTimeout(90_000);
+  const origin = appOrigin(baseURL);
+  await signedInUser(context, origin, 'long');
+  const created = await page.request.post('/api/conversations', { headers: jsonWrite(origin), data: { title: 'A long conversation' } });
+  const { id } = (await created.json()) as { id: string };
+  // Each turn through the API, its events read to the end (the turn's end), one after another.
+  for (let i = 0; i < TOOL_TURNS + 1; i++) {
+    const text =
+      i === 0
+        ? `${FIRST_QUESTION}\ncall notes__search {"query": "q0"}`
+        : i < TOOL_TURNS
+          ? `call notes__search {"query": "q${i}"}`
+          : 'The last question';
+    const sent = await page.request.post(`/api/conversations/${id}/messages`, {
+      headers: jsonWrite(origin, { Accept: 'text/event-stream' }),
+      data: { text },
+    });
+    expect(sent.status(), await sent.text()).toBe(200);
+  }
+  await waitForIdle(page.request, id);
+
+  const html = await (await page.request.get(`/c/${id}`)).text();
+  expect(html).toContain('The last question');
+  // The page's own payload leaves the oldest turns out.
+  expect(html).not.toContain(FIRST_QUESTION);
+
+  await page.goto(`/c/${id}`);
+  const scroller = page.getByTestId('conversation-scroller');
+  const questions = page.getByTestId('user-message');
+  await expect(questions.last()).toContainText('The last question');
+  const earlier = page.getByTestId('earlier-messages');
+  await expect(earlier).toContainText(/Show \d+ earlier messages?/);
+  const firstShown = questions.first();
+  const shownText = await firstShown.textContent();
+  expect(shownText).not.toContain(FIRST_QUESTION);
+
+  // Scrolling to the top reads the page before, and what was first stays where it was on screen.
+  await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
+  const top = (await firstShown.boundingBox())!.y;
+  await expect(questions.first()).toContainText(FIRST_QUESTION);
+  await expect(earlier).toBeHidden();
+  const kept = questions.filter({ hasText: shownText! });
+  await expect.poll(async () => Math.abs((await kept.boundingBox())!.y - top)).toBeLessThan(4);
+  // The earlier turns come with their tool cards.
+  await scroller.evaluate((el) => el.scrollTo({ top: 0 }));
+  await expect(page.getByTestId('tool-call').first()).toBeVisible();
+  expect(await page.getByTestId('tool-call').count()).toBe(TOOL_TURNS);
+  expect(await questions.count()).toBe(TOOL_TURNS + 1);
+});
