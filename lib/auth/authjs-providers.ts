@@ -4,6 +4,7 @@ import Google from '@auth/core/providers/google';
 
 import { readConfig, type Env } from '@/lib/config';
 
+import { GITHUB_API, githubUserinfo } from './github-profile';
 import { issuerFetch } from './issuer-fetch';
 import { ssoProviders } from './providers';
 
@@ -27,7 +28,13 @@ export function authJsSsoProviders(env?: Env): AuthConfig['providers'] {
           [customFetch]: issuerFetch(),
         };
       case 'github':
-        return GitHub({ clientId: c.AUTH_GITHUB_ID, clientSecret: c.AUTH_GITHUB_SECRET, [customFetch]: issuerFetch() });
+        return GitHub({
+          clientId: c.AUTH_GITHUB_ID,
+          clientSecret: c.AUTH_GITHUB_SECRET,
+          // The primary address with whether GitHub verified it (./github-profile.ts).
+          userinfo: { url: `${GITHUB_API}/user`, request: githubUserinfo() },
+          [customFetch]: issuerFetch(),
+        });
       case 'google':
         return Google({ clientId: c.AUTH_GOOGLE_ID, clientSecret: c.AUTH_GOOGLE_SECRET, [customFetch]: issuerFetch() });
     }
