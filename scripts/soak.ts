@@ -1,7 +1,7 @@
 // `npm run soak` (not in CI): mixed traffic against one `next start` for a while, sampling the
 // server's resident memory, its open file descriptors and Node's active handles, to show they
-// stay flat. Needs a production build in BENCH_NEXT_DIST_DIR (default .next-appbench:
-// `NEXT_DIST_DIR=.next-appbench npx next build`). Writes bench-results/soak.json.
+// stay flat. Runs a production build in BENCH_NEXT_DIST_DIR (default .next-appbench), made first
+// when it is missing or of other code (bench/app/build.ts). Writes bench-results/soak.json.
 //
 //   SOAK_MINUTES=30           how long the traffic runs (default 30)
 //   SOAK_CONVERSATIONS=8      conversations sending at once
@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { ensureAppBuild } from '@/bench/app/build';
 import { createConversation, turn } from '@/bench/app/client';
 import { LOAD_LIMITS } from '@/bench/app/load';
 import { startApp, type RunningApp } from '@/bench/app/server';
@@ -148,6 +149,7 @@ function medianOf(samples: Sample[], field: 'rssMb' | 'fds' | 'handles'): number
 }
 
 async function main() {
+  await ensureAppBuild((line) => console.log(line));
   const app = await startApp({
     database: process.env.SOAK_DATABASE_URL ? 'postgres' : 'pglite',
     port,

@@ -1,5 +1,6 @@
 import type { BenchReport } from '@/bench/report';
 
+import { ensureAppBuild } from './build';
 import { load, LOAD_LIMITS } from './load';
 import { memory } from './memory';
 import { pageBench } from './page';
@@ -8,7 +9,8 @@ import { throughApp } from './through-app';
 
 /**
  * The through-the-app part of `npm run bench` (scripts/bench.ts calls it): `next start` on a
- * production build in BENCH_NEXT_DIST_DIR (default .next-appbench), the bench model and the
+ * production build in BENCH_NEXT_DIST_DIR (default .next-appbench; made first when it is missing
+ * or of other code, ./build.ts), the bench model and the
  * bench's own users. Postgres runs when BENCH_DATABASE_URL is set (each app gets a database of
  * its own on that server, dropped after). Ports BENCH_APP_PORT (default 3231) and the next one.
  *
@@ -41,6 +43,17 @@ export async function runAppBench(report: BenchReport): Promise<void> {
     }
   };
   const note = (section: string, text: string) => report.note(section, text);
+
+  step('build');
+  try {
+    await ensureAppBuild((line) => process.stderr.write(`\n  app: ${line}`));
+  } catch (err) {
+    // Every part needs the build: each says so, none runs.
+    for (const section of ['Through the app', 'Load', 'Page', 'Memory'])
+      report.note(section, `FAILED: ${(err as Error).message.split('\n')[0]}`);
+    console.error(err);
+    return;
+  }
 
   if (wanted('through')) {
     for (const database of databases) {

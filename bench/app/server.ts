@@ -167,9 +167,7 @@ async function waitUntilReady(origin: string, app: ChildProcess): Promise<void> 
 
 export async function startApp(opts: AppOptions): Promise<RunningApp> {
   if (!existsSync(path.join(process.cwd(), BENCH_DIST_DIR, 'BUILD_ID'))) {
-    throw new Error(
-      `no production build in ${BENCH_DIST_DIR}: run NEXT_DIST_DIR=${BENCH_DIST_DIR} npx next build first (docs/PERFORMANCE.md)`,
-    );
+    throw new Error(`no production build in ${BENCH_DIST_DIR}: ensureAppBuild (./build.ts) makes it`);
   }
   const origin = `http://127.0.0.1:${opts.port}`;
   // Something already answering there (an app left by a crashed run) would be measured instead.
