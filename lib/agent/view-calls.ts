@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@/db/connection';
 import { getConversationTaint } from '@/db/queries/taint';
 import {
+  closeUnfinishedCall,
+  getToolCall,
   getToolCallForUser,
   insertToolCalls,
   updateToolCallIfVersion,
@@ -15,6 +17,7 @@ import type { StoredVerdict } from '@/db/stored-json';
 import { callRan } from '@/db/vocabulary';
 import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
+import { errorSummary } from '@/lib/log-safe';
 import { joinToolName } from '@/lib/mcp/naming';
 import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
@@ -154,6 +157,39 @@ function describe(parent: ToolCallRow, server: McpServerConfig, tool: CatalogToo
  * outcome is stored with its audit entry in one transaction. No lease: the call is not the run's.
  */
 export async function runViewCall(deps: EngineDeps, call: ToolCallRow, sessionId: string | null): Promise<ToolCallRow> {
+  try {
+    return await runAllowed(deps, call, sessionId);
+  } catch (err) {
+    // A conflict is another decider's call, still in its hands; anything else ends this one here.
+    if (err instanceof ViewCallError) throw err;
+    return failViewCall(deps, call, err);
+  }
+}
+
+/**
+ * Ends a view's call that was allowed but broke before it could end (a server list, a grant read,
+ * the gateway or a store threw): `errored`, audited, whatever step it reached (`approved`,
+ * `auto_approved`, `executing`). No lease holds a view's call and no sweep takes one over, so a
+ * call left in one of those would show "running" on its card for ever. The ended row, or the
+ * call as another decider ended it.
+ */
+export async function failViewCall(deps: EngineDeps, call: ToolCallRow, err: unknown): Promise<ToolCallRow> {
+  // What broke stays in the log: the result goes to the server's own view, which is not told our internals.
+  console.error(`[view call ${call.id}] unexpected failure:`, errorSummary(err));
+  const ended = await deps.db.transaction(async (tx: Db) => {
+    const row = await closeUnfinishedCall(tx, call.id, {
+      status: 'errored',
+      result: errorToolResult(call.toolUseId, `${call.modelName} failed in Switchboard before it could finish. Try again.`),
+      isError: true,
+      endedAt: new Date(),
+    });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    return row;
+  });
+  return ended ?? (await getToolCall(deps.db, call.id)) ?? call;
+}
+
+async function runAllowed(deps: EngineDeps, call: ToolCallRow, sessionId: string | null): Promise<ToolCallRow> {
   const host = hostOf(deps);
   const servers = await host.serversFor(call.userId);
   const who = { userId: call.userId, conversationId: call.conversationId, sessionId };

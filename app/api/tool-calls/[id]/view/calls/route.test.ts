@@ -195,6 +195,45 @@ describe('calls from an interactive view', () => {
     await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
   });
 
+  it("ends a view's call `errored` (audited) when running it throws, on the automatic and on the decided path", async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const host = (await getRuntime()).engine.tools!;
+    const silence = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      // Automatic: the gateway throws while the call is `executing`.
+      const auto = await viewOfGreeting([{ scope: 'tool:$/count_clicks', enabled: true, autoApprove: true }], true);
+      const broken = vi.spyOn(host.gateway, 'callTool').mockRejectedValueOnce(new Error('socket hang up at 10.0.0.7'));
+      const res = await ask(auto.cookie, auto.greeting, { name: 'count_clicks' });
+      broken.mockRestore();
+      expect(res.status).toBe(200);
+      const { toolCall } = (await res.json()) as { toolCall: CallView };
+      expect(toolCall).toMatchObject({ status: 'errored', askedByView: true });
+      expect(JSON.stringify(toolCall.result)).toContain('count_clicks failed in Switchboard before it could finish');
+      // Our internals stay in the log, not in what the server's view is told.
+      expect(JSON.stringify(toolCall.result)).not.toContain('10.0.0.7');
+      expect(await auditOf(auto.cookie, toolCall.id)).toMatchObject([{ outcome: 'errored', askedBy: { by: 'view' } }]);
+
+      // Decided: approved, then the server list throws before the call starts.
+      const p = await viewOfGreeting();
+      const pending = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+      const before = clicks();
+      const lost = vi.spyOn(host, 'serversFor').mockRejectedValueOnce(new Error('connection terminated'));
+      const decided = await routes.decision.POST(
+        req('POST', p.cookie, { decision: 'allow_once', argsHash: pending.argsHash }),
+        at(pending.id),
+      );
+      lost.mockRestore();
+      expect(decided.status).toBe(200);
+      expect(((await decided.json()) as { toolCall: CallView }).toolCall).toMatchObject({ status: 'errored' });
+      expect(clicks()).toBe(before);
+      const listed = (await (await routes.calls.GET(req('GET', p.cookie), at(p.greeting))).json()).toolCalls as CallView[];
+      expect(listed.map((c) => c.status)).toEqual(['errored']);
+      expect(await auditOf(p.cookie, pending.id)).toMatchObject([{ outcome: 'errored', askedBy: { by: 'view' } }]);
+    } finally {
+      silence.mockRestore();
+    }
+  });
+
   it('"allow for this session" on a view\'s call grants the session that decided it, not the one that started the turn', async () => {
     // A trusted server: an untrusted one's unannotated tool asks every time, so no session grant could take effect.
     const p = await viewOfGreeting([], true);
