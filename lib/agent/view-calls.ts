@@ -29,6 +29,7 @@ import { patchFor } from './execute-calls';
 import { calledToolFields } from './propose-calls';
 import { callsNoLongerAllowed } from './recheck';
 import type { ToolHost } from './tool-host';
+import { pendingViewCallRefusal, viewCallRateRefusal } from './view-call-limits';
 
 /**
  * A `tools/call` from a tool call's interactive view (MCP Apps) goes through the consent the
@@ -44,7 +45,7 @@ import type { ToolHost } from './tool-host';
 
 export class ViewCallError extends Error {
   constructor(
-    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'unavailable',
+    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'unavailable' | 'rate_limited',
     message: string,
     readonly field?: string,
   ) {
@@ -73,6 +74,8 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
   if (!parent.result || !callRan(parent.status)) {
     throw new ViewCallError('conflict', `The view can call tools only once its own call has run (this one is ${parent.status}).`);
   }
+  const tooMany = await viewCallRateRefusal(deps.db, { conversationId: parent.conversationId, viewOf: parent.id });
+  if (tooMany) throw new ViewCallError('rate_limited', tooMany);
   const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
   if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
 
@@ -127,10 +130,17 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
       return stored!;
     });
   }
-  const [stored] = await insertToolCalls(deps.db, [
-    { ...row, status: judged.verdict === 'auto' ? 'auto_approved' : 'pending_approval', verdict },
-  ]);
-  return judged.verdict === 'auto' ? runViewCall(deps, stored!, req.sessionId) : stored!;
+  if (judged.verdict === 'auto') {
+    const [stored] = await insertToolCalls(deps.db, [{ ...row, status: 'auto_approved', verdict }]);
+    return runViewCall(deps, stored!, req.sessionId);
+  }
+  // Waiting for the person: no more approval cards than the caps allow.
+  return deps.db.transaction(async (tx: Db) => {
+    const full = await pendingViewCallRefusal(tx, { userId: req.userId, conversationId: parent.conversationId, viewOf: parent.id });
+    if (full) throw new ViewCallError('rate_limited', full);
+    const [stored] = await insertToolCalls(tx, [{ ...row, status: 'pending_approval', verdict }]);
+    return stored!;
+  });
 }
 
 /** The row of a view's call: the parent's run and conversation, no model step, the view named as who asked. */

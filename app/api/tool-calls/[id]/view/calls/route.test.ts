@@ -6,6 +6,7 @@ import { createConversation } from '@/db/queries/conversations';
 import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { toolCalls } from '@/db/schema';
+import { VIEW_CALL_LIMITS, viewCallRateRefusal } from '@/lib/agent/view-call-limits';
 import { startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
@@ -232,6 +233,46 @@ describe('calls from an interactive view', () => {
     } finally {
       silence.mockRestore();
     }
+  });
+
+  it("caps a view's waiting calls and its pace (429 saying which limit), and the conversation's views together", async () => {
+    const p = await viewOfGreeting();
+    const asked: CallView[] = [];
+    for (let i = 0; i < VIEW_CALL_LIMITS.pendingPerView; i++) {
+      const res = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+      expect(res.status).toBe(202);
+      asked.push(((await res.json()) as { toolCall: CallView }).toolCall);
+    }
+    // A hostile view cannot pile up approval cards: one more waits for nothing, and none is stored.
+    const full = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(full.status).toBe(429);
+    expect((await full.json()).error).toEqual({
+      code: 'rate_limited:view_call',
+      message: 'This interactive view already has 3 calls waiting for your decision (at most 3). Decide those first.',
+    });
+    const listed = (await (await routes.calls.GET(req('GET', p.cookie), at(p.greeting))).json()).toolCalls as CallView[];
+    expect(listed).toHaveLength(VIEW_CALL_LIMITS.pendingPerView);
+    // Deciding one makes room; past the pace (5 in 10 s) the view is refused whatever waits.
+    const first = asked[0]!;
+    expect((await routes.decision.POST(req('POST', p.cookie, { decision: 'deny', argsHash: first.argsHash }), at(first.id))).status).toBe(
+      200,
+    );
+    expect((await ask(p.cookie, p.greeting, { name: 'count_clicks' })).status).toBe(202);
+    const fast = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(fast.status).toBe(429);
+    expect((await fast.json()).error.message).toBe(
+      'This interactive view asked for too many tool calls: at most 5 in 10 seconds. Wait a few seconds and try again.',
+    );
+
+    // All the views of one conversation share a bucket too (small limits here, the same counting).
+    const small = { ...VIEW_CALL_LIMITS, perView: 10, perConversation: 2 };
+    const ids = (viewOf: string) => ({ conversationId: p.conversationId + '-own', viewOf });
+    expect(await viewCallRateRefusal(h.db, ids('a'), small)).toBeNull();
+    expect(await viewCallRateRefusal(h.db, ids('b'), small)).toBeNull();
+    expect(await viewCallRateRefusal(h.db, ids('c'), small)).toBe(
+      'The interactive views of this conversation asked for too many tool calls: at most 2 in 10 seconds together. ' +
+        'Wait a few seconds and try again.',
+    );
   });
 
   it('"allow for this session" on a view\'s call grants the session that decided it, not the one that started the turn', async () => {
