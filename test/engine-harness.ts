@@ -96,6 +96,7 @@ const SAMPLE_CALL = {
   allowForSession: { offered: true, why: null },
   hasView: false,
   askedByView: false,
+  viewOf: null,
   viewContext: null,
   step: 0,
   proposedAt: null,

@@ -186,6 +186,22 @@ export async function countPendingViewCalls(
   return { view: Number(rows[0]?.view ?? 0), conversation: Number(rows[0]?.conversation ?? 0) };
 }
 
+/** Whether a call asked by an interactive view of the conversation has not ended yet (waits for the person, or runs). */
+export async function hasUnfinishedViewCalls(db: Db, conversationId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: toolCalls.id })
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.conversationId, conversationId),
+        eq(toolCalls.step, VIEW_CALL_STEP),
+        notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES]),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** A user's calls that wait for them to sign in to one server, oldest first. */
 export async function listCallsAwaitingSignIn(db: Db, userId: string, serverId: string): Promise<ToolCallRow[]> {
   const rows = await db

@@ -20,7 +20,7 @@ import { finish } from './finish';
 import { checkTransition } from './run-state';
 import { toToolCallView } from './tool-call-view';
 import { WAITING } from './tool-phase';
-import { failViewCall, runViewCall } from './view-calls';
+import { announce, failViewCall, runViewCall } from './view-calls';
 
 export class DecisionError extends Error {
   constructor(
@@ -112,6 +112,8 @@ export async function decideCall(deps: EngineDeps, given: DecisionInput): Promis
             }),
       });
       if (row) await auditEndedCalls(tx, deps, [row]);
+      // A view's call is told in the same transaction (the model's, below, once the grant is written).
+      if (row?.askedByCallId) await announce(deps, tx, row, 'tool_call.decided');
       return row;
     });
     if (!decided) {

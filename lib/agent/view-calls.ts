@@ -28,6 +28,7 @@ import type { EngineDeps } from './deps';
 import { patchFor } from './execute-calls';
 import { calledToolFields } from './propose-calls';
 import { callsNoLongerAllowed } from './recheck';
+import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
 import { pendingViewCallRefusal, viewCallRateRefusal } from './view-call-limits';
 
@@ -127,6 +128,7 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
     return deps.db.transaction(async (tx) => {
       const [stored] = await insertToolCalls(tx, [{ ...rejected, result: errorToolResult(row.toolUseId, message) }]);
       await auditEndedCalls(tx, deps, [stored!]);
+      await announce(deps, tx, stored!, 'tool_call.completed');
       return stored!;
     });
   }
@@ -139,6 +141,7 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
     const full = await pendingViewCallRefusal(tx, { userId: req.userId, conversationId: parent.conversationId, viewOf: parent.id });
     if (full) throw new ViewCallError('rate_limited', full);
     const [stored] = await insertToolCalls(tx, [{ ...row, status: 'pending_approval', verdict }]);
+    await announce(deps, tx, stored!, 'tool_call.approval_requested');
     return stored!;
   });
 }
@@ -194,6 +197,7 @@ export async function failViewCall(deps: EngineDeps, call: ToolCallRow, err: unk
       endedAt: new Date(),
     });
     if (row) await auditEndedCalls(tx, deps, [row]);
+    if (row) await announce(deps, tx, row, 'tool_call.completed');
     return row;
   });
   return ended ?? (await getToolCall(deps.db, call.id)) ?? call;
@@ -249,10 +253,25 @@ async function end(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): P
   const ended = await deps.db.transaction(async (tx: Db) => {
     const row = await updateToolCallIfVersion(tx, call.id, call.version, { ...patch, endedAt: new Date() });
     if (row) await auditEndedCalls(tx, deps, [row]);
+    if (row) await announce(deps, tx, row, 'tool_call.completed');
     return row;
   });
   if (!ended) throw new ViewCallError('conflict', 'This call was ended elsewhere.');
   return ended;
+}
+
+/**
+ * A view's call in the conversation's event log, as the model's calls are (the same event names,
+ * the card's run), committed with the change it tells of: every open page of the conversation
+ * updates the view's card — its waiting approval, the decision, how it ended — without a reload.
+ */
+export async function announce(
+  deps: EngineDeps,
+  db: Db,
+  call: ToolCallRow,
+  type: 'tool_call.approval_requested' | 'tool_call.decided' | 'tool_call.completed',
+): Promise<void> {
+  await deps.events.store(db, call.conversationId, call.runId, [{ type, data: { toolCall: toToolCallView(call) } }]);
 }
 
 function hostOf(deps: EngineDeps): ToolHost {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
+import { listEventsAfter } from '@/db/queries/events';
 import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { toolCalls } from '@/db/schema';
@@ -10,6 +11,7 @@ import { VIEW_CALL_LIMITS, viewCallRateRefusal } from '@/lib/agent/view-call-lim
 import { startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
+import { sseReader, type Frame } from '@/test/sse-reader';
 
 /**
  * MCP Apps: a view's `tools/call` (POST /api/tool-calls/:id/view/calls) through the same consent as
@@ -31,9 +33,11 @@ describe('calls from an interactive view', () => {
     enable: typeof import('../../../../servers/[id]/enable/route');
     grants: typeof import('../../../../conversations/[id]/grants/route');
     activity: typeof import('../../../../activity/route');
+    events: typeof import('../../../../conversations/[id]/events/route');
   };
   beforeAll(async () => {
-    h = await openRouteRuntime('view-calls', { DEMO_MODEL_DELAY_MS: '0', MCP_ALLOW_LOOPBACK: 'true' });
+    // Short pings: a stream held for a view's calls looks again at each one.
+    h = await openRouteRuntime('view-calls', { DEMO_MODEL_DELAY_MS: '0', MCP_ALLOW_LOOPBACK: 'true', SSE_PING_MS: '300' });
     fx = await startAppsFixtureServer();
     routes = {
       calls: await import('./route'),
@@ -45,6 +49,7 @@ describe('calls from an interactive view', () => {
       enable: await import('../../../../servers/[id]/enable/route'),
       grants: await import('../../../../conversations/[id]/grants/route'),
       activity: await import('../../../../activity/route'),
+      events: await import('../../../../conversations/[id]/events/route'),
     };
   });
   afterAll(async () => {
@@ -273,6 +278,54 @@ describe('calls from an interactive view', () => {
       'The interactive views of this conversation asked for too many tool calls: at most 2 in 10 seconds together. ' +
         'Wait a few seconds and try again.',
     );
+  });
+
+  it("tells every open page of a view's call: its events are in the log, and the stream stays live until it ends", async () => {
+    const p = await viewOfGreeting();
+    const lastSeq = async () => (await listEventsAfter(h.db, p.conversationId, 0, 10_000)).at(-1)?.seq ?? 0;
+    const follow = async (after: number) =>
+      routes.events.GET(req('GET', p.cookie, undefined, `http://localhost/api/x?after=${after}`), at(p.conversationId));
+    const before = await lastSeq();
+    // The turn is over and no view's call waits: nothing to follow.
+    expect((await follow(before)).status).toBe(204);
+
+    const pending = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    // Another tab follows: the waiting call is replayed, and the stream stays open for what comes next.
+    const res = await follow(before);
+    expect(res.status).toBe(200);
+    const stream = sseReader(res.body!);
+    const callEvents = (frames: Frame[]) =>
+      frames
+        .filter((f) => f.event.startsWith('tool_call.'))
+        .map((f) => [f.event, (f.data.toolCall as CallView & { viewOf: string }).status, (f.data.toolCall as { viewOf: string }).viewOf]);
+    const first = await stream.rest(700);
+    expect(first.ended).toBe(false);
+    expect(callEvents(first.frames)).toEqual([['tool_call.approval_requested', 'pending_approval', p.greeting]]);
+
+    // This tab decides; the other one hears the decision and the end, then its stream closes.
+    const allowed = await routes.decision.POST(
+      req('POST', p.cookie, { decision: 'allow_once', argsHash: pending.argsHash }),
+      at(pending.id),
+    );
+    expect(allowed.status).toBe(200);
+    const rest = await stream.rest(3000);
+    expect(callEvents(rest.frames)).toEqual([
+      ['tool_call.decided', 'approved', p.greeting],
+      ['tool_call.completed', 'succeeded', p.greeting],
+    ]);
+    expect(rest.ended).toBe(true);
+    // A denial and a refusal are told as well.
+    const second = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    await routes.decision.POST(req('POST', p.cookie, { decision: 'deny', argsHash: second.argsHash }), at(second.id));
+    const told = (await listEventsAfter(h.db, p.conversationId, 0, 10_000)).filter((e) => e.seq > before);
+    expect(told.map((e) => e.type)).toEqual([
+      'tool_call.approval_requested',
+      'tool_call.decided',
+      'tool_call.completed',
+      'tool_call.approval_requested',
+      'tool_call.decided',
+    ]);
+    await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
   });
 
   it('"allow for this session" on a view\'s call grants the session that decided it, not the one that started the turn', async () => {
