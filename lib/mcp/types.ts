@@ -67,6 +67,11 @@ export interface ToolView {
    * Present only then, so the fingerprint of every other tool with a view stays what it was.
    */
   appCallable?: false;
+  /**
+   * `viewContentHash` of the view as read when the tool was listed (its HTML and declared domains):
+   * in the fingerprint, so a changed view is reviewed again. Absent when it could not be read then.
+   */
+  contentHash?: string;
 }
 
 /** One usable tool of one server, as listed. */

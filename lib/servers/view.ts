@@ -24,6 +24,11 @@ export interface ServerToolView {
   fingerprint: string;
   /** The person approved this tool as it is now (same fingerprint); only such tools are offered. */
   reviewed: boolean;
+  /**
+   * Its interactive view (MCP Apps), part of what is reviewed: where it comes from, whether the
+   * model may call the tool too, and the hash of the page and reach read at listing (null: unread).
+   */
+  view: { resourceUri: string; modelVisible: boolean; contentHash: string | null } | null;
 }
 
 export interface ServerView {
@@ -61,6 +66,7 @@ function toolViews(listing: ServerCatalog | null, isReviewed: (tool: CatalogTool
     annotations: t.declaredAnnotations ?? null,
     fingerprint: t.fingerprint,
     reviewed: isReviewed(t),
+    view: t.view ? { resourceUri: t.view.resourceUri, modelVisible: t.view.modelVisible, contentHash: t.view.contentHash ?? null } : null,
   }));
 }
 

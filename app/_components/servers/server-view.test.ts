@@ -31,6 +31,7 @@ const tool = (name: string, over: Partial<ServerView['tools'][number]> = {}): Se
   annotations: null,
   fingerprint: `fp-${name}`,
   reviewed: false,
+  view: null,
   ...over,
 });
 
