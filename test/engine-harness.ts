@@ -97,6 +97,7 @@ const SAMPLE_CALL = {
   hasView: false,
   askedByView: false,
   viewOf: null,
+  viewsOff: false,
   viewContext: null,
   step: 0,
   proposedAt: null,

@@ -13,6 +13,7 @@ import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { countChildren, listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage, type RunRow } from '@/db/queries/runs';
+import { serversWithViewsOff } from '@/db/queries/servers';
 import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
@@ -71,12 +72,13 @@ async function owned(rt: ChatRuntime, userId: string, id: string) {
 export async function view(rt: ChatRuntime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
-  const [messages, calls, latest, summaries, runUsage] = await Promise.all([
+  const [messages, calls, latest, summaries, runUsage, viewsOff] = await Promise.all([
     listPath(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
+    serversWithViewsOff(rt.handle.db, userId),
   ]);
   const [files, answersElsewhere] = await Promise.all([filesOf(rt, userId, messages), unansweredLeafAnswers(rt, id, messages, active)]);
   const marked = withTurnMarks(
@@ -93,7 +95,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
       toolDetailsHidden: c.forkedFrom.toolDetailsHidden,
     },
     messages: marked,
-    toolCalls: callsAskedOn(messages, calls).map(toToolCallView),
+    toolCalls: callsAskedOn(messages, calls).map((call) => ({ ...toToolCallView(call), viewsOff: viewsOff.has(call.serverId ?? '') })),
     activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
     lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,

@@ -32,6 +32,10 @@ export async function toolCallView(rt: ChatRuntime, userId: string, toolCallId: 
 
   const server = (await rt.tools.host.serversFor(userId)).find((s) => s.id === call.serverId);
   if (!server) throw new AppError('conflict', 'view', `${call.serverName ?? 'The server'} is no longer one of your enabled servers.`);
+  // Switched off on the servers page: nothing of the view is read, listed or served.
+  if (server.showViews === false) {
+    throw new AppError('conflict', 'view', `Interactive views of ${server.displayName} are switched off (servers page).`);
+  }
   const caller = { userId, conversationId: call.conversationId };
   const catalog = await rt.tools.host.gateway.listTools(server, caller);
   if (catalog.error) throw new AppError('bad_gateway', 'server', catalog.error);

@@ -25,6 +25,8 @@ export interface McpServerConfig {
    * prompts and resources taint the conversation (lib/agent/taint.ts). Absent: not believed.
    */
   trustContent?: boolean;
+  /** False: its tools' interactive views (MCP Apps) are not shown nor read; absent: shown. */
+  showViews?: boolean;
   /** Its tools read the person's own data (the notes server): in a tainted conversation they ask. */
   privateData?: boolean;
   /** Per-call timeout; progress notifications reset it. */

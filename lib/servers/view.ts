@@ -40,6 +40,8 @@ export interface ServerView {
   trust: Trust;
   /** Whether what it returns is believed (unless it is, its output taints the conversation). */
   trustContent: boolean;
+  /** Whether its tools' interactive views (MCP Apps) show in their cards. */
+  showViews: boolean;
   timeoutMs: number;
   enabled: boolean;
   builtin: boolean;
@@ -83,6 +85,7 @@ export function userServerView(
     url: row.url,
     trust: row.trust,
     trustContent: row.trustContent,
+    showViews: row.showViews,
     timeoutMs: row.timeoutMs,
     enabled: row.enabled,
     builtin: false,
@@ -110,6 +113,7 @@ export function builtinServerView(listing: ListedCatalog): ServerView {
     url: s.url,
     trust: s.trust,
     trustContent: s.trustContent === true,
+    showViews: s.showViews !== false,
     timeoutMs: s.timeoutMs,
     enabled: true,
     builtin: true,

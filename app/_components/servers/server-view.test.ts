@@ -43,6 +43,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
     url: 'https://mcp.example.test/mcp',
     trust: 'untrusted',
     trustContent: false,
+    showViews: true,
     timeoutMs: 30_000,
     enabled: false,
     builtin: false,

@@ -24,6 +24,7 @@ describe('interactive views (MCP Apps)', () => {
     decision: typeof import('../decision/route');
     servers: typeof import('../../../servers/route');
     enable: typeof import('../../../servers/[id]/enable/route');
+    server: typeof import('../../../servers/[id]/route');
     grants: typeof import('../../../conversations/[id]/grants/route');
   };
   beforeAll(async () => {
@@ -36,6 +37,7 @@ describe('interactive views (MCP Apps)', () => {
       decision: await import('../decision/route'),
       servers: await import('../../../servers/route'),
       enable: await import('../../../servers/[id]/enable/route'),
+      server: await import('../../../servers/[id]/route'),
       grants: await import('../../../conversations/[id]/grants/route'),
     };
   });
@@ -199,6 +201,34 @@ describe('interactive views (MCP Apps)', () => {
     } finally {
       fx.setGreetingExtra('');
     }
+  });
+
+  it('with the server’s views switched off, the card gets no view and nothing of it is read', async () => {
+    const p = await person();
+    const call = await calledTool(p, 'call apps__show_greeting {"name": "Noor"}');
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const rt = await getRuntime();
+    const [apps] = (await rt.tools.host.serversFor(p.userId)).filter((s) => s.displayName === 'Apps');
+    const patch = (body: unknown) => routes.server.PATCH(req('PATCH', p.cookie, body), at(apps!.id));
+    const bad = await patch({ showViews: 'no' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({ field: 'showViews', message: 'showViews must be true or false (got "no").' });
+    const off = await patch({ showViews: false });
+    expect(off.status, await off.clone().text()).toBe(200);
+    expect((await off.json()).server).toMatchObject({ showViews: false });
+
+    const view = await (await routes.conversation.GET(req('GET', p.cookie), at(p.id))).json();
+    expect(view.toolCalls.at(-1)).toMatchObject({ id: call.id, hasView: true, viewsOff: true });
+    const listing = vi.spyOn(rt.tools.host.gateway, 'listTools');
+    const res = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+    expect(res.status).toBe(409);
+    expect((await res.json()).error.message).toBe('Interactive views of Apps are switched off (servers page).');
+    expect(listing).not.toHaveBeenCalled();
+    listing.mockRestore();
+
+    expect((await patch({ showViews: true })).status).toBe(200);
+    const back = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+    expect(back.status).toBe(200);
   });
 
   it('serves only the view the call recorded: a tool that now names another view is refused', async () => {
