@@ -27,9 +27,9 @@ import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
 import { fileDeps, uploadFile } from '@/lib/files/service';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
+import { readViewHashes } from '@/lib/mcp/view-hashes';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
-import { readViewHashes } from '@/lib/mcp/view-hashes';
 import { APPS_VIEW_URI, startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
 
