@@ -231,3 +231,59 @@ test('a hostile view reaches no cookie, storage, DOM or top window of the app, a
   expect(page.context().pages()).toHaveLength(1);
   await shoot(page, 'hostile');
 });
+
+test('a view’s call decided in one tab leaves the approval card of another tab open on it, without a reload', async ({ page, baseURL }) => {
+  test.setTimeout(60_000);
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'apps-tabs');
+  const id = await conversationWithApp(page, origin);
+  const card = await call(page, id, 'call apps__show_greeting {"name": "Ada"}');
+  await viewOf(card).getByRole('button', { name: 'Count a click' }).click();
+  await expect(card.getByTestId('approval-card')).toBeVisible();
+
+  // The same person in a second tab: the waiting call is on the view's card there too.
+  const other = await page.context().newPage();
+  await other.goto(`/c/${id}`);
+  const otherCard = other.getByTestId('tool-call').first();
+  await expect(otherCard.getByTestId('approval-card')).toContainText('The interactive view asks to run count_clicks on Apps.');
+
+  await card.getByTestId('approval-card').getByRole('button', { name: 'Allow once' }).click();
+  await expect(viewOf(card).locator('#clicks')).toHaveText(/^Clicked \d+ times\.$/);
+  // The other tab hears the decision and the end from the conversation's events.
+  await expect(otherCard.getByTestId('approval-card')).toHaveCount(0);
+  await expect(otherCard.getByTestId('app-view-call-outcome')).toHaveText("The view's call to count_clicks ran.");
+  await shoot(other, 'other-tab');
+  await other.close();
+});
+
+test('with “Show interactive views” switched off on the servers page, the card shows the text result and a note, no frame', async ({
+  page,
+  baseURL,
+}) => {
+  test.setTimeout(60_000);
+  const origin = appOrigin(baseURL);
+  await signedInUser(page.context(), origin, 'apps-off');
+  const id = await conversationWithApp(page, origin);
+  const card = await call(page, id, 'call apps__show_greeting {"name": "Ada"}');
+  await expect(viewOf(card).locator('#result')).toHaveText('Hello, Ada!');
+
+  await page.goto('/servers');
+  const server = page.getByRole('region', { name: 'Apps', exact: true });
+  // What the person reviews of the App's tools includes their views.
+  await expect(server.getByTestId('server-tool-view').first()).toContainText('Interactive view ui://fixture/');
+  await server.getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit “Apps”' });
+  const views = dialog.getByRole('switch', { name: 'Show interactive views' });
+  await expect(views).toHaveAttribute('aria-checked', 'true');
+  await views.click();
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expect(dialog).toBeHidden();
+
+  await page.goto(`/c/${id}`);
+  const off = page.getByTestId('tool-call').first();
+  await expect(off.getByTestId('app-view-note')).toHaveText('Interactive view — switched off for this server (servers page)');
+  await expect(page.locator('iframe')).toHaveCount(0);
+  await off.locator('summary').first().click();
+  await expect(off).toContainText('Hello, Ada!');
+  await shoot(page, 'views-off');
+});

@@ -27,6 +27,7 @@ import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
 import { fileDeps, uploadFile } from '@/lib/files/service';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
+import { readViewHashes } from '@/lib/mcp/view-hashes';
 import { processSingleton } from '@/lib/process-singleton';
 import { openTestDb } from '@/test/db';
 import { APPS_VIEW_URI, startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
@@ -287,9 +288,11 @@ async function viewedCallOf(owner: Owner): Promise<Made> {
   const client = new Client({ name: 'matrix', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(appsFixture.url)));
   const { tools } = await client.listTools();
-  await client.close();
   const config = { id: row.id, namespace, displayName: 'Apps', url: appsFixture.url, trust: 'untrusted' as const, timeoutMs: 5000 };
-  const catalog = buildServerCatalog(config, tools as RawTool[]);
+  // Reviewed as the app lists them: each view's page pinned (lib/mcp/view-hashes.ts).
+  const viewHashes = await readViewHashes(client, config, tools as RawTool[], { timeout: 5000 });
+  await client.close();
+  const catalog = buildServerCatalog(config, tools as RawTool[], { viewHashes });
   await enableServer(h.db, owner.id, row.id, Object.fromEntries(catalog.tools.map((t) => [t.name, t.fingerprint])));
   const { conversationId, runId } = await conversationOf(owner, 'completed');
   const input = { name: 'Ada' };

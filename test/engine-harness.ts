@@ -96,6 +96,8 @@ const SAMPLE_CALL = {
   allowForSession: { offered: true, why: null },
   hasView: false,
   askedByView: false,
+  viewOf: null,
+  viewsOff: false,
   viewContext: null,
   step: 0,
   proposedAt: null,

@@ -88,7 +88,14 @@ const catalogToolShape = z.object({
   fingerprint: z.string(),
   untitledFingerprint: z.string().optional(),
   /** Its interactive view (MCP Apps); absent in catalogs stored before views were kept. */
-  view: z.object({ resourceUri: z.string(), modelVisible: z.boolean(), appCallable: z.literal(false).optional() }).optional(),
+  view: z
+    .object({
+      resourceUri: z.string(),
+      modelVisible: z.boolean(),
+      appCallable: z.literal(false).optional(),
+      contentHash: z.string().optional(),
+    })
+    .optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),

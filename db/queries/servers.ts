@@ -16,6 +16,8 @@ export interface NewServer {
   trust: Trust;
   /** Absent: false, what a new server starts with. */
   trustContent?: boolean;
+  /** Absent: true, what a new server starts with. */
+  showViews?: boolean;
   headersSealed: string | null;
   oauthClientId: string | null;
   oauthClientSecretSealed: string | null;
@@ -59,6 +61,15 @@ export async function insertServer(db: Db, userId: string, input: NewServer & { 
 }
 
 /** The user's servers, oldest first (the order they were added). */
+/** The ids of a user's servers whose interactive views are switched off. */
+export async function serversWithViewsOff(db: Db, userId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ id: mcpServers.id })
+    .from(mcpServers)
+    .where(and(eq(mcpServers.userId, userId), eq(mcpServers.showViews, false)));
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function listServers(db: Db, userId: string): Promise<ServerRow[]> {
   const rows = await db
     .select()

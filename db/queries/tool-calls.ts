@@ -170,6 +170,38 @@ export async function listViewCalls(db: Db, askedByCallId: string): Promise<Tool
   return rows.map(parseToolCallRow);
 }
 
+/** How many calls from interactive views wait for the person: of one view (its card's call), and in its whole conversation. */
+export async function countPendingViewCalls(
+  db: Db,
+  conversationId: string,
+  askedByCallId: string,
+): Promise<{ view: number; conversation: number }> {
+  const rows = await db
+    .select({
+      view: sql<number>`count(*) filter (where ${toolCalls.askedByCallId} = ${askedByCallId})::int`,
+      conversation: sql<number>`count(*)::int`,
+    })
+    .from(toolCalls)
+    .where(and(eq(toolCalls.conversationId, conversationId), eq(toolCalls.step, VIEW_CALL_STEP), eq(toolCalls.status, 'pending_approval')));
+  return { view: Number(rows[0]?.view ?? 0), conversation: Number(rows[0]?.conversation ?? 0) };
+}
+
+/** Whether a call asked by an interactive view of the conversation has not ended yet (waits for the person, or runs). */
+export async function hasUnfinishedViewCalls(db: Db, conversationId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: toolCalls.id })
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.conversationId, conversationId),
+        eq(toolCalls.step, VIEW_CALL_STEP),
+        notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES]),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** A user's calls that wait for them to sign in to one server, oldest first. */
 export async function listCallsAwaitingSignIn(db: Db, userId: string, serverId: string): Promise<ToolCallRow[]> {
   const rows = await db

@@ -107,6 +107,8 @@ export const mcpServers = pgTable(
     // Whether what it returns is believed: unless it is, its results, errors, questions, progress,
     // prompts and resources taint the conversation (lib/agent/taint.ts).
     trustContent: boolean('trust_content').notNull().default(false),
+    // Whether its tools' interactive views (MCP Apps) are shown in their cards; off: the text result and a note.
+    showViews: boolean('show_views').notNull().default(true),
     // Sealed JSON object of header name → value.
     headersSealed: text('headers_sealed'),
     // A pre-registered OAuth client, when the person has one for this server.

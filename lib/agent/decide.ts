@@ -20,7 +20,7 @@ import { finish } from './finish';
 import { checkTransition } from './run-state';
 import { toToolCallView } from './tool-call-view';
 import { WAITING } from './tool-phase';
-import { runViewCall } from './view-calls';
+import { announce, failViewCall, runViewCall } from './view-calls';
 
 export class DecisionError extends Error {
   constructor(
@@ -112,23 +112,44 @@ export async function decideCall(deps: EngineDeps, given: DecisionInput): Promis
             }),
       });
       if (row) await auditEndedCalls(tx, deps, [row]);
+      // A view's call is told in the same transaction (the model's, below, once the grant is written).
+      if (row?.askedByCallId) await announce(deps, tx, row, 'tool_call.decided');
       return row;
     });
     if (!decided) {
       call = (await getToolCall(deps.db, call.id))!; // another tab decided first: look again
       continue;
     }
-    // The grant before the run resumes: the step's next calls to this tool already see it.
-    if (grantForSession) await grantForSession();
     // A view's call belongs to no step of the run: allowed, it runs now, once, and its result
     // goes back to the view (in this answer), not to the model; nothing of the run resumes.
-    if (decided.askedByCallId) {
-      return { toolCall: approve ? await runViewCall(deps, decided, d.sessionId ?? null) : decided, resumed: false };
-    }
+    if (decided.askedByCallId) return { toolCall: await settleViewCall(deps, decided, approve, grantForSession, d), resumed: false };
+    // The grant before the run resumes: the step's next calls to this tool already see it.
+    if (grantForSession) await grantForSession();
     await deps.events.persist(decided.conversationId, decided.runId, 'tool_call.decided', { toolCall: toToolCallView(decided) });
     return { toolCall: decided, resumed: await resumeIfSettled(deps, decided) };
   }
   throw new DecisionError('conflict', 'This call is being decided elsewhere. Reload and try again.');
+}
+
+/**
+ * A view's call once decided: denied, it has ended; allowed, its session grant is written and it
+ * runs. Whatever throws on the way ends it `errored` (`failViewCall`): approved, nothing else
+ * would ever run or end it.
+ */
+async function settleViewCall(
+  deps: EngineDeps,
+  decided: ToolCallRow,
+  approve: boolean,
+  grantForSession: (() => Promise<unknown>) | null,
+  d: DecisionInput,
+): Promise<ToolCallRow> {
+  if (!approve) return decided;
+  try {
+    if (grantForSession) await grantForSession();
+  } catch (err) {
+    return failViewCall(deps, decided, err);
+  }
+  return runViewCall(deps, decided, d.sessionId ?? null);
 }
 
 /** The grant "Allow for this session" will write, or a refusal naming the field (lib/consent/session-grant.ts). */

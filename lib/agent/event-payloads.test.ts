@@ -64,6 +64,8 @@ describe('event payloads', () => {
         allowForSession: { offered: false, why: null },
         hasView: false,
         askedByView: false,
+        viewOf: null,
+        viewsOff: false,
         viewContext: null,
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',

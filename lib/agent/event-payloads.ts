@@ -78,6 +78,10 @@ export const toolCallViewSchema = z.object({
   hasView: z.boolean().default(false),
   /** Asked by the interactive view of another call (MCP Apps), not by the model: the cards say so. */
   askedByView: z.boolean().default(false),
+  /** Its server's views are switched off (servers page): the card shows the text result and a note, no frame. */
+  viewsOff: z.boolean().default(false),
+  /** With `askedByView`: the call whose view asked (its card shows this one). */
+  viewOf: z.string().nullable().default(null),
   /** What its interactive view last said the model should know of it (`ui/update-model-context`), shown on the card. */
   viewContext: z
     .object({ at: z.string(), text: z.string(), structured: z.record(z.string(), z.unknown()).nullable() })
@@ -107,6 +111,8 @@ const toolCallViewV0 = z
     allowForSession: { offered: false, why: null },
     hasView: false,
     askedByView: false,
+    viewOf: null,
+    viewsOff: false,
     viewContext: null,
   }));
 

@@ -88,6 +88,12 @@ export interface EventStreamOptions {
    * returned function counts it out when it ends for any reason.
    */
   register?: (close: (closed: StreamClosed) => void) => () => void;
+  /**
+   * With no active run, the stream still stays live while this says so (read at open and at each
+   * ping): calls asked by an interactive view wait for the person or run, and every open page
+   * shows their decision and end (./view-calls.ts). Closed as idle like a paused run.
+   */
+  holdWhile?: () => Promise<boolean>;
 }
 
 /**
@@ -146,14 +152,17 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
   );
   let followed: RunRow | null;
   let firstPage: EventRow[] | undefined;
+  // No run to follow, but the conversation's views have calls that have not ended: live until they do.
+  let holding = false;
   try {
     followed = await readActiveRun();
     firstPage = await listEventsAfter(db, conversationId, lastSeq, pageSize);
+    holding = !followed && opts.holdWhile !== undefined && (await opts.holdWhile());
   } catch (err) {
     unsubscribe();
     throw err;
   }
-  if ((!followed && firstPage.length === 0) || opts.signal?.aborted) {
+  if ((!followed && !holding && firstPage.length === 0) || opts.signal?.aborted) {
     unsubscribe();
     return null;
   }
@@ -245,7 +254,7 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
       // during the read may have lost an event committed after the read began: read once more.
       if (busMissed || (announced > lastSeq && reads < 2)) continue;
       source = 'live';
-      if (!followed) done = true;
+      if (!followed && !holding) done = true;
       return null;
     }
   }
@@ -288,7 +297,7 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
    * True when the log has events this stream has not sent.
    */
   async function tick(): Promise<boolean> {
-    if (!followed) return false;
+    if (!followed) return holding ? holdTick() : false;
     // The run first, then the log (as at the open): a run's end is stored in the transaction that
     // ends it, so a run found ended has its end in the log by the second read. The other order
     // closed a stream with the end unsent when the run ended between the reads (one turn in
@@ -304,6 +313,21 @@ export async function openEventStream(opts: EventStreamOptions): Promise<Readabl
     // The run is no longer active and nothing after lastSeq says how it ended: nothing to wait for.
     if (run?.id !== followed.id) finish();
     else if (run.status !== 'running' && Date.now() - lastActivity >= (opts.pausedIdleMs ?? PAUSED_IDLE_MS)) finish(IDLE);
+    return false;
+  }
+
+  /** A ping while held for a view's calls: the log first (a lost notification), then whether they still have not ended. */
+  async function holdTick(): Promise<boolean> {
+    const [newer] = await listEventsAfter(db, conversationId, lastSeq, 1);
+    if (newer) {
+      announced = Math.max(announced, newer.seq);
+      source = 'log';
+      live = [];
+      return true;
+    }
+    holding = await opts.holdWhile!();
+    if (!holding) finish();
+    else if (Date.now() - lastActivity >= (opts.pausedIdleMs ?? PAUSED_IDLE_MS)) finish(IDLE);
     return false;
   }
 

@@ -47,6 +47,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     // Only a call that ran shows its view (RAN_CALL_STATUSES says why).
     hasView: c.viewUri !== null && callRan(c.status),
     askedByView: c.askedByCallId !== null,
+    viewOf: c.askedByCallId,
+    viewsOff: false,
     viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
   };
 }

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@/db/connection';
 import { getConversationTaint } from '@/db/queries/taint';
 import {
+  closeUnfinishedCall,
+  getToolCall,
   getToolCallForUser,
   insertToolCalls,
   updateToolCallIfVersion,
@@ -15,6 +17,7 @@ import type { StoredVerdict } from '@/db/stored-json';
 import { callRan } from '@/db/vocabulary';
 import { constraintUnmetBy } from '@/lib/consent/constraint-check';
 import { verdictFor } from '@/lib/consent/policy';
+import { errorSummary } from '@/lib/log-safe';
 import { joinToolName } from '@/lib/mcp/naming';
 import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import { errorToolResult } from '@/lib/mcp/to-tool-result';
@@ -25,7 +28,9 @@ import type { EngineDeps } from './deps';
 import { patchFor } from './execute-calls';
 import { calledToolFields } from './propose-calls';
 import { callsNoLongerAllowed } from './recheck';
+import { toToolCallView } from './tool-call-view';
 import type { ToolHost } from './tool-host';
+import { pendingViewCallRefusal, viewCallRateRefusal } from './view-call-limits';
 
 /**
  * A `tools/call` from a tool call's interactive view (MCP Apps) goes through the consent the
@@ -41,7 +46,7 @@ import type { ToolHost } from './tool-host';
 
 export class ViewCallError extends Error {
   constructor(
-    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'unavailable',
+    readonly kind: 'not_found' | 'conflict' | 'invalid' | 'unavailable' | 'rate_limited',
     message: string,
     readonly field?: string,
   ) {
@@ -70,6 +75,8 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
   if (!parent.result || !callRan(parent.status)) {
     throw new ViewCallError('conflict', `The view can call tools only once its own call has run (this one is ${parent.status}).`);
   }
+  const tooMany = await viewCallRateRefusal(deps.db, { conversationId: parent.conversationId, viewOf: parent.id });
+  if (tooMany) throw new ViewCallError('rate_limited', tooMany);
   const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
   if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
 
@@ -121,13 +128,22 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
     return deps.db.transaction(async (tx) => {
       const [stored] = await insertToolCalls(tx, [{ ...rejected, result: errorToolResult(row.toolUseId, message) }]);
       await auditEndedCalls(tx, deps, [stored!]);
+      await announce(deps, tx, stored!, 'tool_call.completed');
       return stored!;
     });
   }
-  const [stored] = await insertToolCalls(deps.db, [
-    { ...row, status: judged.verdict === 'auto' ? 'auto_approved' : 'pending_approval', verdict },
-  ]);
-  return judged.verdict === 'auto' ? runViewCall(deps, stored!, req.sessionId) : stored!;
+  if (judged.verdict === 'auto') {
+    const [stored] = await insertToolCalls(deps.db, [{ ...row, status: 'auto_approved', verdict }]);
+    return runViewCall(deps, stored!, req.sessionId);
+  }
+  // Waiting for the person: no more approval cards than the caps allow.
+  return deps.db.transaction(async (tx: Db) => {
+    const full = await pendingViewCallRefusal(tx, { userId: req.userId, conversationId: parent.conversationId, viewOf: parent.id });
+    if (full) throw new ViewCallError('rate_limited', full);
+    const [stored] = await insertToolCalls(tx, [{ ...row, status: 'pending_approval', verdict }]);
+    await announce(deps, tx, stored!, 'tool_call.approval_requested');
+    return stored!;
+  });
 }
 
 /** The row of a view's call: the parent's run and conversation, no model step, the view named as who asked. */
@@ -154,6 +170,40 @@ function describe(parent: ToolCallRow, server: McpServerConfig, tool: CatalogToo
  * outcome is stored with its audit entry in one transaction. No lease: the call is not the run's.
  */
 export async function runViewCall(deps: EngineDeps, call: ToolCallRow, sessionId: string | null): Promise<ToolCallRow> {
+  try {
+    return await runAllowed(deps, call, sessionId);
+  } catch (err) {
+    // A conflict is another decider's call, still in its hands; anything else ends this one here.
+    if (err instanceof ViewCallError) throw err;
+    return failViewCall(deps, call, err);
+  }
+}
+
+/**
+ * Ends a view's call that was allowed but broke before it could end (a server list, a grant read,
+ * the gateway or a store threw): `errored`, audited, whatever step it reached (`approved`,
+ * `auto_approved`, `executing`). No lease holds a view's call and no sweep takes one over, so a
+ * call left in one of those would show "running" on its card for ever. The ended row, or the
+ * call as another decider ended it.
+ */
+export async function failViewCall(deps: EngineDeps, call: ToolCallRow, err: unknown): Promise<ToolCallRow> {
+  // What broke stays in the log: the result goes to the server's own view, which is not told our internals.
+  console.error(`[view call ${call.id}] unexpected failure:`, errorSummary(err));
+  const ended = await deps.db.transaction(async (tx: Db) => {
+    const row = await closeUnfinishedCall(tx, call.id, {
+      status: 'errored',
+      result: errorToolResult(call.toolUseId, `${call.modelName} failed in Switchboard before it could finish. Try again.`),
+      isError: true,
+      endedAt: new Date(),
+    });
+    if (row) await auditEndedCalls(tx, deps, [row]);
+    if (row) await announce(deps, tx, row, 'tool_call.completed');
+    return row;
+  });
+  return ended ?? (await getToolCall(deps.db, call.id)) ?? call;
+}
+
+async function runAllowed(deps: EngineDeps, call: ToolCallRow, sessionId: string | null): Promise<ToolCallRow> {
   const host = hostOf(deps);
   const servers = await host.serversFor(call.userId);
   const who = { userId: call.userId, conversationId: call.conversationId, sessionId };
@@ -203,10 +253,25 @@ async function end(deps: EngineDeps, call: ToolCallRow, patch: ToolCallPatch): P
   const ended = await deps.db.transaction(async (tx: Db) => {
     const row = await updateToolCallIfVersion(tx, call.id, call.version, { ...patch, endedAt: new Date() });
     if (row) await auditEndedCalls(tx, deps, [row]);
+    if (row) await announce(deps, tx, row, 'tool_call.completed');
     return row;
   });
   if (!ended) throw new ViewCallError('conflict', 'This call was ended elsewhere.');
   return ended;
+}
+
+/**
+ * A view's call in the conversation's event log, as the model's calls are (the same event names,
+ * the card's run), committed with the change it tells of: every open page of the conversation
+ * updates the view's card — its waiting approval, the decision, how it ended — without a reload.
+ */
+export async function announce(
+  deps: EngineDeps,
+  db: Db,
+  call: ToolCallRow,
+  type: 'tool_call.approval_requested' | 'tool_call.decided' | 'tool_call.completed',
+): Promise<void> {
+  await deps.events.store(db, call.conversationId, call.runId, [{ type, data: { toolCall: toToolCallView(call) } }]);
 }
 
 function hostOf(deps: EngineDeps): ToolHost {

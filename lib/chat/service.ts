@@ -13,12 +13,13 @@ import { listFilesByIds } from '@/db/queries/files';
 import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { countChildren, listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage, type RunRow } from '@/db/queries/runs';
-import { callsAskedOn, listConversationToolCalls } from '@/db/queries/tool-calls';
+import { serversWithViewsOff } from '@/db/queries/servers';
+import { callsAskedOn, listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
 import { THINKING_BUDGET, thinkingBudgetProblem } from '@/lib/agent/thinking';
-import { toToolCallView } from '@/lib/agent/tool-call-view';
+import { toToolCallView, type ToolCallView } from '@/lib/agent/tool-call-view';
 import { deleteConversationFiles, fileDeps, filesOfConversation } from '@/lib/files/service';
 import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
@@ -76,12 +77,13 @@ async function owned(rt: ChatRuntime, userId: string, id: string) {
 export async function view(rt: ChatRuntime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
-  const [messages, calls, latest, summaries, runUsage] = await Promise.all([
+  const [messages, calls, latest, summaries, runUsage, viewsOff] = await Promise.all([
     listPath(rt.handle.db, id),
     listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
+    serversWithViewsOff(rt.handle.db, userId),
   ]);
   // The end of the path only; the page asks for the rest as the person scrolls back (./path-page.ts).
   const start = pageStart(messages, FIRST_PAGE_MESSAGES);
@@ -103,7 +105,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     },
     messages: marked,
     earlier: start,
-    toolCalls: callsAskedOn(page, calls).map(toToolCallView),
+    toolCalls: toolCardsOf(callsAskedOn(page, calls), viewsOff),
     activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
     lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
@@ -124,11 +126,12 @@ export async function earlierMessages(
   limit: number,
 ): Promise<EarlierMessagesView> {
   await owned(rt, userId, id);
-  const [path, calls, summaries, runUsage] = await Promise.all([
+  const [path, calls, summaries, runUsage, viewsOff] = await Promise.all([
     listPath(rt.handle.db, id, beforeId),
     listConversationToolCalls(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
+    serversWithViewsOff(rt.handle.db, userId),
   ]);
   if (path.length === 0) throw new AppError('not_found', 'message', `No message with id "${beforeId}" in this conversation.`);
   const before = path.slice(0, -1);
@@ -141,7 +144,12 @@ export async function earlierMessages(
     summaries,
     runUsage,
   ).slice(0, -1);
-  return { messages: marked, earlier: start, toolCalls: callsAskedOn(page.slice(0, -1), calls).map(toToolCallView) };
+  return { messages: marked, earlier: start, toolCalls: toolCardsOf(callsAskedOn(page.slice(0, -1), calls), viewsOff) };
+}
+
+/** The cards of these calls: a call of a server whose interactive views the person switched off shows none. */
+function toolCardsOf(calls: ToolCallRow[], viewsOff: ReadonlySet<string>): ToolCallView[] {
+  return calls.map((call) => ({ ...toToolCallView(call), viewsOff: viewsOff.has(call.serverId ?? '') }));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { getToolCall } from '@/db/queries/tool-calls';
 import { callRan } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
-import { readToolView, viewCsp } from '@/lib/mcp/app-views';
+import { readToolView, viewContentHash, viewCsp } from '@/lib/mcp/app-views';
 import { reviewState } from '@/lib/mcp/catalog';
 
 import type { ChatRuntime } from './runtime';
@@ -32,12 +32,25 @@ export async function toolCallView(rt: ChatRuntime, userId: string, toolCallId: 
 
   const server = (await rt.tools.host.serversFor(userId)).find((s) => s.id === call.serverId);
   if (!server) throw new AppError('conflict', 'view', `${call.serverName ?? 'The server'} is no longer one of your enabled servers.`);
+  // Switched off on the servers page: nothing of the view is read, listed or served.
+  if (server.showViews === false) {
+    throw new AppError('conflict', 'view', `Interactive views of ${server.displayName} are switched off (servers page).`);
+  }
   const caller = { userId, conversationId: call.conversationId };
   const catalog = await rt.tools.host.gateway.listTools(server, caller);
   if (catalog.error) throw new AppError('bad_gateway', 'server', catalog.error);
   const tool = catalog.tools.find((t) => t.name === call.tool);
-  if (!tool || tool.view?.resourceUri !== call.viewUri) {
-    const now = tool?.view ? `it now declares ${tool.view.resourceUri}` : 'it now declares none';
+  // Not offered: the server no longer lists it, or it (its view included) changed since it was reviewed.
+  if (!tool) {
+    throw new AppError(
+      'conflict',
+      'view',
+      `${server.displayName}'s tool "${call.tool}" is not available: it changed since you reviewed it or is no longer listed; ` +
+        'see the servers page.',
+    );
+  }
+  if (tool.view?.resourceUri !== call.viewUri) {
+    const now = tool.view ? `it now declares ${tool.view.resourceUri}` : 'it now declares none';
     throw new AppError(
       'conflict',
       'view',
@@ -54,5 +67,14 @@ export async function toolCallView(rt: ChatRuntime, userId: string, toolCallId: 
 
   const read = await readToolView(rt.tools.connectDeps, server, caller, call.viewUri);
   if (!read.ok) throw new AppError('bad_gateway', 'view', read.message);
+  // The page served must be the one listed (and so reviewed): a server cannot answer the listing
+  // with one page and this read with another.
+  if (viewContentHash(read.value) !== tool.view.contentHash) {
+    throw new AppError(
+      'conflict',
+      'view',
+      `${server.displayName}'s view ${call.viewUri} is not the one listed for review; review "${call.tool}" on the servers page.`,
+    );
+  }
   return { html: read.value.html, csp: viewCsp(read.value.domains) };
 }

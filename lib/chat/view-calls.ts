@@ -28,6 +28,12 @@ export async function viewCalls(rt: ChatRuntime, userId: string, viewOf: string)
 
 function asAppError(err: unknown): unknown {
   if (!(err instanceof ViewCallError)) return err;
-  const type = { not_found: 'not_found', conflict: 'conflict', invalid: 'bad_request', unavailable: 'bad_gateway' } as const;
+  const type = {
+    not_found: 'not_found',
+    conflict: 'conflict',
+    invalid: 'bad_request',
+    unavailable: 'bad_gateway',
+    rate_limited: 'rate_limited',
+  } as const;
   return new AppError(type[err.kind], 'view_call', err.message, err.field);
 }

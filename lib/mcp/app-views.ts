@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 
 import type { ConnectDeps } from './connection';
-import { MAX_URI_CHARS, readResource } from './resources';
+import { MAX_URI_CHARS, readResource, type ResourceContents } from './resources';
 import type { Fetched } from './server-content';
 import type { CallerIdentity, McpServerConfig, ToolView } from './types';
 
@@ -55,7 +56,12 @@ export async function readToolView(
 ): Promise<Fetched<ToolViewDocument>> {
   const read = await readResource(deps, server, caller, uri);
   if (!read.ok) return read;
-  const item = read.value.find((c) => c.uri === uri) ?? read.value[0];
+  return toolViewDocument(server, uri, read.value);
+}
+
+/** The view document in a resource's contents, checked (its type, its size), or why it is refused. */
+export function toolViewDocument(server: McpServerConfig, uri: string, contents: ResourceContents[]): Fetched<ToolViewDocument> {
+  const item = contents.find((c) => c.uri === uri) ?? contents[0];
   if (!item || item.text === undefined) {
     return { ok: false, message: `${server.displayName} sent no HTML for the view ${uri}.` };
   }
@@ -74,6 +80,16 @@ export async function readToolView(
     };
   }
   return { ok: true, value: { html: item.text, domains: viewDomainsOf(item.meta) } };
+}
+
+/**
+ * What the person reviews of a view, as one hash: its HTML and the domains it declares it may
+ * reach. Part of its tool's fingerprint (lib/mcp/catalog.ts), so a view whose page or reach
+ * changes suspends its tool like a changed description; checked again when the view is served.
+ */
+export function viewContentHash(doc: ToolViewDocument): string {
+  const body = JSON.stringify({ html: doc.html, connect: doc.domains.connect, resource: doc.domains.resource });
+  return `sha256:${createHash('sha256').update(body).digest('hex')}`;
 }
 
 /** The domains a view's resource declares in `_meta.ui.csp` (the content item's; none when absent). */

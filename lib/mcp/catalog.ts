@@ -122,6 +122,8 @@ export function buildServerCatalog(
     maxTools?: number;
     /** Listed over the 2026-07-28 protocol: tools with invalid `x-mcp-header` declarations are left out. */
     modern?: boolean;
+    /** `viewContentHash` of each view read while listing, by its `ui://` URI (./app-views.ts). */
+    viewHashes?: ReadonlyMap<string, string>;
   } = {},
 ): ServerCatalog {
   const max = opts.maxTools ?? MAX_TOOLS_PER_SERVER;
@@ -129,14 +131,20 @@ export function buildServerCatalog(
   const skipped: SkippedTool[] = [];
   const seen = new Set<string>();
   for (const raw of rawTools.slice(0, max)) {
-    const entry = catalogEntry(server, raw, seen, opts.modern === true);
+    const entry = catalogEntry(server, raw, seen, opts.modern === true, opts.viewHashes);
     if ('reason' in entry) skipped.push(entry);
     else tools.push(entry);
   }
   return { server, tools, skipped, truncated: Boolean(opts.truncated) || rawTools.length > max };
 }
 
-function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, modern: boolean): CatalogTool | SkippedTool {
+function catalogEntry(
+  server: McpServerConfig,
+  raw: RawTool,
+  seen: Set<string>,
+  modern: boolean,
+  viewHashes?: ReadonlyMap<string, string>,
+): CatalogTool | SkippedTool {
   const name = typeof raw.name === 'string' ? raw.name : '';
   const skip = (reason: string): SkippedTool => ({ serverId: server.id, name: name || '(unnamed)', reason });
   if (!name) return skip('the tool has no name');
@@ -156,7 +164,9 @@ function catalogEntry(server: McpServerConfig, raw: RawTool, seen: Set<string>, 
 
   const description = typeof raw.description === 'string' ? raw.description : undefined;
   const annotations = normalizeAnnotations(raw.annotations, raw.title);
-  const view = toolViewOf(raw._meta);
+  const declaredView = toolViewOf(raw._meta);
+  const contentHash = declaredView && viewHashes?.get(declaredView.resourceUri);
+  const view = declaredView && contentHash ? { ...declaredView, contentHash } : declaredView;
   const definition: FingerprintedTool = {
     name,
     title: raw.title,

@@ -29,6 +29,7 @@ import {
 } from './failures';
 import type { LegacySessionStore } from './legacy-sessions';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
+import { readViewHashes } from './view-hashes';
 
 /**
  * The engine's door to MCP servers. Each listing and each call opens its own connection and
@@ -155,7 +156,8 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
         seenCursors.add(next);
         cursor = next;
       }
-      const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern' });
+      const viewHashes = await readViewHashes(client, server, raw, { timeout: server.timeoutMs, signal: size.connectOptions.signal });
+      const catalog = buildServerCatalog(server, raw, { truncated, maxTools, modern: era === 'modern', viewHashes });
       return { ...catalog, ...reached, ...(ttlMs !== undefined && { ttlMs }), ...(cacheScope && { cacheScope }) };
     } catch (error) {
       discoveries.forget(server, caller);

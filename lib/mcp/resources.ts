@@ -96,21 +96,25 @@ export async function readResource(
   uri: string,
 ): Promise<Fetched<ResourceContents[]>> {
   return withServer(deps, server, caller, `read ${uri}`, async (client, request) => {
-    const result = await client.readResource({ uri }, request);
-    return (Array.isArray(result.contents) ? result.contents : []).flatMap((c): ResourceContents[] => {
-      if (!c || typeof c !== 'object') return [];
-      const item = c as Record<string, unknown>;
-      return [
-        {
-          uri: typeof item.uri === 'string' ? item.uri : uri,
-          ...(typeof item.mimeType === 'string' && { mimeType: item.mimeType }),
-          ...(typeof item.text === 'string' && { text: item.text }),
-          ...(typeof item.blob === 'string' && { blob: item.blob }),
-          ...(item._meta !== null &&
-            typeof item._meta === 'object' &&
-            !Array.isArray(item._meta) && { meta: item._meta as Record<string, unknown> }),
-        },
-      ];
-    });
+    return resourceContentsOf(await client.readResource({ uri }, request), uri);
+  });
+}
+
+/** A `resources/read` result's contents as we keep them: typed fields only, anything else dropped. */
+export function resourceContentsOf(result: { contents?: unknown }, uri: string): ResourceContents[] {
+  return (Array.isArray(result.contents) ? result.contents : []).flatMap((c): ResourceContents[] => {
+    if (!c || typeof c !== 'object') return [];
+    const item = c as Record<string, unknown>;
+    return [
+      {
+        uri: typeof item.uri === 'string' ? item.uri : uri,
+        ...(typeof item.mimeType === 'string' && { mimeType: item.mimeType }),
+        ...(typeof item.text === 'string' && { text: item.text }),
+        ...(typeof item.blob === 'string' && { blob: item.blob }),
+        ...(item._meta !== null &&
+          typeof item._meta === 'object' &&
+          !Array.isArray(item._meta) && { meta: item._meta as Record<string, unknown> }),
+      },
+    ];
   });
 }

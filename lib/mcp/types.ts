@@ -25,6 +25,8 @@ export interface McpServerConfig {
    * prompts and resources taint the conversation (lib/agent/taint.ts). Absent: not believed.
    */
   trustContent?: boolean;
+  /** False: its tools' interactive views (MCP Apps) are not shown nor read; absent: shown. */
+  showViews?: boolean;
   /** Its tools read the person's own data (the notes server): in a tainted conversation they ask. */
   privateData?: boolean;
   /** Per-call timeout; progress notifications reset it. */
@@ -67,6 +69,11 @@ export interface ToolView {
    * Present only then, so the fingerprint of every other tool with a view stays what it was.
    */
   appCallable?: false;
+  /**
+   * `viewContentHash` of the view as read when the tool was listed (its HTML and declared domains):
+   * in the fingerprint, so a changed view is reviewed again. Absent when it could not be read then.
+   */
+  contentHash?: string;
 }
 
 /** One usable tool of one server, as listed. */

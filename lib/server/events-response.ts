@@ -1,3 +1,4 @@
+import { hasUnfinishedViewCalls } from '@/db/queries/tool-calls';
 import { activeRunOf } from '@/lib/agent/engine';
 import { openEventStream, SSE_HEADERS } from '@/lib/agent/sse';
 import type { Session } from '@/lib/auth/session';
@@ -28,6 +29,7 @@ export async function eventStreamResponse(
     ...rt.streamTiming,
     activeRun: () => activeRunOf(rt.engine, conversationId),
     register: (close) => rt.streams.admit({ userId: session.user.id, conversationId, caps, close }),
+    holdWhile: () => hasUnfinishedViewCalls(rt.handle.db, conversationId),
   });
   if (!stream) return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store' } });
   return new Response(stream, { headers: SSE_HEADERS });

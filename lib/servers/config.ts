@@ -39,6 +39,7 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
     url: row.url,
     trust: row.trust,
     trustContent: row.trustContent,
+    showViews: row.showViews,
     timeoutMs: row.timeoutMs,
     ...(Object.keys(headers).length > 0 && { headers }),
     reviewedTools: row.reviewedTools,

@@ -127,6 +127,14 @@ export function checkTrustContent(raw: unknown): boolean {
   return raw;
 }
 
+/** Whether its tools' interactive views are shown (MCP Apps): a plain boolean. */
+export function checkShowViews(raw: unknown): boolean {
+  if (typeof raw !== 'boolean') {
+    throw new FieldProblem('showViews', `showViews must be true or false (got ${JSON.stringify(raw) ?? 'nothing'}).`);
+  }
+  return raw;
+}
+
 export function checkTimeout(raw: unknown): number {
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < TIMEOUT_MIN_MS || raw > TIMEOUT_MAX_MS) {
     throw new FieldProblem(
@@ -209,7 +217,7 @@ export function checkOAuthClient(raw: unknown): OAuthClientInput | null {
   return { clientId: clientId.trim(), ...(clientSecret !== undefined && { clientSecret: clientSecret as string | null }) };
 }
 
-const ADD_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'trustContent', 'headers', 'oauthClient', 'timeoutMs']);
+const ADD_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'trustContent', 'showViews', 'headers', 'oauthClient', 'timeoutMs']);
 const EDIT_FIELDS = new Set([...ADD_FIELDS, 'enabled']);
 
 /** The body must be an object with only known fields (a typo must not be silently ignored). */

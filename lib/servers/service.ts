@@ -34,6 +34,7 @@ import {
   checkName,
   checkNamespace,
   checkOAuthClient,
+  checkShowViews,
   checkTimeout,
   checkTrust,
   checkTrustContent,
@@ -111,6 +112,7 @@ interface AddInput {
   url: string;
   trust?: string;
   trustContent?: boolean;
+  showViews?: boolean;
   headers?: Record<string, string>;
   oauthClient?: unknown;
   timeoutMs?: number;
@@ -122,6 +124,7 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   const url = checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
   const trust = body.trust === undefined ? 'untrusted' : checkTrust(body.trust);
   const trustContent = body.trustContent === undefined ? false : checkTrustContent(body.trustContent);
+  const showViews = body.showViews === undefined ? true : checkShowViews(body.showViews);
   const timeoutMs = body.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checkTimeout(body.timeoutMs);
   const headers = body.headers === undefined ? {} : (checkHeaders(body.headers) as Record<string, string>);
   const oauth = body.oauthClient === undefined ? null : checkOAuthClient(body.oauthClient);
@@ -139,6 +142,7 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
     url,
     trust,
     trustContent,
+    showViews,
     timeoutMs,
     headersSealed: sealHeaders(ctx.box, key, headers),
     oauthClientId: oauth?.clientId ?? null,
@@ -186,6 +190,7 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
   if (body.namespace !== undefined) patch.namespace = checkNamespace(body.namespace);
   if (body.trust !== undefined) patch.trust = checkTrust(body.trust);
   if (body.trustContent !== undefined) patch.trustContent = checkTrustContent(body.trustContent);
+  if (body.showViews !== undefined) patch.showViews = checkShowViews(body.showViews);
   if (body.timeoutMs !== undefined) patch.timeoutMs = checkTimeout(body.timeoutMs);
   if (body.enabled !== undefined && body.enabled !== false) {
     throw new FieldProblem(

@@ -24,6 +24,11 @@ export interface ServerToolView {
   fingerprint: string;
   /** The person approved this tool as it is now (same fingerprint); only such tools are offered. */
   reviewed: boolean;
+  /**
+   * Its interactive view (MCP Apps), part of what is reviewed: where it comes from, whether the
+   * model may call the tool too, and the hash of the page and reach read at listing (null: unread).
+   */
+  view: { resourceUri: string; modelVisible: boolean; contentHash: string | null } | null;
 }
 
 export interface ServerView {
@@ -35,6 +40,8 @@ export interface ServerView {
   trust: Trust;
   /** Whether what it returns is believed (unless it is, its output taints the conversation). */
   trustContent: boolean;
+  /** Whether its tools' interactive views (MCP Apps) show in their cards. */
+  showViews: boolean;
   timeoutMs: number;
   enabled: boolean;
   builtin: boolean;
@@ -61,6 +68,7 @@ function toolViews(listing: ServerCatalog | null, isReviewed: (tool: CatalogTool
     annotations: t.declaredAnnotations ?? null,
     fingerprint: t.fingerprint,
     reviewed: isReviewed(t),
+    view: t.view ? { resourceUri: t.view.resourceUri, modelVisible: t.view.modelVisible, contentHash: t.view.contentHash ?? null } : null,
   }));
 }
 
@@ -77,6 +85,7 @@ export function userServerView(
     url: row.url,
     trust: row.trust,
     trustContent: row.trustContent,
+    showViews: row.showViews,
     timeoutMs: row.timeoutMs,
     enabled: row.enabled,
     builtin: false,
@@ -104,6 +113,7 @@ export function builtinServerView(listing: ListedCatalog): ServerView {
     url: s.url,
     trust: s.trust,
     trustContent: s.trustContent === true,
+    showViews: s.showViews !== false,
     timeoutMs: s.timeoutMs,
     enabled: true,
     builtin: true,

@@ -87,8 +87,10 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
     case 'tool_call.sign_in_requested':
     case 'tool_call.completed': {
       // A call starting means the run runs again (after a decision, an answer or a sign-in).
-      const base = event.type === 'tool_call.started' ? running(state) : state;
       const call = event.data.toolCall;
+      // A view's call is its view card's (tool-call/view-call-news.ts), not a card where the model asked.
+      if (call.askedByView) return state;
+      const base = event.type === 'tool_call.started' ? running(state) : state;
       return { ...base, retrying: null, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
     }
     case 'history.summarized': {

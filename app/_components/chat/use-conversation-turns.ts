@@ -10,6 +10,7 @@ import { branchRequests } from '../branches/branch-requests';
 import type { SendExtras } from '../composer/composer-commands';
 import type { DecisionExtras, DecisionKind } from '../tool-call/approval-card';
 import type { InputResponses } from '../tool-call/input-card';
+import { setViewCallFollower, tellViewCall } from '../tool-call/view-call-news';
 import type { ConversationView, MessageView, ToolCallView } from '../types';
 import { applyEvent, indexToolCalls, type ChatEvent, type ChatState } from './chat-state';
 import { synced, withEarlierPage } from './earlier-pages';
@@ -88,6 +89,7 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
   const onEvent = useCallback(
     (event: ChatEvent) => {
       dispatch({ kind: 'event', event });
+      if ('toolCall' in event.data && event.data.toolCall.askedByView) tellViewCall(event.data.toolCall);
       if (RUN_END_EVENTS.has(event.type)) {
         hooks.current.onTurnEnded();
         if (rereadAfterTurn.current) {
@@ -112,6 +114,17 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     }
   }, [initial.id, followFrom]);
   useConversationEvents(initial.id, follow, { onEvent, onClosed: setClosed, onLost: () => void resync() }, pingMs);
+  // A view's card with calls waiting for a decision: follow the conversation (unless a run is followed already).
+  const seen = useRef({ activeRun: state.activeRun, lastSeq: state.lastSeq });
+  useLayoutEffect(() => {
+    seen.current = { activeRun: state.activeRun, lastSeq: state.lastSeq };
+  });
+  useEffect(() => {
+    setViewCallFollower(() => {
+      if (!seen.current.activeRun) followFrom(seen.current.lastSeq);
+    });
+    return () => setViewCallFollower(null);
+  }, [followFrom]);
   // A stream closed as idle waits for this page's own decision; coming back to the tab also
   // catches up with whatever happened elsewhere meanwhile.
   useEffect(() => {

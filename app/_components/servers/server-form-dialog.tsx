@@ -11,6 +11,7 @@ import {
   formFieldOf,
   formFrom,
   serverBody,
+  SHOW_VIEWS_HINT,
   TRUST_HINTS,
   urlChangeDropsSecrets,
   type HeaderRow,
@@ -18,7 +19,7 @@ import {
   type ServerView,
 } from './server-view';
 
-const FORM_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'trustContent', 'timeoutMs', 'headers', 'oauthClient']);
+const FORM_FIELDS = new Set(['name', 'namespace', 'url', 'trust', 'trustContent', 'showViews', 'timeoutMs', 'headers', 'oauthClient']);
 
 /** Add a server (no `original`) or edit one. Errors land next to the field the server names. */
 export function ServerFormDialog({
@@ -156,6 +157,14 @@ export function ServerFormDialog({
             error={errors.trustContent}
             checked={form.trustContent}
             onChange={(on) => set('trustContent', on)}
+          />
+          <TrustSwitch
+            id={`${ids}-show-views`}
+            label="Show interactive views"
+            hint={SHOW_VIEWS_HINT}
+            error={errors.showViews}
+            checked={form.showViews}
+            onChange={(on) => set('showViews', on)}
           />
         </fieldset>
 

@@ -31,6 +31,7 @@ const tool = (name: string, over: Partial<ServerView['tools'][number]> = {}): Se
   annotations: null,
   fingerprint: `fp-${name}`,
   reviewed: false,
+  view: null,
   ...over,
 });
 
@@ -42,6 +43,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
     url: 'https://mcp.example.test/mcp',
     trust: 'untrusted',
     trustContent: false,
+    showViews: true,
     timeoutMs: 30_000,
     enabled: false,
     builtin: false,

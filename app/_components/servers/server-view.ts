@@ -140,6 +140,7 @@ export type ServerForm = {
   trust: 'trusted' | 'untrusted';
   /** "Trust its content": what it returns does not taint the conversation. */
   trustContent: boolean;
+  showViews: boolean;
   timeoutSeconds: string;
   /** Edit: whether the person chose to replace the stored headers (an add always sends its rows). */
   replaceHeaders: boolean;
@@ -153,6 +154,10 @@ export type ServerForm = {
  * must say what it does). Annotations and content are separate: a web search can be honest about
  * only reading, and still return a page anyone wrote.
  */
+export const SHOW_VIEWS_HINT =
+  'Show the interactive views its tools declare (MCP Apps) inside their cards. Off: the cards show the text result ' +
+  'and a note, and no view is read from the server.';
+
 export const TRUST_HINTS = {
   annotations:
     'Believe what it says about its tools: a tool it marks read-only runs without asking, ' +
@@ -175,6 +180,7 @@ export function emptyForm(): ServerForm {
     url: '',
     trust: 'untrusted',
     trustContent: false,
+    showViews: true,
     timeoutSeconds: String(DEFAULT_TIMEOUT_SECONDS),
     replaceHeaders: true,
     headers: [],
@@ -190,6 +196,7 @@ export function formFrom(server: ServerView): ServerForm {
     url: server.url,
     trust: server.trust,
     trustContent: server.trustContent,
+    showViews: server.showViews,
     timeoutSeconds: String(Math.round(server.timeoutMs / 1000)),
     replaceHeaders: false,
     headers: server.headerNames.map((name, i) => ({ key: i, name, value: '' })),
@@ -220,6 +227,8 @@ export function serverBody(form: ServerForm, original?: ServerView): { body: Rec
   if (namespace) put('namespace', namespace, original?.namespace);
   put('trust', form.trust, original?.trust);
   put('trustContent', form.trustContent, original?.trustContent);
+  // A new server shows views unless told otherwise: the add sends it only when switched off.
+  if (form.showViews !== (original?.showViews ?? true)) body.showViews = form.showViews;
 
   const seconds = Number(form.timeoutSeconds);
   if (!Number.isFinite(seconds) || seconds <= 0)

@@ -64,10 +64,28 @@ export function ToolList({
               )}
             </div>
             {tool.description && <p className="mt-1 line-clamp-3 text-[13px] leading-5 text-muted">{tool.description}</p>}
+            {tool.view && <ToolViewLine view={tool.view} />}
           </li>
         );
       })}
     </ul>
+  );
+}
+
+/** A tool's interactive view, as reviewed: its page's address, who may call the tool, and which page (its hash). */
+function ToolViewLine({ view }: { view: NonNullable<ServerToolView['view']> }) {
+  return (
+    <p data-testid="server-tool-view" className="mt-1 text-[13px] leading-5 text-muted">
+      Interactive view <code className="font-mono break-all text-fg">{view.resourceUri}</code>
+      {view.modelVisible ? '' : ' · called by its view only, never by the model'} ·{' '}
+      {view.contentHash ? (
+        <span title={view.contentHash}>
+          page <code className="font-mono">{view.contentHash.slice(0, 'sha256:'.length + 12)}</code>
+        </span>
+      ) : (
+        'its page could not be read; it will not be shown'
+      )}
+    </p>
   );
 }
 

@@ -22,11 +22,11 @@ const AppViewFrame = dynamic(() => import('./app-view-frame').then((m) => m.AppV
 export const activityHref = (toolCallId: string) => `/activity?toolCall=${encodeURIComponent(toolCallId)}`;
 
 /** Where a reader of a shared page would see the call's interactive view: it exists, and lives in Switchboard. */
-function ViewNote({ className }: { className: string }) {
+function ViewNote({ className, off }: { className: string; off?: boolean }) {
   return (
     <p className={cx('flex items-center gap-1.5 text-xs text-muted', className)} data-testid="app-view-note">
       <LayoutPanelTop className="size-3.5 shrink-0" aria-hidden />
-      Interactive view — open in Switchboard
+      {off ? 'Interactive view — switched off for this server (servers page)' : 'Interactive view — open in Switchboard'}
     </p>
   );
 }
@@ -104,8 +104,8 @@ export const ToolCallCard = memo(function ToolCallCard({
         )}
       </Disclosure>
       {/* The interactive view lives only on the person's own page: a shared page says it exists and never loads it. */}
-      {call.hasView && call.result && !readOnly && <AppViewFrame call={call} />}
-      {call.hasView && readOnly && <ViewNote className="border-t border-border px-4 py-2.5" />}
+      {call.hasView && call.result && !readOnly && !call.viewsOff && <AppViewFrame call={call} />}
+      {call.hasView && (readOnly || call.viewsOff) && <ViewNote className="border-t border-border px-4 py-2.5" off={!readOnly} />}
       {onSwitchOn && offersSwitchOn(call) && (
         // Outside the summary, which is itself a control; the panel asks as it always does.
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 border-t border-border px-4 py-2.5" data-testid="switch-on-offer">

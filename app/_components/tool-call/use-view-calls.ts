@@ -2,9 +2,12 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 
+import { FINISHED_CALL_STATUSES, isOneOf } from '@/db/vocabulary';
+
 import { api, ApiError } from '../api';
 import type { CardToolCall, ToolCallView } from '../types';
 import type { DecisionExtras, DecisionKind } from './approval-card';
+import { followViewCalls, listenToViewCalls } from './view-call-news';
 
 /** A result as the MCP Apps bridge carries it back to the view: what the tool wrote (Switchboard's own notes left out). */
 export type ViewContent = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
@@ -35,11 +38,18 @@ export function useViewCalls(viewOf: string) {
   const [asks, setAsks] = useState<ToolCallView[]>([]);
   const [outcome, setOutcome] = useState<string | null>(null);
   const waiters = useRef(new Map<string, (r: ViewToolResult) => void>());
+  // The calls this card has shown waiting: the only ones whose news it takes.
+  const shown = useRef(new Set<string>());
 
   useEffect(() => {
     let live = true;
     api<{ toolCalls: ToolCallView[] }>(`/api/tool-calls/${encodeURIComponent(viewOf)}/view/calls`)
-      .then(({ toolCalls }) => live && setAsks(toolCalls.filter((c) => c.status === 'pending_approval')))
+      .then(({ toolCalls }) => {
+        if (!live) return;
+        const waiting = toolCalls.filter((c) => c.status === 'pending_approval');
+        for (const c of waiting) shown.current.add(c.id);
+        setAsks((all) => [...all, ...waiting.filter((c) => !all.some((a) => a.id === c.id))]);
+      })
       .catch(() => {});
     const pending = waiters.current;
     return () => {
@@ -51,12 +61,37 @@ export function useViewCalls(viewOf: string) {
   }, [viewOf]);
 
   const settled = useCallback((call: ToolCallView) => {
+    shown.current.delete(call.id);
     setAsks((all) => all.filter((c) => c.id !== call.id));
     setOutcome(outcomeInWords(call));
     const resolve = waiters.current.get(call.id);
     waiters.current.delete(call.id);
     resolve?.(toolResultOf(call));
   }, []);
+
+  // The same calls as told by the conversation's events: one this view asked in another tab shows
+  // here too, and one decided elsewhere (or that ended) leaves its approval card and says how it went.
+  useEffect(
+    () =>
+      listenToViewCalls((call) => {
+        if (call.viewOf !== viewOf) return;
+        if (call.status === 'pending_approval') {
+          shown.current.add(call.id);
+          setAsks((all) => (all.some((c) => c.id === call.id) ? all : [...all, call]));
+        } else if (shown.current.has(call.id)) {
+          if (!isOneOf(FINISHED_CALL_STATUSES, call.status)) {
+            setAsks((all) => all.filter((c) => c.id !== call.id));
+            setOutcome(`The view's call to ${call.tool ?? call.modelName} was allowed; it is running.`);
+          } else settled(call);
+        }
+      }),
+    [viewOf, settled],
+  );
+  // While calls wait here, the page follows the conversation: a decision in another tab reaches this card.
+  const waitingKey = asks.map((c) => c.id).join(',');
+  useEffect(() => {
+    if (waitingKey) followViewCalls();
+  }, [waitingKey]);
 
   const callTool = useCallback(
     async (name: string, args: Record<string, unknown>): Promise<ViewToolResult> => {
@@ -70,7 +105,8 @@ export function useViewCalls(viewOf: string) {
           return toolResultOf(toolCall);
         }
         setOutcome(null);
-        setAsks((all) => [...all, toolCall]);
+        shown.current.add(toolCall.id);
+        setAsks((all) => (all.some((c) => c.id === toolCall.id) ? all : [...all, toolCall]));
         return await new Promise<ViewToolResult>((resolve) => waiters.current.set(toolCall.id, resolve));
       } catch (err) {
         const message = err instanceof ApiError ? err.message : 'Could not reach Switchboard.';

@@ -24,6 +24,7 @@ describe('interactive views (MCP Apps)', () => {
     decision: typeof import('../decision/route');
     servers: typeof import('../../../servers/route');
     enable: typeof import('../../../servers/[id]/enable/route');
+    server: typeof import('../../../servers/[id]/route');
     grants: typeof import('../../../conversations/[id]/grants/route');
   };
   beforeAll(async () => {
@@ -36,6 +37,7 @@ describe('interactive views (MCP Apps)', () => {
       decision: await import('../decision/route'),
       servers: await import('../../../servers/route'),
       enable: await import('../../../servers/[id]/enable/route'),
+      server: await import('../../../servers/[id]/route'),
       grants: await import('../../../conversations/[id]/grants/route'),
     };
   });
@@ -157,6 +159,82 @@ describe('interactive views (MCP Apps)', () => {
     expect((await res.json()).error.message).toContain('an interactive view must be "text/html;profile=mcp-app"');
   });
 
+  it('pins the view’s page in its tool’s fingerprint: a changed page is never served, and the tool waits for review', async () => {
+    const p = await person();
+    type Reviewed = {
+      name: string;
+      fingerprint: string;
+      reviewed: boolean;
+      view: { resourceUri: string; contentHash: string | null } | null;
+    };
+    const listed = (p.tools as Reviewed[]).find((t) => t.name === 'show_greeting')!;
+    expect(listed.view).toMatchObject({ resourceUri: APPS_VIEW_URI, contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    const call = await calledTool(p, 'call apps__show_greeting {"name": "Kim"}');
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const rt = await getRuntime();
+    const [apps] = (await rt.tools.host.serversFor(p.userId)).filter((s) => s.displayName === 'Apps');
+    const reviewedListing = await rt.tools.host.gateway.listTools(apps!, { userId: p.userId });
+    fx.setGreetingExtra('<script>/* swapped after review */</script>');
+    try {
+      // A listing kept from before (a legacy server's, cached): the page read now is not the one it pinned.
+      vi.spyOn(rt.tools.host.gateway, 'listTools').mockResolvedValueOnce(reviewedListing);
+      const swapped = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+      expect(swapped.status).toBe(409);
+      expect((await swapped.json()).error.message).toBe(
+        `Apps's view ${APPS_VIEW_URI} is not the one listed for review; review "show_greeting" on the servers page.`,
+      );
+      // Listed again: a new fingerprint, the tool is no longer reviewed (so it is not offered), and its view is refused.
+      for (const s of await rt.tools.host.serversFor(p.userId))
+        await rt.tools.host.gateway.listTools(s, { userId: p.userId }, { refresh: true });
+      const servers = (await (await routes.servers.GET(req('GET', p.cookie), { params: Promise.resolve({}) })).json()).servers as {
+        tools: Reviewed[];
+      }[];
+      const now = servers.flatMap((s) => s.tools).find((t) => t.name === 'show_greeting')!;
+      expect(now.fingerprint).not.toBe(listed.fingerprint);
+      expect(now.view!.contentHash).not.toBe(listed.view!.contentHash);
+      expect(now.reviewed).toBe(false);
+      const refused = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+      expect(refused.status).toBe(409);
+      expect((await refused.json()).error.message).toBe(
+        'Apps\'s tool "show_greeting" is not available: it changed since you reviewed it or is no longer listed; see the servers page.',
+      );
+    } finally {
+      fx.setGreetingExtra('');
+    }
+  });
+
+  it('with the server’s views switched off, the card gets no view and nothing of it is read', async () => {
+    const p = await person();
+    const call = await calledTool(p, 'call apps__show_greeting {"name": "Noor"}');
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const rt = await getRuntime();
+    const [apps] = (await rt.tools.host.serversFor(p.userId)).filter((s) => s.displayName === 'Apps');
+    const patch = (body: unknown) => routes.server.PATCH(req('PATCH', p.cookie, body), at(apps!.id));
+    const bad = await patch({ showViews: 'no' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({ field: 'showViews', message: 'showViews must be true or false (got "no").' });
+    const off = await patch({ showViews: false });
+    expect(off.status, await off.clone().text()).toBe(200);
+    expect((await off.json()).server).toMatchObject({ showViews: false });
+
+    const view = await (await routes.conversation.GET(req('GET', p.cookie), at(p.id))).json();
+    expect(view.toolCalls.at(-1)).toMatchObject({ id: call.id, hasView: true, viewsOff: true });
+    // Listing this server (which comes before any read of its view) would fail the request: it answers before.
+    const gateway = rt.tools.host.gateway;
+    const original = gateway.listTools.bind(gateway);
+    const listing = vi
+      .spyOn(gateway, 'listTools')
+      .mockImplementation((s, ...rest) => (s.id === apps!.id ? Promise.reject(new Error('listed')) : original(s, ...rest)));
+    const res = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+    listing.mockRestore();
+    expect(res.status).toBe(409);
+    expect((await res.json()).error.message).toBe('Interactive views of Apps are switched off (servers page).');
+
+    expect((await patch({ showViews: true })).status).toBe(200);
+    const back = await routes.view.GET(req('GET', p.cookie, undefined, { 'sec-fetch-dest': 'iframe' }), at(call.id));
+    expect(back.status).toBe(200);
+  });
+
   it('serves only the view the call recorded: a tool that now names another view is refused', async () => {
     const p = await person();
     const call = await calledTool(p, 'call apps__show_greeting {"name": "Lin"}');
@@ -169,7 +247,8 @@ describe('interactive views (MCP Apps)', () => {
         await rt.tools.host.gateway.listTools(s, { userId: p.userId }, { refresh: true });
       const res = await routes.view.GET(req('GET', p.cookie), at(call.id));
       expect(res.status).toBe(409);
-      expect((await res.json()).error.message).toContain(`no longer declares the view ${APPS_VIEW_URI}`);
+      // A tool that names another view has changed: it waits for review, and the recorded view is not served.
+      expect((await res.json()).error.message).toContain('"show_greeting" is not available: it changed since you reviewed it');
     } finally {
       fx.setGreetingUri(APPS_VIEW_URI);
     }

@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createConversation } from '@/db/queries/conversations';
+import { listEventsAfter } from '@/db/queries/events';
 import { getLatestRun } from '@/db/queries/runs';
 import { createUser } from '@/db/queries/users';
 import { toolCalls } from '@/db/schema';
+import { VIEW_CALL_LIMITS, viewCallRateRefusal } from '@/lib/agent/view-call-limits';
 import { startAppsFixtureServer, type AppsFixtureServer } from '@/test/fixtures/apps-fixture';
 import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
+import { sseReader, type Frame } from '@/test/sse-reader';
 
 /**
  * MCP Apps: a view's `tools/call` (POST /api/tool-calls/:id/view/calls) through the same consent as
@@ -30,9 +33,11 @@ describe('calls from an interactive view', () => {
     enable: typeof import('../../../../servers/[id]/enable/route');
     grants: typeof import('../../../../conversations/[id]/grants/route');
     activity: typeof import('../../../../activity/route');
+    events: typeof import('../../../../conversations/[id]/events/route');
   };
   beforeAll(async () => {
-    h = await openRouteRuntime('view-calls', { DEMO_MODEL_DELAY_MS: '0', MCP_ALLOW_LOOPBACK: 'true' });
+    // Short pings: a stream held for a view's calls looks again at each one.
+    h = await openRouteRuntime('view-calls', { DEMO_MODEL_DELAY_MS: '0', MCP_ALLOW_LOOPBACK: 'true', SSE_PING_MS: '300' });
     fx = await startAppsFixtureServer();
     routes = {
       calls: await import('./route'),
@@ -44,6 +49,7 @@ describe('calls from an interactive view', () => {
       enable: await import('../../../../servers/[id]/enable/route'),
       grants: await import('../../../../conversations/[id]/grants/route'),
       activity: await import('../../../../activity/route'),
+      events: await import('../../../../conversations/[id]/events/route'),
     };
   });
   afterAll(async () => {
@@ -191,6 +197,133 @@ describe('calls from an interactive view', () => {
     expect(clicks()).toBe(before + 1);
     expect(await auditOf(p.cookie, second.id)).toMatchObject([
       { outcome: 'succeeded', verdict: { kind: 'allowed', decision: 'allow_once' }, askedBy: { by: 'view', toolCallId: p.greeting } },
+    ]);
+    await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
+  });
+
+  it("ends a view's call `errored` (audited) when running it throws, on the automatic and on the decided path", async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const host = (await getRuntime()).engine.tools!;
+    const silence = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      // Automatic: the gateway throws while the call is `executing`.
+      const auto = await viewOfGreeting([{ scope: 'tool:$/count_clicks', enabled: true, autoApprove: true }], true);
+      const broken = vi.spyOn(host.gateway, 'callTool').mockRejectedValueOnce(new Error('socket hang up at 10.0.0.7'));
+      const res = await ask(auto.cookie, auto.greeting, { name: 'count_clicks' });
+      broken.mockRestore();
+      expect(res.status).toBe(200);
+      const { toolCall } = (await res.json()) as { toolCall: CallView };
+      expect(toolCall).toMatchObject({ status: 'errored', askedByView: true });
+      expect(JSON.stringify(toolCall.result)).toContain('count_clicks failed in Switchboard before it could finish');
+      // Our internals stay in the log, not in what the server's view is told.
+      expect(JSON.stringify(toolCall.result)).not.toContain('10.0.0.7');
+      expect(await auditOf(auto.cookie, toolCall.id)).toMatchObject([{ outcome: 'errored', askedBy: { by: 'view' } }]);
+
+      // Decided: approved, then the server list throws before the call starts.
+      const p = await viewOfGreeting();
+      const pending = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+      const before = clicks();
+      const lost = vi.spyOn(host, 'serversFor').mockRejectedValueOnce(new Error('connection terminated'));
+      const decided = await routes.decision.POST(
+        req('POST', p.cookie, { decision: 'allow_once', argsHash: pending.argsHash }),
+        at(pending.id),
+      );
+      lost.mockRestore();
+      expect(decided.status).toBe(200);
+      expect(((await decided.json()) as { toolCall: CallView }).toolCall).toMatchObject({ status: 'errored' });
+      expect(clicks()).toBe(before);
+      const listed = (await (await routes.calls.GET(req('GET', p.cookie), at(p.greeting))).json()).toolCalls as CallView[];
+      expect(listed.map((c) => c.status)).toEqual(['errored']);
+      expect(await auditOf(p.cookie, pending.id)).toMatchObject([{ outcome: 'errored', askedBy: { by: 'view' } }]);
+    } finally {
+      silence.mockRestore();
+    }
+  });
+
+  it("caps a view's waiting calls and its pace (429 saying which limit), and the conversation's views together", async () => {
+    const p = await viewOfGreeting();
+    const asked: CallView[] = [];
+    for (let i = 0; i < VIEW_CALL_LIMITS.pendingPerView; i++) {
+      const res = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+      expect(res.status).toBe(202);
+      asked.push(((await res.json()) as { toolCall: CallView }).toolCall);
+    }
+    // A hostile view cannot pile up approval cards: one more waits for nothing, and none is stored.
+    const full = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(full.status).toBe(429);
+    expect((await full.json()).error).toEqual({
+      code: 'rate_limited:view_call',
+      message: 'This interactive view already has 3 calls waiting for your decision (at most 3). Decide those first.',
+    });
+    const listed = (await (await routes.calls.GET(req('GET', p.cookie), at(p.greeting))).json()).toolCalls as CallView[];
+    expect(listed).toHaveLength(VIEW_CALL_LIMITS.pendingPerView);
+    // Deciding one makes room; past the pace (5 in 10 s) the view is refused whatever waits.
+    const first = asked[0]!;
+    expect((await routes.decision.POST(req('POST', p.cookie, { decision: 'deny', argsHash: first.argsHash }), at(first.id))).status).toBe(
+      200,
+    );
+    expect((await ask(p.cookie, p.greeting, { name: 'count_clicks' })).status).toBe(202);
+    const fast = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(fast.status).toBe(429);
+    expect((await fast.json()).error.message).toBe(
+      'This interactive view asked for too many tool calls: at most 5 in 10 seconds. Wait a few seconds and try again.',
+    );
+
+    // All the views of one conversation share a bucket too (small limits here, the same counting).
+    const small = { ...VIEW_CALL_LIMITS, perView: 10, perConversation: 2 };
+    const ids = (viewOf: string) => ({ conversationId: p.conversationId + '-own', viewOf });
+    expect(await viewCallRateRefusal(h.db, ids('a'), small)).toBeNull();
+    expect(await viewCallRateRefusal(h.db, ids('b'), small)).toBeNull();
+    expect(await viewCallRateRefusal(h.db, ids('c'), small)).toBe(
+      'The interactive views of this conversation asked for too many tool calls: at most 2 in 10 seconds together. ' +
+        'Wait a few seconds and try again.',
+    );
+  });
+
+  it("tells every open page of a view's call: its events are in the log, and the stream stays live until it ends", async () => {
+    const p = await viewOfGreeting();
+    const lastSeq = async () => (await listEventsAfter(h.db, p.conversationId, 0, 10_000)).at(-1)?.seq ?? 0;
+    const follow = async (after: number) =>
+      routes.events.GET(req('GET', p.cookie, undefined, `http://localhost/api/x?after=${after}`), at(p.conversationId));
+    const before = await lastSeq();
+    // The turn is over and no view's call waits: nothing to follow.
+    expect((await follow(before)).status).toBe(204);
+
+    const pending = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    // Another tab follows: the waiting call is replayed, and the stream stays open for what comes next.
+    const res = await follow(before);
+    expect(res.status).toBe(200);
+    const stream = sseReader(res.body!);
+    const callEvents = (frames: Frame[]) =>
+      frames
+        .filter((f) => f.event.startsWith('tool_call.'))
+        .map((f) => [f.event, (f.data.toolCall as CallView & { viewOf: string }).status, (f.data.toolCall as { viewOf: string }).viewOf]);
+    const first = await stream.rest(700);
+    expect(first.ended).toBe(false);
+    expect(callEvents(first.frames)).toEqual([['tool_call.approval_requested', 'pending_approval', p.greeting]]);
+
+    // This tab decides; the other one hears the decision and the end, then its stream closes.
+    const allowed = await routes.decision.POST(
+      req('POST', p.cookie, { decision: 'allow_once', argsHash: pending.argsHash }),
+      at(pending.id),
+    );
+    expect(allowed.status).toBe(200);
+    const rest = await stream.rest(3000);
+    expect(callEvents(rest.frames)).toEqual([
+      ['tool_call.decided', 'approved', p.greeting],
+      ['tool_call.completed', 'succeeded', p.greeting],
+    ]);
+    expect(rest.ended).toBe(true);
+    // A denial and a refusal are told as well.
+    const second = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    await routes.decision.POST(req('POST', p.cookie, { decision: 'deny', argsHash: second.argsHash }), at(second.id));
+    const told = (await listEventsAfter(h.db, p.conversationId, 0, 10_000)).filter((e) => e.seq > before);
+    expect(told.map((e) => e.type)).toEqual([
+      'tool_call.approval_requested',
+      'tool_call.decided',
+      'tool_call.completed',
+      'tool_call.approval_requested',
+      'tool_call.decided',
     ]);
     await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
   });

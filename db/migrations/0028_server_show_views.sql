@@ -1,0 +1,1 @@
+ALTER TABLE "mcp_servers" ADD COLUMN "show_views" boolean DEFAULT true NOT NULL;
