@@ -64,6 +64,8 @@ export interface ViewCallRequest {
   arguments: Record<string, unknown>;
 }
 
+const viewsSwitchedOff = (server: string) => `Interactive views of ${server} are switched off (Servers page): its views call no tools.`;
+
 /** Decides a view's call and runs it when the table allows it at once. The stored row as it ends (or waits). */
 export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promise<ToolCallRow> {
   const host = hostOf(deps);
@@ -79,6 +81,8 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
   if (tooMany) throw new ViewCallError('rate_limited', tooMany);
   const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
   if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
+  // A view still open in a page when the person switched its server's views off asks nothing more.
+  if (server.showViews === false) throw new ViewCallError('conflict', viewsSwitchedOff(server.displayName));
 
   const caller = { userId: req.userId, conversationId: parent.conversationId };
   const catalog = await host.gateway.listTools(server, caller);
@@ -209,8 +213,10 @@ async function runAllowed(deps: EngineDeps, call: ToolCallRow, sessionId: string
   const who = { userId: call.userId, conversationId: call.conversationId, sessionId };
   const why = (await callsNoLongerAllowed(host, who, [call], servers)).get(call.id);
   const server = servers.find((s) => s.id === call.serverId);
-  if (why || !server) {
-    const reason = why ?? `${call.serverName ?? 'Its server'} is no longer one of your enabled servers.`;
+  if (why || !server || server.showViews === false) {
+    const reason =
+      why ??
+      (server ? viewsSwitchedOff(server.displayName) : `${call.serverName ?? 'Its server'} is no longer one of your enabled servers.`);
     return end(deps, call, {
       status: 'rejected',
       verdict: { v: 1, verdict: 'reject', reason, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },

@@ -22,15 +22,17 @@ export async function readViewHashes(
   request: { timeout: number; signal?: AbortSignal },
 ): Promise<Map<string, string>> {
   const uris = [...new Set(raw.flatMap((t) => toolViewOf(t._meta)?.resourceUri ?? []))].slice(0, MAX_VIEWS_PER_LISTING);
-  const hashes = new Map<string, string>();
-  for (const uri of uris) {
-    try {
-      const contents = resourceContentsOf(await client.readResource({ uri }, request), uri);
-      const doc = toolViewDocument(server, uri, contents);
-      if (doc.ok) hashes.set(uri, viewContentHash(doc.value));
-    } catch {
-      // Unread: no hash (see above). The listing itself goes on.
-    }
-  }
-  return hashes;
+  // At once, not one after another: a slow view costs the listing one timeout, not one each.
+  const read = await Promise.all(
+    uris.map(async (uri): Promise<[string, string] | null> => {
+      try {
+        const doc = toolViewDocument(server, uri, resourceContentsOf(await client.readResource({ uri }, request), uri));
+        return doc.ok ? [uri, viewContentHash(doc.value)] : null;
+      } catch {
+        // Unread: no hash (see above). The listing itself goes on.
+        return null;
+      }
+    }),
+  );
+  return new Map(read.filter((entry) => entry !== null));
 }

@@ -30,6 +30,7 @@ describe('calls from an interactive view', () => {
     conversation: typeof import('../../../../conversations/[id]/route');
     decision: typeof import('../../decision/route');
     servers: typeof import('../../../../servers/route');
+    server: typeof import('../../../../servers/[id]/route');
     enable: typeof import('../../../../servers/[id]/enable/route');
     grants: typeof import('../../../../conversations/[id]/grants/route');
     activity: typeof import('../../../../activity/route');
@@ -46,6 +47,7 @@ describe('calls from an interactive view', () => {
       conversation: await import('../../../../conversations/[id]/route'),
       decision: await import('../../decision/route'),
       servers: await import('../../../../servers/route'),
+      server: await import('../../../../servers/[id]/route'),
       enable: await import('../../../../servers/[id]/enable/route'),
       grants: await import('../../../../conversations/[id]/grants/route'),
       activity: await import('../../../../activity/route'),
@@ -199,6 +201,31 @@ describe('calls from an interactive view', () => {
       { outcome: 'succeeded', verdict: { kind: 'allowed', decision: 'allow_once' }, askedBy: { by: 'view', toolCallId: p.greeting } },
     ]);
     await modelSawNothing(p.cookie, p.conversationId, 'Clicked');
+  });
+
+  it("a view still open when its server's views are switched off asks nothing more, and what it asked before does not run", async () => {
+    const p = await viewOfGreeting();
+    const before = clicks();
+    const waiting = ((await (await ask(p.cookie, p.greeting, { name: 'count_clicks' })).json()) as { toolCall: CallView }).toolCall;
+    expect(waiting.status).toBe('pending_approval');
+    const off = await routes.server.PATCH(req('PATCH', p.cookie, { showViews: false }), at(p.serverId));
+    expect(off.status, await off.clone().text()).toBe(200);
+
+    const refused = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).error.message).toBe(
+      'Interactive views of Apps are switched off (Servers page): its views call no tools.',
+    );
+    const allowed = await routes.decision.POST(
+      req('POST', p.cookie, { decision: 'allow_once', argsHash: waiting.argsHash }),
+      at(waiting.id),
+    );
+    expect(allowed.status).toBe(200);
+    expect(((await allowed.json()) as { toolCall: CallView }).toolCall).toMatchObject({
+      status: 'rejected',
+      verdict: { reason: 'Interactive views of Apps are switched off (Servers page): its views call no tools.' },
+    });
+    expect(clicks()).toBe(before);
   });
 
   it("ends a view's call `errored` (audited) when running it throws, on the automatic and on the decided path", async () => {
