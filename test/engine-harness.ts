@@ -97,6 +97,7 @@ const SAMPLE_CALL = {
   hasView: false,
   askedByView: false,
   viewContext: null,
+  task: null,
   step: 0,
   proposedAt: null,
   startedAt: null,

@@ -2,7 +2,7 @@ import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from
 import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 
-import { TRUST_LEVELS } from '../vocabulary';
+import { TASK_SUPPORT, TRUST_LEVELS } from '../vocabulary';
 import { jsonObject } from './common';
 import { storedAnnotations } from './tool-calls';
 
@@ -89,6 +89,8 @@ const catalogToolShape = z.object({
   untitledFingerprint: z.string().optional(),
   /** Its interactive view (MCP Apps); absent in catalogs stored before views were kept. */
   view: z.object({ resourceUri: z.string(), modelVisible: z.boolean(), appCallable: z.literal(false).optional() }).optional(),
+  /** It may run as a task (MCP Tasks); absent in catalogs stored before tasks were followed. */
+  taskSupport: z.enum(TASK_SUPPORT).optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),

@@ -65,6 +65,7 @@ describe('event payloads', () => {
         hasView: false,
         askedByView: false,
         viewContext: null,
+        task: null,
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',
       },

@@ -48,6 +48,7 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     hasView: c.viewUri !== null && callRan(c.status),
     askedByView: c.askedByCallId !== null,
     viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
+    task: c.task ? { status: c.task.status, statusMessage: c.task.statusMessage ?? null } : null,
   };
 }
 

@@ -27,6 +27,7 @@ import {
   type FailureKind,
   type NeedsSignIn,
 } from './failures';
+import { canRunAsTask, followTask, resultOrTaskSchema, taskIn, taskRequest } from './follow-task';
 import type { LegacySessionStore } from './legacy-sessions';
 import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
 
@@ -213,6 +214,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       keep = held !== undefined;
       if (held) await connections.succeeded(server, opts.caller, held);
 
+      const task = taskIn(result);
+      if (task) return { kind: 'task', task };
+
       if (result.resultType === 'input_required') {
         const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
         if (!asked.success) {
@@ -303,7 +307,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       };
     });
     onRequestStreamEnd(client, () => onStreamEnd());
-    const call = client.callTool(params, {
+    const requestOptions = {
       timeout: opts.timeoutMs,
       resetTimeoutOnProgress: true,
       ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
@@ -312,8 +316,13 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       // Lets the SDK mirror `x-mcp-header` arguments into `Mcp-Param-*` headers (2026-07-28)
       // without a `tools/list` on this short-lived connection.
       ...(opts.inputSchema && { toolDefinition: { name: tool, inputSchema: opts.inputSchema as { type: 'object' } } }),
-      onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
-    });
+      onprogress: (p: { progress: number; total?: number; message?: string }) =>
+        opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+    };
+    // A tool that may run as a task is asked as one where the connection can (./follow-task.ts).
+    const call = canRunAsTask(client, opts.taskSupport)
+      ? client.request({ method: 'tools/call', params: { ...params, ...taskRequest } }, resultOrTaskSchema, requestOptions)
+      : client.callTool(params, requestOptions);
     // Whichever loses the race must not surface as an unhandled rejection.
     call.catch(() => {});
     streamEnded.catch(() => {});
@@ -331,7 +340,11 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     if (notify) client.setNotificationHandler('notifications/tools/list_changed', () => notify(server, caller));
   }
 
-  return { listTools, callTool };
+  return {
+    listTools,
+    callTool,
+    followTask: (server, taskId, opts) => followTask(connections, deps, server, taskId, opts),
+  };
 }
 
 class StreamEnded extends Error {
