@@ -10,13 +10,13 @@ import { createMcpGateway } from '@/lib/mcp/gateway';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, recordEvents, userAndConversation } from '@/test/engine-harness';
-import { expectInvariant, waitUntil } from '@/test/fixtures/fault-kit';
+import { clonePostgres, expectInvariant, spawnEngineChild, waitUntil } from '@/test/fixtures/fault-kit';
 import { startScriptedModel, type ScriptedReply } from '@/test/fixtures/scripted-model';
 import { startTaskServer, type TaskServer } from '@/test/fixtures/task-server';
 import { loopbackFetch } from '@/test/loopback-fetch';
 import { text, toolUse } from '@/test/tool-harness';
 
-import { cancelRun, startRun } from './engine';
+import { cancelRun, resumeLapsedRuns, startRun } from './engine';
 import type { ToolHost } from './tool-host';
 
 /**
@@ -44,7 +44,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await h?.close();
     });
 
-    async function engine(script: ScriptedReply[]) {
+    async function engine(script: ScriptedReply[], db: DbHandle = h, instanceId = 'test-instance') {
       const model = await startScriptedModel(script);
       closers.push(() => model.close());
       const server: McpServerConfig = {
@@ -61,12 +61,12 @@ for (const { kind, available } of TEST_DATABASES) {
         serversFor: async () => [server],
         grants: staticGrants(AUTO),
       };
-      const deps = engineDeps(h, { client: model.client, modelName: 'claude-test', tools: host });
-      const { user, conversation } = await userAndConversation(h);
+      const deps = engineDeps(db, { client: model.client, modelName: 'claude-test', tools: host, instanceId });
+      const { user, conversation } = await userAndConversation(db);
       const heard = await recordEvents(deps.bus, conversation.id);
       closers.push(async () => heard.off());
       const start = () => startRun(deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'go' });
-      return { deps, model, conversation, heard, start };
+      return { deps, model, user, conversation, heard, start };
     }
 
     it('follows a task to completion: its status goes out live and its result reaches the model like any result', async () => {
@@ -155,6 +155,73 @@ for (const { kind, available } of TEST_DATABASES) {
       const [call] = await listConversationToolCalls(h.db, env.conversation.id);
       expect(call).toMatchObject({ status: 'succeeded', task: null, taskSupport: null });
       expect((await getRun(h.db, run.id))!.status).toBe('completed');
+    });
+
+    // Needs a second process on the same database: real Postgres only (skipped on PGlite).
+    describe.skipIf(kind !== 'postgres')('an engine process killed while its task runs', () => {
+      let pg: Awaited<ReturnType<typeof clonePostgres>>;
+      beforeAll(async () => {
+        pg = await clonePostgres();
+      });
+      afterAll(async () => pg?.close());
+
+      it('is taken over after its lease lapses and follows the same task to its result, without calling the tool again', async () => {
+        const env = await engine([{ blocks: [text('Finished after the takeover.')] }, { blocks: [text('unused')] }], pg.handle, 'rescuer');
+        // The doomed process's model asks for the job; the rescuer's answers after its result.
+        const doomedModel = await startScriptedModel([
+          { blocks: [toolUse('tu_job', 'tk__long_job', { label: 'survivor', durationMs: 3000 })] },
+        ]);
+        closers.push(() => doomedModel.close());
+        const callsBefore = tasks.calls.filter((c) => c.name === 'long_job' && c.asTask).length;
+        const child = spawnEngineChild({
+          SB_DB_URL: pg.url,
+          SB_MODEL_URL: doomedModel.url,
+          SB_FIXTURE_URL: tasks.url,
+          SB_SERVER_ID: 'tasks',
+          SB_NAMESPACE: 'tk',
+          SB_SERVER_NAME: 'Task server',
+          SB_USER_ID: env.user.id,
+          SB_CONVERSATION_ID: env.conversation.id,
+          SB_INSTANCE_ID: 'doomed',
+          SB_LEASE_MS: '1500',
+          SB_HEARTBEAT_MS: '300',
+          SB_GRANTS: JSON.stringify(AUTO),
+        });
+        closers.push(() => child.dispose());
+        const started = await child.waitFor((e) => e.event === 'started', 'run started', 9000);
+        const runId = started.runId as string;
+        await waitUntil(
+          async () => (await listConversationToolCalls(pg.handle.db, env.conversation.id))[0]?.task != null,
+          'the task to be stored',
+          9000,
+        );
+        const [stored] = await listConversationToolCalls(pg.handle.db, env.conversation.id);
+        expect(stored).toMatchObject({ status: 'executing', attempts: 1 });
+        const record = tasks.tasks.get(stored!.task!.taskId)!;
+        expect(record.task.status).toBe('working');
+
+        child.proc.kill('SIGKILL');
+        expect((await child.exited).signal).toBe('SIGKILL');
+        await waitUntil(
+          async () => (await resumeLapsedRuns(env.deps, env.conversation.id)) === 1,
+          'the lapsed run to be taken over',
+          6000,
+          100,
+        );
+        await env.deps.idle();
+
+        expect((await getRun(pg.handle.db, runId))!).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+        const [call] = await listConversationToolCalls(pg.handle.db, env.conversation.id);
+        expect(call).toMatchObject({ status: 'succeeded', attempts: 1, isError: false });
+        expect(call!.task).toMatchObject({ taskId: record.task.taskId, status: 'completed' });
+        expect(record.cancelledAt).toBeUndefined();
+        // One tools/call for this task: the rescuer followed the task id, it did not call again.
+        expect(tasks.calls.filter((c) => c.name === 'long_job' && c.asTask)).toHaveLength(callsBefore + 1);
+        const result = (env.model.requests[0]!.body.messages.at(-1)!.content as Block[])[0]!;
+        expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_job' });
+        expect(JSON.stringify(result.content)).toContain('The survivor finished after 5 steps.');
+        await expectInvariant(pg.handle.db, env.conversation.id, runId);
+      });
     });
   });
 }
