@@ -29,7 +29,16 @@ import {
 } from './failures';
 import { canRunAsTask, followTask, resultOrTaskSchema, taskIn, taskRequest } from './follow-task';
 import type { LegacySessionStore } from './legacy-sessions';
-import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
+import type {
+  CallerIdentity,
+  CallOptions,
+  CallOutcome,
+  FollowTaskOptions,
+  McpCallResult,
+  McpGateway,
+  McpServerConfig,
+  ServerCatalog,
+} from './types';
 
 /**
  * The engine's door to MCP servers. Each listing and each call opens its own connection and
@@ -69,6 +78,7 @@ export interface ListedCatalog extends ServerCatalog {
 
 export interface SwitchboardGateway extends McpGateway {
   listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ListedCatalog>;
+  followTask(server: McpServerConfig, taskId: string, opts: FollowTaskOptions): Promise<CallOutcome>;
 }
 
 const MAX_PAGES = 50;
