@@ -44,7 +44,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await h?.close();
     });
 
-    async function engine(script: ScriptedReply[], db: DbHandle = h, instanceId = 'test-instance') {
+    async function engine(script: ScriptedReply[], db: DbHandle = h, instanceId = 'test-instance', timeoutMs = 5000) {
       const model = await startScriptedModel(script);
       closers.push(() => model.close());
       const server: McpServerConfig = {
@@ -54,7 +54,7 @@ for (const { kind, available } of TEST_DATABASES) {
         url: tasks.url,
         trust: 'trusted',
         trustContent: true,
-        timeoutMs: 5000,
+        timeoutMs,
       };
       const host: ToolHost = {
         gateway: createMcpGateway({ fetch: loopbackFetch }),
@@ -146,6 +146,24 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(call).toMatchObject({ status: 'cancelled', isError: true });
       expect(call!.task).toMatchObject({ status: 'cancelled' });
       await expectInvariant(h.db, env.conversation.id, run.id);
+    });
+
+    it('follows a task past the overall limit a plain call has (its timeout × 10): the run is not broken', async () => {
+      // 250 ms per request: a plain call would be cut at 2.5 s; the task runs 3 s.
+      const env = await engine(
+        [{ blocks: [toolUse('tu_slow', 'tk__long_job', { label: 'slow job', durationMs: 3000 })] }, { blocks: [text('Done at last.')] }],
+        h,
+        'test-instance',
+        250,
+      );
+      const { run } = await env.start();
+      await env.deps.idle();
+      expect((await getRun(h.db, run.id))!).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+      const [call] = await listConversationToolCalls(h.db, env.conversation.id);
+      expect(call).toMatchObject({ status: 'succeeded', isError: false });
+      expect(call!.endedAt!.getTime() - call!.startedAt!.getTime()).toBeGreaterThan(2500);
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(JSON.stringify(result.content)).toContain('The slow job finished after 5 steps.');
     });
 
     it('runs a tool without task support as an ordinary call', async () => {
