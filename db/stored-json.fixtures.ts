@@ -70,6 +70,20 @@ export const STORED_SAMPLES = {
       },
     ],
   },
+  task: {
+    v1: [
+      { v: 1, taskId: 't-1', serverId: 'srv-1', status: 'working', at: '2026-12-06T10:00:00.000Z' },
+      {
+        v: 1,
+        taskId: 't-1',
+        serverId: 'srv-1',
+        status: 'completed',
+        statusMessage: '100% done',
+        pollIntervalMs: 500,
+        at: '2026-12-06T10:00:00.000Z',
+      },
+    ],
+  },
   taint: {
     v1: [
       { v: 1, at: '2026-12-01T10:00:00.000Z', source: 'result', serverId: 'srv-1', serverName: 'Docs', tool: 'search' },

@@ -113,6 +113,16 @@ export type InputResponseAction = (typeof INPUT_RESPONSE_ACTIONS)[number];
 export const SIGN_IN_REASONS = ['first_use', 'expired', 'insufficient_scope', 'revoked'] as const;
 export type SignInReason = (typeof SIGN_IN_REASONS)[number];
 
+/**
+ * A server-side task's status (MCP Tasks): a call that answered with a task is followed until its
+ * task is one of the last three (lib/mcp/follow-task.ts). `input_required` is followed like `working`.
+ */
+export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const ENDED_TASK_STATUSES = ['completed', 'failed', 'cancelled'] as const satisfies readonly TaskStatus[];
+/** Whether a tool may run as a task, as its `execution.taskSupport` says (absent: it never does). */
+export const TASK_SUPPORT = ['optional', 'required'] as const;
+
 export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
 export type Trust = (typeof TRUST_LEVELS)[number];
 

@@ -99,6 +99,7 @@ const SAMPLE_CALL = {
   viewOf: null,
   viewsOff: false,
   viewContext: null,
+  task: null,
   step: 0,
   proposedAt: null,
   startedAt: null,

@@ -2,7 +2,7 @@ import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from
 import { OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 
-import { TRUST_LEVELS } from '../vocabulary';
+import { TASK_SUPPORT, TRUST_LEVELS } from '../vocabulary';
 import { jsonObject } from './common';
 import { storedAnnotations } from './tool-calls';
 
@@ -96,6 +96,8 @@ const catalogToolShape = z.object({
       contentHash: z.string().optional(),
     })
     .optional(),
+  /** It may run as a task (MCP Tasks); absent in catalogs stored before tasks were followed. */
+  taskSupport: z.enum(TASK_SUPPORT).optional(),
 });
 const catalogV1 = z.object({
   v: z.literal(1),

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, VERDICTS } from '../vocabulary';
+import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TASK_STATUSES, VERDICTS } from '../vocabulary';
 import { iso, jsonObject } from './common';
 
 /**
@@ -162,6 +162,24 @@ export const storedFoundTools = foundToolsV1;
 const viewContextV1 = z.object({ v: z.literal(1), at: iso, text: z.string(), structured: jsonObject.optional() });
 export type StoredViewContext = z.infer<typeof viewContextV1>;
 export const storedViewContext = viewContextV1;
+// ── tool_calls.task: the server-side task a call answered with (MCP Tasks) ─────────────────
+// Written when the server hands back a task, so whichever instance drives the run next follows the
+// same task id (lib/agent/follow-task.ts) rather than calling the tool again.
+const taskV1 = z.object({
+  v: z.literal(1),
+  taskId: z.string(),
+  /** The server that runs it (the call's server, as it was when the task began). */
+  serverId: z.string(),
+  status: z.enum(TASK_STATUSES),
+  statusMessage: z.string().optional(),
+  /** The server's suggested polling interval. */
+  pollIntervalMs: z.number().optional(),
+  /** When the task began, per Switchboard's clock. */
+  at: iso,
+});
+export type StoredTask = z.infer<typeof taskV1>;
+export const storedTask = taskV1;
+
 // ── tool_calls.annotations and tool_calls.result ───────────────────────────────────────────
 /** The tool's hints as listed when it was called (a server's words: extra fields pass through). */
 export const storedAnnotations = z.looseObject({

@@ -10,6 +10,7 @@ import {
   storedInputRequests,
   storedInputResponses,
   storedSignIn,
+  storedTask,
   storedToolResult,
   storedVerdict,
   storedViewContext,
@@ -52,6 +53,7 @@ export type ToolCallPatch = Partial<
     | 'signIn'
     | 'requestState'
     | 'foundTools'
+    | 'task'
     | 'contentTrusted'
     | 'startedAt'
     | 'endedAt'
@@ -78,6 +80,7 @@ export function parseToolCallRow(raw: ToolCallRow): ToolCallRow {
     signIn: parseStored(storedSignIn, raw.signIn, ...at('signIn')),
     foundTools: parseStored(storedFoundTools, raw.foundTools, ...at('foundTools')),
     viewContext: parseStored(storedViewContext, raw.viewContext, ...at('viewContext')),
+    task: parseStored(storedTask, raw.task, ...at('task')),
   };
 }
 

@@ -20,11 +20,12 @@ import type {
   StoredInputRequests,
   StoredInputResponses,
   StoredSignIn,
+  StoredTask,
   StoredToolResult,
   StoredVerdict,
   StoredViewContext,
 } from '../stored-json';
-import { TOOL_CALL_STATUSES, TRUST_LEVELS } from '../vocabulary';
+import { TASK_SUPPORT, TOOL_CALL_STATUSES, TRUST_LEVELS } from '../vocabulary';
 import { ownerRef } from './accounts';
 import { createdAt } from './columns';
 import { conversationRef, runs } from './conversations';
@@ -88,6 +89,10 @@ export const toolCalls = pgTable(
     // The `ui://` view (MCP Apps) the tool declared when the model called it: the card shows that
     // view and no other (lib/chat/tool-view.ts), so a view named later cannot be slipped in.
     viewUri: text('view_uri'),
+    // MCP Tasks: whether the tool may run as a task (its `execution.taskSupport` when called), and
+    // the task the server answered with, followed to its end by whichever instance drives the run.
+    taskSupport: text('task_support', { enum: TASK_SUPPORT }),
+    task: jsonb('task').$type<StoredTask>(),
     // Set when the call was asked by that call's interactive view (a view's `tools/call`), not by the
     // model: it goes through the same consent, approval and audit, but belongs to no model step
     // (`step` is VIEW_CALL_STEP) and its result goes back to the view, never into the history.

@@ -2,7 +2,16 @@ import { z } from 'zod';
 
 import type { EventRow } from '@/db/queries/events';
 import { storedDecision, storedInputRequests, storedMessageContent, storedRunError, storedToolResult, storedUsage } from '@/db/stored-json';
-import { DECISION_KINDS, RUN_STATUSES, SIGN_IN_REASONS, TOOL_CALL_STATUSES, TRUST_LEVELS, VERDICTS, WAIT_REASONS } from '@/db/vocabulary';
+import {
+  DECISION_KINDS,
+  RUN_STATUSES,
+  SIGN_IN_REASONS,
+  TASK_STATUSES,
+  TOOL_CALL_STATUSES,
+  TRUST_LEVELS,
+  VERDICTS,
+  WAIT_REASONS,
+} from '@/db/vocabulary';
 import { resultView } from '@/lib/mcp/result-view';
 
 import type { BusEvent, RunEventType } from './events';
@@ -53,6 +62,8 @@ const signInView = z.object({
   reason: z.enum(SIGN_IN_REASONS),
 });
 
+const taskView = z.object({ status: z.enum(TASK_STATUSES), statusMessage: z.string().nullable() });
+
 const allowForSessionView = z.object({ offered: z.boolean(), why: z.string().nullable() });
 
 export const toolCallViewSchema = z.object({
@@ -87,6 +98,8 @@ export const toolCallViewSchema = z.object({
     .object({ at: z.string(), text: z.string(), structured: z.record(z.string(), z.unknown()).nullable() })
     .nullable()
     .default(null),
+  /** The task the server runs the call as (MCP Tasks), as last stored; live changes come as `tool_call.task_status`. */
+  task: taskView.nullable().default(null),
 });
 
 /** Version 0: the row's own fields, with the policy, the raw decision and the model's result block. */
@@ -114,6 +127,7 @@ const toolCallViewV0 = z
     viewOf: null,
     viewsOff: false,
     viewContext: null,
+    task: null,
   }));
 
 /** Only the named keys: version 0 carried fields (the server id, the error flag) the view no longer sends. */
@@ -168,6 +182,10 @@ export const EVENT_PAYLOADS = {
     total: z.number().optional(),
     message: z.string().optional(),
   }),
+  /** The server answered with a task (MCP Tasks): the call runs on there, followed until the task ends. */
+  'tool_call.task': toolCallPayload,
+  /** Live only: the task's status or message changed (its progress, in the server's words). */
+  'tool_call.task_status': z.object({ toolCallId: z.string(), ...taskView.shape }),
   'tool_call.completed': toolCallPayload,
   'run.awaiting_approval': z.object({ status: z.literal('awaiting_approval'), toolCallIds: z.array(z.string()) }),
   'run.awaiting_input': z.object({ status: z.literal('awaiting_input'), toolCallIds: z.array(z.string()) }),

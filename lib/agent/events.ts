@@ -17,6 +17,8 @@ export const RUN_EVENT_TYPES = [
   'tool_call.sign_in_requested',
   'tool_call.started',
   'tool_call.progress',
+  'tool_call.task',
+  'tool_call.task_status',
   'tool_call.completed',
   'run.awaiting_approval',
   'run.awaiting_input',

@@ -11,6 +11,7 @@ import type { CallOutcome, McpCallResult, McpServerConfig, ProgressUpdate, ToolA
 
 import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
+import { follow, hasTask, startFollowing } from './follow-task';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
 import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
@@ -76,6 +77,8 @@ async function executeOne(
   signal: AbortSignal,
 ): Promise<ToolCallRow | null> {
   const tool = { trust: (call.trust ?? 'untrusted') as Trust, annotations: (call.annotations ?? {}) as ToolAnnotations };
+  // Interrupted while its server ran it as a task: the task goes on there, and is followed, not called again.
+  if (call.status === 'executing' && hasTask(call)) return followInterrupted(deps, host, run, call, servers, signal);
   if (call.status === 'executing' && !isTrustedRepeatable(tool)) {
     return complete(deps, call, {
       status: 'unknown',
@@ -129,7 +132,14 @@ async function executeOne(
       resume: current.requestState || current.inputRequests ? resumeOf(current) : undefined,
       // The schema as listed: its `x-mcp-header` arguments travel as `Mcp-Param-*` headers (2026-07-28).
       ...(current.inputSchema && { inputSchema: current.inputSchema }),
+      ...(current.taskSupport && { taskSupport: current.taskSupport }),
     });
+    if (outcome.kind === 'task') {
+      // Run as a task on the server (MCP Tasks): stored on the call, then followed to its end.
+      const followed = await startFollowing(deps, host, run, current, server, outcome.task, signal, taint);
+      if (!followed.call) return null;
+      return finishFollowed(deps, followed.call, server, followed, contentTrusted, taint);
+    }
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
   const ran = outcome!;
@@ -139,6 +149,46 @@ async function executeOne(
       ? (quota: number) => ({ ...resultPatch(current, server, ran.result, quotaFullNote(quota)), contentTrusted })
       : undefined;
   return complete(deps, current, { ...patchFor(current, server, ran), contentTrusted }, overQuota);
+}
+
+async function followInterrupted(
+  deps: EngineDeps,
+  host: ToolHost,
+  run: RunRow,
+  call: ToolCallRow & { task: NonNullable<ToolCallRow['task']> },
+  servers: McpServerConfig[],
+  signal: AbortSignal,
+): Promise<ToolCallRow | null> {
+  const server = servers.find((s) => s.id === call.task.serverId);
+  if (!server) {
+    return complete(deps, call, {
+      status: 'errored',
+      result: errorToolResult(call.toolUseId, `The server running the task of ${call.modelName} is no longer available.`),
+      isError: true,
+    });
+  }
+  const contentTrusted = call.contentTrusted && server.trustContent === true;
+  const taint = callTaint(deps.db, call, !contentTrusted);
+  const followed = await follow(deps, host, run, call, server, signal, taint);
+  return finishFollowed(deps, call, server, followed, contentTrusted, taint);
+}
+
+/** A followed task's end, stored as the call's outcome: the same result mapping, quota, taint and audit as any call. */
+async function finishFollowed(
+  deps: EngineDeps,
+  call: ToolCallRow,
+  server: McpServerConfig,
+  followed: { outcome: CallOutcome; task: NonNullable<ToolCallRow['task']> },
+  contentTrusted: boolean,
+  taint: ReturnType<typeof callTaint>,
+): Promise<ToolCallRow | null> {
+  const ran = followed.outcome;
+  await taint.outcome(ran);
+  const overQuota =
+    ran.kind === 'result'
+      ? (quota: number) => ({ ...resultPatch(call, server, ran.result, quotaFullNote(quota)), contentTrusted, task: followed.task })
+      : undefined;
+  return complete(deps, call, { ...patchFor(call, server, ran), contentTrusted, task: followed.task }, overQuota);
 }
 
 /** The host's own tools: answered here, never by a server. */
@@ -205,6 +255,13 @@ export function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: Ca
       };
     case 'failed':
       return { status: 'errored', result: errorToolResult(call.toolUseId, `${call.modelName} failed: ${outcome.message}`), isError: true };
+    case 'task':
+      // Followed before an outcome is stored (./follow-task.ts); a task here was never followed.
+      return {
+        status: 'errored',
+        result: errorToolResult(call.toolUseId, `${call.modelName} started a task that was not followed.`),
+        isError: true,
+      };
   }
 }
 

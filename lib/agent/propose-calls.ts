@@ -128,5 +128,6 @@ export function calledToolFields(server: McpServerConfig, tool: CatalogTool, inp
     annotations: { ...tool.annotations },
     inputSchema: tool.inputSchema,
     outputSchema: tool.outputSchema ?? null,
+    taskSupport: tool.taskSupport ?? null,
   } satisfies Partial<NewToolCall>;
 }

@@ -77,6 +77,8 @@ const OUTCOME_SOURCES: Record<CallOutcome['kind'], TaintSource | null> = {
   timeout: null,
   cancelled: null,
   needs_sign_in: null,
+  // The task's status message is the server's text, as a progress message is.
+  task: 'progress',
 };
 
 /** Marks the conversation of a call whose server's content is not trusted; a no-op once it is tainted. */

@@ -54,6 +54,8 @@ const row: ToolCallRow & { fullText: string } = {
   requestState: 'opaque-server-state',
   foundTools: null,
   viewUri: null,
+  taskSupport: null,
+  task: null,
   askedByCallId: null,
   viewContext: null,
   version: 3,

@@ -50,6 +50,7 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     viewOf: c.askedByCallId,
     viewsOff: false,
     viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
+    task: c.task ? { status: c.task.status, statusMessage: c.task.statusMessage ?? null } : null,
   };
 }
 

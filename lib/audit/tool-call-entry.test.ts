@@ -44,6 +44,8 @@ const base: ToolCallRow = {
   requestState: null,
   foundTools: null,
   viewUri: null,
+  taskSupport: null,
+  task: null,
   askedByCallId: null,
   viewContext: null,
   version: 3,

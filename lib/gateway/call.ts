@@ -134,6 +134,7 @@ const CARRIES_SERVER_TEXT: Record<CallOutcome['kind'], boolean> = {
   timeout: false,
   cancelled: false,
   needs_sign_in: false,
+  task: false,
 };
 
 /** The upstream result as the client gets it (passed through as the server sent it), or a failure in words. */
@@ -159,6 +160,12 @@ function toClientResult(outcome: CallOutcome, name: string, serverName: string):
     case 'needs_sign_in':
       return {
         result: errorResult(`${serverName} needs the person to sign in again on Switchboard's Servers page before ${name} can run.`),
+        status: 'errored',
+      };
+    case 'task':
+      // Not asked for here (no `taskSupport` is passed): a server that starts one anyway is not followed.
+      return {
+        result: errorResult(`${serverName} started ${name} as a task, which cannot be passed to MCP clients yet.`),
         status: 'errored',
       };
   }

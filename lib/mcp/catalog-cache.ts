@@ -74,6 +74,7 @@ export function withCatalogCache(
       if (kept && !kept.tools.some((t) => t.name === tool)) await drop(server.id);
       return gateway.callTool(server, tool, args, callOpts);
     },
+    followTask: (server, taskId, opts) => gateway.followTask(server, taskId, opts),
     async listTools(server, caller, listOpts): Promise<ListedCatalog> {
       if (listOpts?.refresh) await drop(server.id);
       else {

@@ -37,6 +37,23 @@ describe('buildServerCatalog', () => {
     expect(catalog).toMatchObject({ skipped: [], truncated: false });
   });
 
+  it('keeps whether a tool may run as a task (MCP Tasks), and nothing for a value it does not know', () => {
+    const catalog = buildServerCatalog(server, [
+      tool('job', { execution: { taskSupport: 'optional' } }),
+      tool('must', { execution: { taskSupport: 'required' } }),
+      tool('never', { execution: { taskSupport: 'forbidden' } }),
+      tool('odd', { execution: 'yes' }),
+      tool('plain'),
+    ]);
+    expect(catalog.tools.map((t) => [t.name, t.taskSupport])).toEqual([
+      ['job', 'optional'],
+      ['must', 'required'],
+      ['never', undefined],
+      ['odd', undefined],
+      ['plain', undefined],
+    ]);
+  });
+
   it('skips unusable tools with the reason and keeps the rest', () => {
     const catalog = buildServerCatalog(server, [
       tool('good'),

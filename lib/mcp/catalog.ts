@@ -196,5 +196,8 @@ function catalogEntry(
   if (description !== undefined) tool.description = description.slice(0, MAX_DESCRIPTION);
   if (hasOutput) tool.outputSchema = raw.outputSchema as Record<string, unknown>;
   if (view) tool.view = view;
+  const execution = raw.execution;
+  const taskSupport = execution !== null && typeof execution === 'object' && 'taskSupport' in execution ? execution.taskSupport : undefined;
+  if (taskSupport === 'optional' || taskSupport === 'required') tool.taskSupport = taskSupport;
   return tool;
 }

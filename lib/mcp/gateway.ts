@@ -27,8 +27,18 @@ import {
   type FailureKind,
   type NeedsSignIn,
 } from './failures';
+import { canRunAsTask, followTask, resultOrTaskSchema, taskIn, taskRequest } from './follow-task';
 import type { LegacySessionStore } from './legacy-sessions';
-import type { CallerIdentity, CallOptions, CallOutcome, McpCallResult, McpGateway, McpServerConfig, ServerCatalog } from './types';
+import type {
+  CallerIdentity,
+  CallOptions,
+  CallOutcome,
+  FollowTaskOptions,
+  McpCallResult,
+  McpGateway,
+  McpServerConfig,
+  ServerCatalog,
+} from './types';
 import { readViewHashes } from './view-hashes';
 
 /**
@@ -69,6 +79,7 @@ export interface ListedCatalog extends ServerCatalog {
 
 export interface SwitchboardGateway extends McpGateway {
   listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ListedCatalog>;
+  followTask(server: McpServerConfig, taskId: string, opts: FollowTaskOptions): Promise<CallOutcome>;
 }
 
 const MAX_PAGES = 50;
@@ -215,6 +226,9 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       keep = held !== undefined;
       if (held) await connections.succeeded(server, opts.caller, held);
 
+      const task = taskIn(result);
+      if (task) return { kind: 'task', task };
+
       if (result.resultType === 'input_required') {
         const asked = storedInputRequests.safeParse(result.inputRequests ?? {});
         if (!asked.success) {
@@ -305,7 +319,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       };
     });
     onRequestStreamEnd(client, () => onStreamEnd());
-    const call = client.callTool(params, {
+    const requestOptions = {
       timeout: opts.timeoutMs,
       resetTimeoutOnProgress: true,
       ...(opts.maxTotalTimeoutMs && { maxTotalTimeout: opts.maxTotalTimeoutMs }),
@@ -314,8 +328,13 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
       // Lets the SDK mirror `x-mcp-header` arguments into `Mcp-Param-*` headers (2026-07-28)
       // without a `tools/list` on this short-lived connection.
       ...(opts.inputSchema && { toolDefinition: { name: tool, inputSchema: opts.inputSchema as { type: 'object' } } }),
-      onprogress: (p) => opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
-    });
+      onprogress: (p: { progress: number; total?: number; message?: string }) =>
+        opts.onProgress?.({ progress: p.progress, total: p.total, message: p.message }),
+    };
+    // A tool that may run as a task is asked as one where the connection can (./follow-task.ts).
+    const call = canRunAsTask(client, opts.taskSupport)
+      ? client.request({ method: 'tools/call', params: { ...params, ...taskRequest } }, resultOrTaskSchema, requestOptions)
+      : client.callTool(params, requestOptions);
     // Whichever loses the race must not surface as an unhandled rejection.
     call.catch(() => {});
     streamEnded.catch(() => {});
@@ -333,7 +352,11 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     if (notify) client.setNotificationHandler('notifications/tools/list_changed', () => notify(server, caller));
   }
 
-  return { listTools, callTool };
+  return {
+    listTools,
+    callTool,
+    followTask: (server, taskId, opts) => followTask(connections, deps, server, taskId, opts),
+  };
 }
 
 class StreamEnded extends Error {

@@ -4,7 +4,7 @@
  */
 
 import type { StoredInputRequests } from '@/db/stored-json';
-import type { Trust } from '@/db/vocabulary';
+import type { TaskStatus, Trust } from '@/db/vocabulary';
 
 import type { NeedsSignIn } from './failures';
 
@@ -99,6 +99,8 @@ export interface CatalogTool {
   untitledFingerprint?: string;
   /** Its interactive view (`_meta.ui`), when it declares one. */
   view?: ToolView;
+  /** It may run as a task (MCP Tasks, `execution.taskSupport`); absent: it never does. */
+  taskSupport?: 'optional' | 'required';
 }
 
 export interface SkippedTool {
@@ -145,7 +147,32 @@ export type CallOutcome =
   | NeedsSignIn
   | { kind: 'timeout'; message: string }
   | { kind: 'cancelled'; message: string }
-  | { kind: 'failed'; message: string };
+  | { kind: 'failed'; message: string }
+  /** The server runs the call as a task (MCP Tasks): follow `task.taskId` to its result. */
+  | { kind: 'task'; task: ServerTask };
+
+/** A server-side task as the server last described it. */
+export interface ServerTask {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+}
+
+export interface FollowTaskOptions {
+  caller: CallerIdentity;
+  /** Stops following; the outcome is then `cancelled`. */
+  signal: AbortSignal;
+  /**
+   * Asked when `signal` aborts: true (the person pressed Stop) sends `tasks/cancel`; false (the
+   * lease moved on) leaves the task running for whoever follows it next.
+   */
+  cancelOnAbort: () => boolean;
+  /** Per request (`tasks/get`, `tasks/result`, `tasks/cancel`). */
+  timeoutMs: number;
+  /** Each time the task's status or message changes. */
+  onStatus?: (task: ServerTask) => void;
+}
 
 export interface CallOptions {
   caller: CallerIdentity;
@@ -158,10 +185,14 @@ export interface CallOptions {
   inputSchema?: Record<string, unknown>;
   /** Resuming an elicitation: the person's answers and the server's exact state. */
   resume?: { inputResponses: Record<string, unknown>; requestState?: string };
+  /** The tool may run as a task (its `execution.taskSupport`): asked as one where the server can. */
+  taskSupport?: 'optional' | 'required';
 }
 
 /** What the engine uses to reach MCP servers. */
 export interface McpGateway {
   listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ServerCatalog>;
   callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome>;
+  /** Follows a task the server started for a call until it ends, and returns the call's outcome (never `task`). */
+  followTask?(server: McpServerConfig, taskId: string, opts: FollowTaskOptions): Promise<CallOutcome>;
 }

@@ -99,3 +99,26 @@ describe('the page applying streamed thinking', () => {
     expect(s.partials).toEqual([{ messageId: 'm1', runId: 'run-1', blocks: ['Weighing it.', 'The answer.'], thinking: [0] }]);
   });
 });
+
+describe('the page applying task events (MCP Tasks)', () => {
+  it('shows the task once stored, then each live status on the card of that call', () => {
+    const task = { status: 'working' as const, statusMessage: '0% done' };
+    let s = applyEvent(state(), {
+      type: 'tool_call.task',
+      data: { toolCall: call({ status: 'executing', task }), seq: 5, runId: 'run-1' },
+    });
+    expect(s.toolCalls.tu_1!.task).toEqual(task);
+    s = applyEvent(s, {
+      type: 'tool_call.task_status',
+      data: { toolCallId: call().id, status: 'working', statusMessage: '40% done', seq: null, runId: 'run-1' },
+    });
+    expect(s.toolCalls.tu_1).toMatchObject({ status: 'executing', task: { status: 'working', statusMessage: '40% done' } });
+    // A status for a call the page does not show changes nothing.
+    expect(
+      applyEvent(s, {
+        type: 'tool_call.task_status',
+        data: { toolCallId: 'other', status: 'completed', statusMessage: null, seq: null, runId: 'run-1' },
+      }),
+    ).toEqual(s);
+  });
+});

@@ -79,7 +79,15 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       const { toolCallId, progress, total, message } = event.data;
       return { ...state, progress: { ...state.progress, [toolCallId]: { progress, total, message } } };
     }
+    case 'tool_call.task_status': {
+      // The server's task moved on: the card shows its status and message (MCP Tasks).
+      const { toolCallId, status, statusMessage } = event.data;
+      const call = Object.values(state.toolCalls).find((c) => c.id === toolCallId);
+      if (!call) return state;
+      return { ...state, toolCalls: { ...state.toolCalls, [call.toolUseId]: { ...call, task: { status, statusMessage } } } };
+    }
     case 'tool_call.started':
+    case 'tool_call.task':
     case 'tool_call.proposed':
     case 'tool_call.approval_requested':
     case 'tool_call.decided':

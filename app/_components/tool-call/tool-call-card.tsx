@@ -11,6 +11,7 @@ import { DETAILS_HIDDEN } from '../share/share-view';
 import { offersSwitchOn } from '../tools-panel/switch-on';
 import type { CardToolCall } from '../types';
 import { Button, Card, CodeBlock, cx, Disclosure } from '../ui/index';
+import { TaskStatus } from './task-status';
 import { ToolCallHeader } from './tool-call-header';
 import { ToolResultView } from './tool-result-view';
 
@@ -54,6 +55,7 @@ export const ToolCallCard = memo(function ToolCallCard({
   const summary = (
     <>
       <ToolCallHeader call={call} readOnly={readOnly} />
+      {call.task && <TaskStatus task={call.task} callStatus={call.status} />}
       {call.status === 'executing' && progress && (
         <p className="mt-1 text-xs text-info-text" role="status">
           {progress.total ? `${Math.round((100 * progress.progress) / progress.total)}%` : `step ${progress.progress}`}
