@@ -11,7 +11,7 @@ export interface GatewayTools {
 const INSTRUCTIONS =
   "The tools of the person's own Switchboard servers that they exposed to this client, named <server>__<tool> as in their chat. " +
   'Each call goes through their Switchboard consent rules and is recorded in their activity log under this client’s name; ' +
-  'a call that needs their approval is not run and says so.';
+  'a call that needs their approval waits until they allow or deny it in Switchboard (or the wait ends), then returns.';
 
 /** The MCP server for one request of one principal (built per request by the endpoint's handler). */
 export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrincipal): Server {
