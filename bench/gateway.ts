@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 
 import { createAccessToken } from '@/lib/account/access-tokens';
@@ -54,6 +55,7 @@ async function throughMcp(
     auditKeys: () => getAuditKeyring(),
     bus: createEventBus(db.handle),
     approvalWaitMs: 120_000,
+    stateKey: randomBytes(32),
   });
   const serve = (req: Request) => endpoint.serve(req);
   const served = await serveMcpRoutes({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -94,7 +95,15 @@ describe('/mcp: calls that wait for approval', () => {
     const { createGatewayEndpoint } = await import('@/lib/gateway/service');
     const rt = await getRuntime();
     const bus = createEventBus(h);
-    const endpoint = createGatewayEndpoint({ db: h.db, tools: rt.tools.host, auditKeys: rt.engine.auditKeys, bus, approvalWaitMs });
+    const { requestStateKey } = await import('@/lib/gateway/elicit-approval');
+    const endpoint = createGatewayEndpoint({
+      db: h.db,
+      tools: rt.tools.host,
+      auditKeys: rt.engine.auditKeys,
+      bus,
+      approvalWaitMs,
+      stateKey: requestStateKey(rt.secret),
+    });
     const serve = (req: Request) => endpoint.serve(req);
     const server = await serveMcpRoutes({ mcp: { GET: serve, POST: serve, DELETE: serve }, metadata: () => new Response(null) });
     others.push(server, endpoint);
@@ -225,6 +234,72 @@ describe('/mcp: calls that wait for approval', () => {
     const [row] = await h.db.select().from(clientApprovals).where(eq(clientApprovals.id, call.id));
     expect(row!.status).toBe('cancelled');
     expect((await decide(ada.cookie, call.id, { decision: 'allow_once', argsHash: call.argsHash })).status).toBe(409);
+    await client.close();
+  });
+
+  /** A client that declares form elicitation and takes `input_required` back itself (its person answers). */
+  async function elicitingClient(url: string, token: string) {
+    const client = new Client(
+      { name: 'asking-client', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: 'auto' }, inputRequired: { autoFulfill: false } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: { token: async () => token } }));
+    return client;
+  }
+  type Asked = { resultType?: string; inputRequests?: Record<string, { params?: { message?: string } }>; requestState?: string };
+  const retry = (client: Client, args: Record<string, unknown>, asked: Asked, response: unknown) =>
+    client.callTool(
+      // The typed params reject these two keys; the wire needs them verbatim.
+      { name: 'notes__create', arguments: args, inputResponses: { approval: response }, requestState: asked.requestState } as {
+        name: string;
+        arguments: Record<string, unknown>;
+      },
+      { allowInputRequired: true },
+    );
+
+  it('also asks a client that declared elicitation; its answer allows the call once, and the inbox card is withdrawn', async () => {
+    const ada = await personWithToken(['notes__create'], 'Desk app');
+    const client = await elicitingClient(served.url, ada.token);
+    const args = { title: 'Asked', body: 'by form' };
+    const asked = (await client.callTool({ name: 'notes__create', arguments: args }, { allowInputRequired: true })) as Asked;
+    expect(asked.resultType).toBe('input_required');
+    expect(asked.inputRequests!.approval!.params!.message).toMatch(/^Switchboard: Desk app wants to run create on Notes \(/);
+    const [inInbox] = await listInbox(ada.cookie);
+    expect(inInbox).toMatchObject({ client: { name: 'Desk app' }, input: args });
+
+    const result = await retry(client, args, asked, { action: 'accept', content: { decision: 'allow_once' } });
+    expect(result.isError).toBeFalsy();
+    expect((await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).map((n) => n.title)).toEqual(['Asked']);
+    expect(await listInbox(ada.cookie)).toEqual([]);
+    const [row] = await h.db.select().from(clientApprovals).where(eq(clientApprovals.id, inInbox!.id));
+    expect(row).toMatchObject({ status: 'approved', decidedVia: 'elicitation' });
+    // Once: the same answer again is not a second approval.
+    const again = await retry(client, args, asked, { action: 'accept', content: { decision: 'allow_once' } });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toBe(
+      'notes__create was not run again: the person allowed it once, and it has run. Call the tool anew to ask again.',
+    );
+    expect((await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).map((n) => n.title)).toEqual(['Asked']);
+    await client.close();
+  });
+
+  it("the person's decision in Switchboard wins over a later form answer, and an answer cannot carry other arguments", async () => {
+    const ada = await personWithToken(['notes__create']);
+    const client = await elicitingClient(served.url, ada.token);
+    const args = { title: 'Contested', body: 'x' };
+    const asked = (await client.callTool({ name: 'notes__create', arguments: args }, { allowInputRequired: true })) as Asked;
+    const changed = await retry(client, { ...args, title: 'Swapped' }, asked, { action: 'accept', content: { decision: 'allow_once' } });
+    expect(changed.isError).toBe(true);
+    expect(text(changed)).toBe('notes__create was not run: the answer sent belongs to another call. Call the tool again without it.');
+
+    const [call] = await listInbox(ada.cookie);
+    expect((await decide(ada.cookie, call!.id, { decision: 'deny', argsHash: call!.argsHash })).status).toBe(200);
+    const late = await retry(client, args, asked, { action: 'accept', content: { decision: 'allow_once' } });
+    expect(late.isError).toBe(true);
+    expect(text(late)).toMatch(/the person denied it in Switchboard/);
+    expect(await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).toEqual([]);
+    // A forged request state is refused by the SDK's check of its seal.
+    await expect(retry(client, args, { requestState: `${asked.requestState}x` }, { action: 'accept' })).rejects.toThrow();
     await client.close();
   });
 });

@@ -19,7 +19,8 @@ CREATE TABLE "client_approvals" (
 	"decided_via" text,
 	"expires_at" timestamp with time zone NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"decided_at" timestamp with time zone
+	"decided_at" timestamp with time zone,
+	"ran_at" timestamp with time zone
 );
 --> statement-breakpoint
 ALTER TABLE "client_approvals" ADD CONSTRAINT "client_approvals_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

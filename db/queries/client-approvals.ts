@@ -1,4 +1,4 @@
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { clientApprovals } from '../schema';
@@ -99,4 +99,21 @@ export async function settleClientApproval(
     .where(and(...conditions))
     .returning();
   return row ? parse(row) : null;
+}
+
+/** Claims the run of an allowed call: true for the one request that may run it, false for every other. */
+export async function claimClientApprovalRun(db: Db, userId: string, id: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(clientApprovals)
+    .set({ ranAt: now })
+    .where(
+      and(
+        eq(clientApprovals.id, id),
+        eq(clientApprovals.userId, userId),
+        eq(clientApprovals.status, 'approved'),
+        isNull(clientApprovals.ranAt),
+      ),
+    )
+    .returning({ id: clientApprovals.id });
+  return rows.length === 1;
 }

@@ -41,6 +41,9 @@ export const clientApprovals = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: createdAt(),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
+    // When the allowed call was started: it runs once, by whichever request claims it first (the held
+    // request, or the client's retried call after an elicitation); its outcome is in the audit log.
+    ranAt: timestamp('ran_at', { withTimezone: true }),
   },
   (t) => [
     // The inbox lists a person's waiting calls.

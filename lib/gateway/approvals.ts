@@ -12,6 +12,8 @@ import type { EventBus } from '@/lib/agent/bus';
 import { AppError } from '@/lib/http/errors';
 import { errorSummary } from '@/lib/log-safe';
 
+import { INBOX_CHANGED } from './inbox-events';
+
 /**
  * The durable wait of a client's call that needs the person's approval (issue 25). The call is a
  * row in `client_approvals`; the client's HTTP request waits on it, the person decides it in the
@@ -29,9 +31,6 @@ import { errorSummary } from '@/lib/log-safe';
 
 /** The bus topic of one person's inbox of other clients' calls (a conversation id is a UUID: no clash). */
 export const inboxTopic = (userId: string) => `client-approvals:${userId}`;
-
-/** The one event the inbox topic carries: a call of the person's clients started or stopped waiting. */
-export const INBOX_CHANGED = 'client_approvals.changed';
 
 /** How often a waiting request reads its row even when the bus said nothing. */
 export const APPROVAL_RECHECK_MS = 5_000;
@@ -158,6 +157,30 @@ export async function decideClientCall(
     cancelled: 'The client stopped waiting for it.',
   };
   throw new AppError('conflict', 'client_call', `This call no longer waits for a decision. ${what[current.status]}`);
+}
+
+/**
+ * The client's answer to the elicitation of a waiting call: settles it when nobody decided yet
+ * (by the person in Switchboard, or the deadline); returns the row as it stands either way.
+ */
+export async function answerByElicitation(
+  deps: ApprovalDeps,
+  pending: ClientApprovalRow,
+  decision: ClientDecisionKind,
+): Promise<ClientApprovalRow> {
+  const now = new Date();
+  const row = await settleClientApproval(deps.db, pending.userId, pending.id, {
+    status: decision === 'deny' ? 'denied' : 'approved',
+    decision: { v: 1, kind: decision, by: pending.userId, at: now.toISOString() },
+    via: 'elicitation',
+    argsHash: pending.argsHash,
+    now,
+  });
+  if (row) {
+    announce(deps, row);
+    return row;
+  }
+  return (await getClientApproval(deps.db, pending.userId, pending.id)) ?? pending;
 }
 
 /** What the inbox shows of one waiting call: the client, the server, the tool, the exact arguments. */

@@ -1,8 +1,8 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
 import type { Db } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
-import type { ClientApprovalRow } from '@/db/queries/client-approvals';
+import { claimClientApprovalRun, getClientApproval, type ClientApprovalRow } from '@/db/queries/client-approvals';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import type { AuditOutcome, AuditVerdict } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
@@ -17,10 +17,12 @@ import { errorSummary } from '@/lib/log-safe';
 import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import type { CallOutcome } from '@/lib/mcp/types';
 
-import { awaitApproval, requestApproval } from './approvals';
+import { answerByElicitation, awaitApproval, requestApproval } from './approvals';
 import { clientCallEntry } from './audit-entry';
 import type { ExposableTool } from './catalog';
+import { askByElicitation, elicitedDecision, type ApprovalStateCodec } from './elicit-approval';
 import type { GatewayPrincipal } from './principal';
+import type { ClientAsk } from './server';
 
 /**
  * One `tools/call` of an MCP client, under the chat's decision table (lib/consent/policy.ts):
@@ -51,6 +53,8 @@ export interface ClientCallDeps {
   bus: EventBus;
   /** How long a call waits for the person's approval (MCP_APPROVAL_WAIT_MS). */
   approvalWaitMs: number;
+  /** Seals the request state of a call that asks the client by elicitation (32 bytes, the same on every instance). */
+  stateKey: Uint8Array;
 }
 
 const RATE_WINDOW_MS = 60_000;
@@ -68,12 +72,13 @@ export async function rateLimited(deps: ClientCallDeps, p: GatewayPrincipal): Pr
 }
 
 export async function callExposedTool(
-  deps: ClientCallDeps,
+  deps: ClientCallDeps & { stateCodec: ApprovalStateCodec },
   p: GatewayPrincipal,
   exposed: ExposableTool,
   args: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<CallToolResult> {
+  ask: ClientAsk = { canElicit: false, inputResponses: undefined, approvalId: null },
+): Promise<CallToolResult | InputRequiredResult> {
   const { tool, server, name } = exposed;
   const filled = withInputDefaults(tool.inputSchema, args);
   const input = filled.input;
@@ -117,25 +122,42 @@ export async function callExposedTool(
     warnings: judged.warnings,
   };
   if (judged.verdict === 'ask') {
-    const pending = await requestApproval(deps, {
-      userId: p.userId,
-      client: p.client,
-      name,
-      serverId: server.id,
-      serverName: server.displayName,
-      tool: tool.name,
-      trust: tool.trust,
-      annotations: { ...tool.annotations },
-      input,
-      argsHash: argsHash(input),
-      reason: judged.reason,
-      warnings: judged.warnings,
-      expiresAt: new Date(Date.now() + deps.approvalWaitMs),
-    });
-    const settled = await awaitApproval(deps, pending, signal);
+    const hash = argsHash(input);
+    // A retried call answers the waiting call its (verified) request state names: the same person, client, tool and arguments.
+    const answered = ask.approvalId ? await getClientApproval(deps.db, p.userId, ask.approvalId) : null;
+    if (ask.approvalId && (answered?.clientId !== p.client.id || answered.name !== name || answered.argsHash !== hash)) {
+      return errorResult(`${name} was not run: the answer sent belongs to another call. Call the tool again without it.`);
+    }
+    let pending = answered;
+    if (!pending) {
+      pending = await requestApproval(deps, {
+        userId: p.userId,
+        client: p.client,
+        name,
+        serverId: server.id,
+        serverName: server.displayName,
+        tool: tool.name,
+        trust: tool.trust,
+        annotations: { ...tool.annotations },
+        input,
+        argsHash: hash,
+        reason: judged.reason,
+        warnings: judged.warnings,
+        expiresAt: new Date(Date.now() + deps.approvalWaitMs),
+      });
+      if (ask.canElicit) return askByElicitation(deps.stateCodec, pending);
+    } else {
+      const decision = elicitedDecision(ask.inputResponses);
+      if (decision && pending.status === 'pending_approval') pending = await answerByElicitation(deps, pending, decision);
+    }
+    const settled = pending.status === 'pending_approval' ? await awaitApproval(deps, pending, signal) : pending;
     if (settled.status !== 'approved') {
       const { kind, outcome, text } = unrun(settled, name, judged.reason, deps.approvalWaitMs, p.origin);
       return record({ kind, rule: judged.reason, warnings: judged.warnings }, outcome, null, errorResult(text));
+    }
+    // Allowed once: run by one request only (a replayed answer, or a second retry, finds it claimed).
+    if (!(await claimClientApprovalRun(deps.db, p.userId, settled.id, new Date()))) {
+      return errorResult(`${name} was not run again: the person allowed it once, and it has run. Call the tool anew to ask again.`);
     }
     verdict = { kind: 'allowed', rule: judged.reason, warnings: judged.warnings };
   }

@@ -1,6 +1,7 @@
 import { STREAM_EVENTS } from '@/lib/agent/events';
 
-import { INBOX_CHANGED, inboxTopic, type ApprovalDeps } from './approvals';
+import { inboxTopic, type ApprovalDeps } from './approvals';
+import { INBOX_CHANGED } from './inbox-events';
 
 /**
  * The "Other clients" inbox's push to an open tab (`GET /api/client-approvals/events`): an SSE

@@ -1,11 +1,30 @@
-import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import { Server, type CallToolResult, type InputRequiredResult, type Tool } from '@modelcontextprotocol/server';
 
+import { declaresFormElicitation, type ApprovalStateCodec } from './elicit-approval';
 import type { GatewayPrincipal } from './principal';
+
+/** How a call may ask the client (./elicit-approval.ts), and what a retried call brings back. */
+export interface ClientAsk {
+  /** The request declared form elicitation (2026-07-28): a call that needs approval also asks the client. */
+  canElicit: boolean;
+  /** A retried call's answers (untrusted: parsed where read). */
+  inputResponses: Record<string, unknown> | undefined;
+  /** The waiting call a retried call answers, from its verified request state. */
+  approvalId: string | null;
+}
 
 /** What the MCP server of one request asks of the gateway: the principal's exposed tools, and one call. */
 export interface GatewayTools {
   list(principal: GatewayPrincipal): Promise<Tool[]>;
-  call(principal: GatewayPrincipal, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult>;
+  call(
+    principal: GatewayPrincipal,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ask: ClientAsk,
+  ): Promise<CallToolResult | InputRequiredResult>;
+  /** Seals and opens the request state of a call that asked the client. */
+  stateCodec: ApprovalStateCodec;
 }
 
 const INSTRUCTIONS =
@@ -17,11 +36,15 @@ const INSTRUCTIONS =
 export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrincipal): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, requestState: { verify: tools.stateCodec.verify } },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: await tools.list(principal) }));
   server.setRequestHandler('tools/call', async (request, ctx) =>
-    tools.call(principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, ctx.mcpReq.signal),
+    tools.call(principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, ctx.mcpReq.signal, {
+      canElicit: declaresFormElicitation(ctx.mcpReq.envelope),
+      inputResponses: ctx.mcpReq.inputResponses,
+      approvalId: ctx.mcpReq.requestState<{ approvalId: string }>()?.approvalId ?? null,
+    }),
   );
   return server;
 }

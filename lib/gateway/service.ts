@@ -1,7 +1,8 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool } from './catalog';
+import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type GatewayTools } from './server';
@@ -24,11 +25,14 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
     p.profile.tools.length === 0
       ? []
       : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }), p.profile);
+  // Valid as long as the call may wait, plus a minute for the client to send its answer back.
+  const stateCodec = approvalStateCodec(deps.stateKey, Math.ceil(deps.approvalWaitMs / 1000) + 60);
   return {
+    stateCodec,
     async list(principal): Promise<Tool[]> {
       return (await exposed(principal)).map(toMcpTool);
     },
-    async call(principal, name, args, signal): Promise<CallToolResult> {
+    async call(principal, name, args, signal, ask): Promise<CallToolResult | InputRequiredResult> {
       const limited = await rateLimited(deps, principal);
       if (limited) return limited;
       const tool = (await exposed(principal)).find((t) => t.name === name);
@@ -38,7 +42,7 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
             'Switchboard Account page; use only the tools listed.',
         );
       }
-      return callExposedTool(deps, principal, tool, args, signal);
+      return callExposedTool({ ...deps, stateCodec }, principal, tool, args, signal, ask);
     },
   };
 }

@@ -8,6 +8,7 @@ import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-strea
 import { getAuthSecret } from '@/lib/auth/secret';
 import type { ChatRuntime } from '@/lib/chat/runtime';
 import { readConfig } from '@/lib/config';
+import { requestStateKey } from '@/lib/gateway/elicit-approval';
 import type { McpEndpoint } from '@/lib/gateway/endpoint';
 import { createGatewayEndpoint } from '@/lib/gateway/service';
 import { errorSummary } from '@/lib/log-safe';
@@ -73,6 +74,7 @@ async function build(): Promise<Runtime> {
       auditKeys: engine.auditKeys,
       bus: engine.bus,
       approvalWaitMs: readConfig().MCP_APPROVAL_WAIT_MS,
+      stateKey: requestStateKey(secret),
     }),
   };
 }

@@ -6,6 +6,7 @@ import { usePathname } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 import { ComposerDraftProvider } from '../composer/composer-draft';
+import { InboxProvider } from '../inbox/inbox-context';
 import type { ConversationSummary } from '../types';
 import { cx, IconButton, iconButtonClasses } from '../ui/index';
 import { ConversationListProvider, useConversationList } from './conversation-list';
@@ -18,6 +19,7 @@ const PAGE_TITLES: Record<string, string> = {
   '/account': 'Account',
   '/activity': 'Activity',
   '/shares': 'Shared links',
+  '/inbox': 'Other clients',
 };
 
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
@@ -32,7 +34,9 @@ export function ChatShell({
 }) {
   return (
     <ConversationListProvider initial={conversations}>
-      <ShellFrame {...frame} />
+      <InboxProvider>
+        <ShellFrame {...frame} />
+      </InboxProvider>
     </ConversationListProvider>
   );
 }
