@@ -153,6 +153,29 @@ describe('/mcp: calls that wait for approval', () => {
     await client.close();
   });
 
+  it('keeps a client that asked for progress waiting past its own request timeout, with progress while the person has not decided', async () => {
+    const ada = await personWithToken(['notes__create']);
+    const client = await connectWithToken(served.url, ada.token);
+    const progress: { progress: number; message?: string }[] = [];
+    const started = Date.now();
+    const pending = client.callTool(
+      { name: 'notes__create', arguments: { title: 'Patient', body: 'x' } },
+      {
+        timeout: 7_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => progress.push(p),
+      },
+    );
+    const call = await waitingCall(ada.cookie);
+    while (progress.length === 0) await new Promise((r) => setTimeout(r, 100));
+    expect(progress[0]!.message).toBe("Waiting for the person's approval in Switchboard");
+    // Decided after the client's own 7 s: only the progress kept its request alive.
+    while (Date.now() - started < 7_500) await new Promise((r) => setTimeout(r, 100));
+    expect((await decide(ada.cookie, call.id, { decision: 'allow_once', argsHash: call.argsHash })).status).toBe(200);
+    expect((await pending).isError).toBeFalsy();
+    await client.close();
+  });
+
   it('denied: the client gets an isError result saying so and what to do, nothing runs, the denial is audited', async () => {
     const ada = await personWithToken(['notes__create']);
     const client = await connectWithToken(served.url, ada.token, { legacy: true });

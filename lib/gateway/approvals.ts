@@ -59,7 +59,7 @@ export async function awaitApproval(
   deps: ApprovalDeps,
   pending: ClientApprovalRow,
   signal: AbortSignal,
-  opts: { onWaiting?: () => void } = {},
+  opts: { onWaiting?: (waitedMs: number) => void } = {},
 ): Promise<ClientApprovalRow> {
   const { db } = deps;
   let done = false;
@@ -103,7 +103,7 @@ export async function awaitApproval(
   );
   const deadline = setTimeout(() => void close('timed_out'), Math.max(0, pending.expiresAt.getTime() - Date.now()));
   const recheck = setInterval(() => {
-    opts.onWaiting?.();
+    opts.onWaiting?.(Date.now() - pending.createdAt.getTime());
     void check();
   }, APPROVAL_RECHECK_MS);
   const onAbort = () => void close('cancelled');

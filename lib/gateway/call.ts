@@ -150,7 +150,8 @@ export async function callExposedTool(
       const decision = elicitedDecision(ask.inputResponses);
       if (decision && pending.status === 'pending_approval') pending = await answerByElicitation(deps, pending, decision);
     }
-    const settled = pending.status === 'pending_approval' ? await awaitApproval(deps, pending, signal) : pending;
+    const settled =
+      pending.status === 'pending_approval' ? await awaitApproval(deps, pending, signal, { onWaiting: ask.onWaiting }) : pending;
     if (settled.status !== 'approved') {
       const { kind, outcome, text } = unrun(settled, name, judged.reason, deps.approvalWaitMs, p.origin);
       return record({ kind, rule: judged.reason, warnings: judged.warnings }, outcome, null, errorResult(text));

@@ -1,4 +1,4 @@
-import { Server, type CallToolResult, type InputRequiredResult, type Tool } from '@modelcontextprotocol/server';
+import { Server, type CallToolResult, type InputRequiredResult, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 
 import { declaresFormElicitation, type ApprovalStateCodec } from './elicit-approval';
 import type { GatewayPrincipal } from './principal';
@@ -11,6 +11,12 @@ export interface ClientAsk {
   inputResponses: Record<string, unknown> | undefined;
   /** The waiting call a retried call answers, from its verified request state. */
   approvalId: string | null;
+  /**
+   * Called every few seconds while the call waits for the person: a progress notification to a
+   * client that asked for progress, so its own request timeout (the SDK's default is 60 s) can
+   * start again while the person has not decided yet.
+   */
+  onWaiting?: (waitedMs: number) => void;
 }
 
 /** What the MCP server of one request asks of the gateway: the principal's exposed tools, and one call. */
@@ -44,7 +50,23 @@ export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrinci
       canElicit: declaresFormElicitation(ctx.mcpReq.envelope),
       inputResponses: ctx.mcpReq.inputResponses,
       approvalId: ctx.mcpReq.requestState<{ approvalId: string }>()?.approvalId ?? null,
+      onWaiting: waitingProgress(ctx),
     }),
   );
   return server;
+}
+
+/** Progress while a call waits for approval, to a request that carried a progress token (else nothing to send). */
+function waitingProgress(ctx: ServerContext): ClientAsk['onWaiting'] {
+  const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
+  if (token === undefined) return undefined;
+  return (waitedMs) => {
+    if (ctx.mcpReq.signal.aborted) return;
+    ctx.mcpReq
+      .notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: waitedMs, message: "Waiting for the person's approval in Switchboard" },
+      })
+      .catch(() => {}); // the client went away: the wait ends by its signal
+  };
 }
