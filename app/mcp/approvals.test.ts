@@ -153,7 +153,7 @@ describe('/mcp: calls that wait for approval', () => {
     await client.close();
   });
 
-  it('keeps a client that asked for progress waiting past its own request timeout, with progress while the person has not decided', async () => {
+  it('keeps a client that asked for progress waiting past its own request timeout, with progress until the person decides', async () => {
     const ada = await personWithToken(['notes__create']);
     const client = await connectWithToken(served.url, ada.token);
     const progress: { progress: number; message?: string }[] = [];
