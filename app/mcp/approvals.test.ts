@@ -29,7 +29,11 @@ describe('/mcp: calls that wait for approval', () => {
   const others: { close(): Promise<void> }[] = [];
 
   beforeAll(async () => {
-    h = await openRouteRuntime('mcp-approvals', { MCP_ALLOW_LOOPBACK: 'true' });
+    // Two calls in progress per client at most, so that reaching it takes two waiting calls.
+    h = await openRouteRuntime('mcp-approvals', {
+      MCP_ALLOW_LOOPBACK: 'true',
+      SWITCHBOARD_LIMITS: JSON.stringify({ mcpConcurrentCalls: 2 }),
+    });
     const mcp = await import('./route');
     const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');
     tokens = await import('../api/account/tokens/route');
@@ -323,6 +327,31 @@ describe('/mcp: calls that wait for approval', () => {
     expect(await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).toEqual([]);
     // A forged request state is refused by the SDK's check of its seal.
     await expect(retry(client, args, { requestState: `${asked.requestState}x` }, { action: 'accept' })).rejects.toThrow();
+    await client.close();
+  });
+
+  it('holds at most mcpConcurrentCalls calls of one client at once, waits included; one more is refused in words', async () => {
+    const ada = await personWithToken(['notes__create']);
+    const client = await connectWithToken(served.url, ada.token);
+    const first = client.callTool({ name: 'notes__create', arguments: { title: 'One', body: 'x' } });
+    const second = client.callTool({ name: 'notes__create', arguments: { title: 'Two', body: 'x' } });
+    while ((await listInbox(ada.cookie)).length < 2) await new Promise((r) => setTimeout(r, 50));
+    const third = await client.callTool({ name: 'notes__create', arguments: { title: 'Three', body: 'x' } });
+    expect(third.isError).toBe(true);
+    expect(text(third)).toBe(
+      'Limit reached on the pro plan: at most 2 tool calls in progress at once per MCP client. ' +
+        'Wait for one of them to finish before calling again.',
+    );
+    expect(await listInbox(ada.cookie)).toHaveLength(2);
+    for (const call of await listInbox(ada.cookie)) await decide(ada.cookie, call.id, { decision: 'deny', argsHash: call.argsHash });
+    expect((await first).isError).toBe(true);
+    expect((await second).isError).toBe(true);
+    // Freed: the next call is taken (and waits).
+    const fourth = client.callTool({ name: 'notes__create', arguments: { title: 'Four', body: 'x' } });
+    const call = await waitingCall(ada.cookie);
+    expect(call.input).toEqual({ title: 'Four', body: 'x' });
+    await decide(ada.cookie, call.id, { decision: 'deny', argsHash: call.argsHash });
+    expect((await fourth).isError).toBe(true);
     await client.close();
   });
 });
