@@ -104,7 +104,9 @@ export async function awaitApproval(
   const deadline = setTimeout(() => void close('timed_out'), Math.max(0, pending.expiresAt.getTime() - Date.now()));
   const recheck = setInterval(() => {
     opts.onWaiting?.(Date.now() - pending.createdAt.getTime());
-    void check();
+    // Past the deadline still waiting (closing it failed, e.g. the database was away): try again.
+    if (Date.now() >= pending.expiresAt.getTime()) void close('timed_out');
+    else void check();
   }, APPROVAL_RECHECK_MS);
   const onAbort = () => void close('cancelled');
   if (signal.aborted) onAbort();
