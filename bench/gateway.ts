@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 
 import { createAccessToken } from '@/lib/account/access-tokens';
+import { createEventBus } from '@/lib/agent/bus';
 import { getAuditKeyring } from '@/lib/audit/key';
 import type { McpEndpoint } from '@/lib/gateway/endpoint';
 import { resolveProfile } from '@/lib/gateway/profile';
@@ -46,7 +48,15 @@ async function throughMcp(
   const { token } = await createAccessToken(db.handle.db, person, { name: 'bench client', expiresIn: '7d', profile });
   // The bench user's tool host reaches loopback through the tests' fetch, where the app's goes through the URL guard; its
   // grants are not consulted here: /mcp decides with the token's profile as the grant (lib/gateway/call.ts).
-  const endpoint = createGatewayEndpoint({ db: db.handle.db, tools: user.tools, auditKeys: () => getAuditKeyring() });
+  // A trusted read tool never waits for approval: the bus and the wait are wired but unused here.
+  const endpoint = createGatewayEndpoint({
+    db: db.handle.db,
+    tools: user.tools,
+    auditKeys: () => getAuditKeyring(),
+    bus: createEventBus(db.handle),
+    approvalWaitMs: 120_000,
+    stateKey: randomBytes(32),
+  });
   const serve = (req: Request) => endpoint.serve(req);
   const served = await serveMcpRoutes({
     mcp: { GET: serve, POST: serve, DELETE: serve },

@@ -13,3 +13,4 @@ export * from './tables/grants';
 export * from './tables/shares';
 export * from './tables/files';
 export * from './tables/organizations';
+export * from './tables/gateway';

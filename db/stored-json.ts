@@ -16,3 +16,4 @@ export * from './json/grants';
 export * from './json/read';
 export * from './json/servers';
 export * from './json/tool-calls';
+export * from './json/gateway';

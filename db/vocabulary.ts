@@ -244,3 +244,25 @@ export const DEFAULT_THINKING_EFFORT: ThinkingEffort = 'high';
  */
 export const FILE_KINDS = ['image', 'pdf', 'text'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
+
+/**
+ * Where a call of an MCP client that needs the person's approval stands (`client_approvals.status`,
+ * lib/gateway/approvals.ts), in the chat's tool-call words: waiting, decided by the person, or ended
+ * without a decision — the wait's deadline passed, or the client gave up (closed its request).
+ */
+export const CLIENT_APPROVAL_STATUSES = [
+  'pending_approval',
+  'approved',
+  'denied',
+  'timed_out',
+  'cancelled',
+] as const satisfies readonly ToolCallStatus[];
+export type ClientApprovalStatus = (typeof CLIENT_APPROVAL_STATUSES)[number];
+
+/** What the person may choose for a client's call: once, or not (a client has no session to allow it for). */
+export const CLIENT_DECISION_KINDS = ['allow_once', 'deny'] as const satisfies readonly DecisionKind[];
+export type ClientDecisionKind = (typeof CLIENT_DECISION_KINDS)[number];
+
+/** Where the person answered a client's call: in Switchboard's inbox, or by the client's MCP elicitation. */
+export const CLIENT_DECISION_CHANNELS = ['web', 'elicitation'] as const;
+export type ClientDecisionChannel = (typeof CLIENT_DECISION_CHANNELS)[number];

@@ -29,6 +29,13 @@ export const LIMIT_TABLE = {
   // Tool calls one MCP client (one personal access token) makes through /mcp in a minute: a
   // runaway agent loop stops there, and the person's other clients and their chat keep working.
   mcpCallsPerMinute: { default: 60, unit: 'tool calls per minute per MCP client', one: 'tool call per minute per MCP client' },
+  // Tool calls of one MCP client in progress at once on one instance, waits for approval included:
+  // each holds an HTTP request (and, waiting, a row in the person's inbox) for up to MCP_APPROVAL_WAIT_MS.
+  mcpConcurrentCalls: {
+    default: 10,
+    unit: 'tool calls in progress at once per MCP client',
+    one: 'tool call in progress at once per MCP client',
+  },
   // Uploaded files (lib/files): the size of one file by kind (what the model API accepts in one
   // request sets the PDF's), files per message, and all the bytes a person keeps.
   imageBytes: { default: 5 * 1024 * 1024, unit: 'bytes per image', one: 'byte per image' },

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createAuthSession } from '@/db/queries/auth-sessions';
+import { insertClientApproval } from '@/db/queries/client-approvals';
 import { createConversation } from '@/db/queries/conversations';
 import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
@@ -216,6 +217,26 @@ const FACTORIES: Record<string, Factory> = {
     return { id: row!.id };
   },
   'tool-calls/[id]': (owner) => toolCallOf(owner, 'pending_approval'),
+  // A call of one of the owner's MCP clients waiting for their decision (lib/gateway/approvals.ts).
+  'client-approvals/[id]': async (owner) => {
+    const input = { title: 'From a client', body: 'matrix' };
+    const row = await insertClientApproval(h.db, {
+      userId: owner.id,
+      client: { kind: 'access_token', id: randomUUID(), name: 'Matrix client' },
+      name: 'notes__create',
+      serverId: 'builtin-notes',
+      serverName: 'Notes',
+      tool: 'create',
+      trust: 'trusted',
+      annotations: {},
+      input,
+      argsHash: argsHash(input),
+      reason: 'This tool may change something.',
+      warnings: [],
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    return { id: row.id, argsHash: row.argsHash };
+  },
   // An uploaded file of the owner, not yet in a message (a draft's: its owner may delete it).
   'files/[id]': async (owner) => ({
     id: (await uploadFile(fileDeps(h.db), owner.id, { name: 'matrix.txt', bytes: new TextEncoder().encode('matrix') })).id,
@@ -380,6 +401,7 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'POST servers/[id]/refresh': NO_BODY,
   'POST servers/[id]/test': NO_BODY,
   'POST tool-calls/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash, reason: 'matrix' }),
+  'POST client-approvals/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash }),
   'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } } },
   // Not switched on in the owner's conversation: decided (rejected, audited) and answered 200, never run.
   'POST tool-calls/[id]/view/calls': { name: 'count_clicks' },
@@ -567,7 +589,7 @@ describe('authorization matrix over app/api', () => {
       for (const viewer of users) {
         const res = await get(request('GET', route, {}, viewer.cookie, undefined), { params: Promise.resolve({}) });
         expect(res.status, `GET /api/${route.path} for ${viewer.name}`).toBeLessThan(300);
-        const body = await res.text();
+        const body = await textOrFirstChunk(res);
         for (const other of users.filter((u) => u !== viewer)) {
           for (const id of madeIds.get(other.id) ?? [])
             if (body.includes(id)) leaks.push(`GET /api/${route.path} for ${viewer.name} shows ${other.name}'s ${id}`);
@@ -578,6 +600,15 @@ describe('authorization matrix over app/api', () => {
     }
     expect(leaks).toEqual([]);
   });
+
+  /** The body; of an event stream, which never ends by itself, what it sends first (then it is closed). */
+  async function textOrFirstChunk(res: Response): Promise<string> {
+    if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return res.text();
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    await reader.cancel();
+    return new TextDecoder().decode(first.value);
+  }
 
   async function make(route: Route, owner: Owner): Promise<Made> {
     const special = ROUTE_FACTORIES[route.path];

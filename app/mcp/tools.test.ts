@@ -7,7 +7,7 @@ import type { DbHandle } from '@/db/connection';
 import { createNote, searchNotes } from '@/db/queries/notes';
 import { enableServer, insertServer, setServerEnabled } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
-import { accessTokens, auditEntries } from '@/db/schema';
+import { accessTokens, auditEntries, clientApprovals } from '@/db/schema';
 import type { StoredAuditClientCall } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
@@ -224,27 +224,6 @@ describe('/mcp: profiles and calls', () => {
     await client.close();
   });
 
-  it('does not run a write that needs approval: a clear isError result, nothing written, the refusal audited', async () => {
-    const ada = await person();
-    const made = await (await createToken(ada.cookie, { name: 'agent', tools: ['notes__create'] })).json();
-    const client = await connectWithToken(served.url, made.token);
-    const result = await client.callTool({ name: 'notes__create', arguments: { title: 'From a client', body: 'hi' } });
-    expect(result.isError).toBe(true);
-    expect(text(result)).toMatch(
-      /^notes__create was not run: it needs the person's approval in Switchboard \(This tool may change something/,
-    );
-    expect(text(result)).toContain(`from a conversation at ${served.origin}/`);
-    expect(await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).toEqual([]);
-    const [entry] = await callsOf(ada.userId);
-    expect(entry).toMatchObject({
-      name: 'notes__create',
-      verdict: { kind: 'undecided' },
-      outcome: 'rejected',
-      timing: { startedAt: null },
-    });
-    await client.close();
-  });
-
   it("taints the token's standing context once an untrusted server's content went back: its private reads then ask", async () => {
     const ada = await person();
     await createNote(h.db, ada.userId, { title: 'Private', body: 'keep' });
@@ -256,13 +235,27 @@ describe('/mcp: profiles and calls', () => {
     expect(echoed.isError).toBeFalsy();
     const [row] = await h.db.select().from(accessTokens).where(eq(accessTokens.id, made.id));
     expect(row!.tainted).toMatchObject({ source: 'result', serverName: 'Upstream web', tool: 'echo' });
-    const after = await client.callTool({ name: 'notes__search', arguments: { query: '' } });
-    expect(after.isError).toBe(true);
-    expect(text(after)).toMatch(/needs the person's approval in Switchboard \(The conversation holds content from "Upstream web"/);
+    // The private read now waits for the person (app/mcp/approvals.test.ts), who is told why; they deny it.
+    const after = client.callTool({ name: 'notes__search', arguments: { query: '' } });
+    let waiting: (typeof clientApprovals.$inferSelect)[] = [];
+    while (waiting.length === 0) {
+      await new Promise((r) => setTimeout(r, 50));
+      waiting = await h.db.select().from(clientApprovals).where(eq(clientApprovals.userId, ada.userId));
+    }
+    expect(waiting[0]!.reason).toMatch(/^The conversation holds content from "Upstream web"/);
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const { decideClientCall } = await import('@/lib/gateway/approvals');
+    const rt = await getRuntime();
+    await decideClientCall({ db: h.db, bus: rt.bus }, ada.userId, waiting[0]!.id, {
+      decision: 'deny',
+      argsHash: waiting[0]!.argsHash,
+      via: 'web',
+    });
+    expect((await after).isError).toBe(true);
     expect((await callsOf(ada.userId)).map((c) => [c.name, c.verdict.kind, c.outcome])).toEqual([
       ['notes__search', 'auto', 'succeeded'],
       ['web__echo', 'auto', 'succeeded'],
-      ['notes__search', 'undecided', 'rejected'],
+      ['notes__search', 'denied', 'denied'],
     ]);
     await client.close();
   });

@@ -48,6 +48,23 @@ for (const { name, bus: kind, db, available } of TEST_BUSES) {
     /** A bus of another instance: its own connections (to the database, and to Redis). */
     const elsewhere = () => buses.open(other ?? h);
 
+    it("announces a notice on a topic that is no conversation to that topic's subscribers on another instance only", async () => {
+      const sender = buses.open(h);
+      const receiver = elsewhere();
+      const topic = `client-approvals:${crypto.randomUUID()}`;
+      const heard: BusEvent[] = [];
+      const others: BusEvent[] = [];
+      const off = await receiver.subscribe(topic, (e) => heard.push(e));
+      const offOther = await receiver.subscribe(`client-approvals:${crypto.randomUUID()}`, (e) => others.push(e));
+      sender.announce(topic, 'client_approvals.changed', { id: 'a', status: 'pending_approval' });
+      await waitFor(() => heard.length === 1);
+      expect(heard[0]).toMatchObject({ conversationId: topic, runId: null, type: 'client_approvals.changed', data: { id: 'a' } });
+      await sleep(50);
+      expect(others).toEqual([]);
+      off();
+      offOther();
+    });
+
     it('delivers stored and live events to subscribers of that conversation only, in order', async () => {
       const { conversation } = await userAndConversation(h);
       const { conversation: unrelated } = await userAndConversation(h);

@@ -17,6 +17,12 @@ export interface EventBus extends EventSink {
    * bus never replays what it missed.
    */
   subscribe(conversationId: string, listener: Listener, onResume?: () => void): Promise<() => void>;
+  /**
+   * Broadcasts a notice, never stored, on a topic that is not a conversation (a person's inbox of
+   * other clients' calls, lib/gateway/approvals.ts), to the subscribers of that topic on every
+   * instance. At most once, like everything on a bus: a subscriber reads the truth from the database.
+   */
+  announce(topic: string, type: string, data: Record<string, unknown>): void;
 }
 
 /**
@@ -151,6 +157,9 @@ export function createEventBus(handle: DbHandle): EventBus {
     storeWith,
     live(conversationId, runId, type, data) {
       sendLive({ conversationId, runId, type, data });
+    },
+    announce(topic, type, data) {
+      sendLive({ conversationId: topic, runId: null, type, data });
     },
     async subscribe(conversationId, listener, onResume) {
       listening ??= handle.listen(

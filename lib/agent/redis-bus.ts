@@ -194,6 +194,9 @@ export function createRedisEventBus(handle: DbHandle, url: string, opts: RedisBu
     live(conversationId, runId, type, data) {
       sendLive({ conversationId, runId, type, data });
     },
+    announce(topic, type, data) {
+      sendLive({ conversationId: topic, runId: null, type, data });
+    },
     async subscribe(conversationId, listener, onResume) {
       const { first, remove } = subscribers.add(conversationId, listener, onResume);
       const channel = redisChannelOf(conversationId);

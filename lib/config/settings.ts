@@ -109,6 +109,9 @@ export const SETTINGS = {
   SSE_PAUSED_IDLE_MS: d(wholeNumber({ fallback: 5 * 60_000, min: 1, message: ms('before a stream on a paused run closes') }), {
     description: 'How long an event stream waits on a paused run before it closes as idle.',
   }),
+  MCP_APPROVAL_WAIT_MS: d(wholeNumber({ fallback: 120_000, min: 1, message: ms("an MCP client's call waits for approval") }), {
+    description: "How long an MCP client's call through /mcp waits for the person's approval before it ends unrun.",
+  }),
   SWITCHBOARD_INSTANCE_NAME: d(
     variable((value) => {
       const name = value?.trim();

@@ -1,10 +1,12 @@
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
 
 import type { Db } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
+import { claimClientApprovalRun, getClientApproval, type ClientApprovalRow } from '@/db/queries/client-approvals';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import type { AuditOutcome, AuditVerdict } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
+import type { EventBus } from '@/lib/agent/bus';
 import { taintOf } from '@/lib/agent/taint';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { appendAudit } from '@/lib/audit/append';
@@ -15,9 +17,12 @@ import { errorSummary } from '@/lib/log-safe';
 import { withInputDefaults } from '@/lib/mcp/schema-guard';
 import type { CallOutcome } from '@/lib/mcp/types';
 
+import { answerByElicitation, awaitApproval, requestApproval } from './approvals';
 import { clientCallEntry } from './audit-entry';
 import type { ExposableTool } from './catalog';
+import { askByElicitation, elicitedDecision, type ApprovalStateCodec } from './elicit-approval';
 import type { GatewayPrincipal } from './principal';
+import type { ClientAsk } from './server';
 
 /**
  * One `tools/call` of an MCP client, under the chat's decision table (lib/consent/policy.ts):
@@ -30,8 +35,11 @@ import type { GatewayPrincipal } from './principal';
  *   (`access_tokens.tainted`) is set once content of a server the person does not trust has been
  *   returned to the client — the client's model has read it — and from then on the table treats
  *   each call as a tainted conversation's. It stays until the token is revoked.
- * - **A call that asks**: nobody can be asked yet (no inbox for other clients, no elicitation), so
- *   it is not run and the client gets an `isError` result saying so and where the person can run it.
+ * - **A call that asks** waits for the person (./approvals.ts): it is stored as waiting, shown in the
+ *   "Other clients" inbox of every open tab, and the client's request is held until the person
+ *   allows it once (it then runs, and the client gets the real result) or denies it, or until
+ *   `approvalWaitMs` has passed; a denial or the end of the wait is an `isError` result that says
+ *   what happened and what to do.
  *
  * Every call that reached a tool is in the person's audit log under the client's name, refused
  * ones included. Calls are limited per token (`mcpCallsPerMinute`).
@@ -41,6 +49,12 @@ export interface ClientCallDeps {
   db: Db;
   tools: ToolHost;
   auditKeys: () => Promise<AuditKeyring>;
+  /** Tells every instance's open inboxes and waiting requests of a change (./approvals.ts). */
+  bus: EventBus;
+  /** How long a call waits for the person's approval (MCP_APPROVAL_WAIT_MS). */
+  approvalWaitMs: number;
+  /** Seals the request state of a call that asks the client by elicitation (32 bytes, the same on every instance). */
+  stateKey: Uint8Array;
 }
 
 const RATE_WINDOW_MS = 60_000;
@@ -58,12 +72,13 @@ export async function rateLimited(deps: ClientCallDeps, p: GatewayPrincipal): Pr
 }
 
 export async function callExposedTool(
-  deps: ClientCallDeps,
+  deps: ClientCallDeps & { stateCodec: ApprovalStateCodec },
   p: GatewayPrincipal,
   exposed: ExposableTool,
   args: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<CallToolResult> {
+  ask: ClientAsk = { canElicit: false, inputResponses: undefined, approvalId: null },
+): Promise<CallToolResult | InputRequiredResult> {
   const { tool, server, name } = exposed;
   const filled = withInputDefaults(tool.inputSchema, args);
   const input = filled.input;
@@ -101,11 +116,51 @@ export async function callExposedTool(
       errorResult(`${name} was not run: ${judged.reason}`),
     );
   }
+  let verdict: { kind: AuditVerdict; rule: string | null; warnings: string[] } = {
+    kind: 'auto',
+    rule: judged.reason,
+    warnings: judged.warnings,
+  };
   if (judged.verdict === 'ask') {
-    const text =
-      `${name} was not run: it needs the person's approval in Switchboard (${judged.reason}), and approving calls from MCP clients ` +
-      `is not available yet. They can run it from a conversation at ${p.origin}/ instead. Do not retry it.`;
-    return record({ kind: 'undecided', rule: judged.reason, warnings: judged.warnings }, 'rejected', null, errorResult(text));
+    const hash = argsHash(input);
+    // A retried call answers the waiting call its (verified) request state names: the same person, client, tool and arguments.
+    const answered = ask.approvalId ? await getClientApproval(deps.db, p.userId, ask.approvalId) : null;
+    if (ask.approvalId && (answered?.clientId !== p.client.id || answered.name !== name || answered.argsHash !== hash)) {
+      return errorResult(`${name} was not run: the answer sent belongs to another call. Call the tool again without it.`);
+    }
+    let pending = answered;
+    if (!pending) {
+      pending = await requestApproval(deps, {
+        userId: p.userId,
+        client: p.client,
+        name,
+        serverId: server.id,
+        serverName: server.displayName,
+        tool: tool.name,
+        trust: tool.trust,
+        annotations: { ...tool.annotations },
+        input,
+        argsHash: hash,
+        reason: judged.reason,
+        warnings: judged.warnings,
+        expiresAt: new Date(Date.now() + deps.approvalWaitMs),
+      });
+      if (ask.canElicit) return askByElicitation(deps.stateCodec, pending);
+    } else {
+      const decision = elicitedDecision(ask.inputResponses);
+      if (decision && pending.status === 'pending_approval') pending = await answerByElicitation(deps, pending, decision);
+    }
+    const settled =
+      pending.status === 'pending_approval' ? await awaitApproval(deps, pending, signal, { onWaiting: ask.onWaiting }) : pending;
+    if (settled.status !== 'approved') {
+      const { kind, outcome, text } = unrun(settled, name, judged.reason, deps.approvalWaitMs, p.origin);
+      return record({ kind, rule: judged.reason, warnings: judged.warnings }, outcome, null, errorResult(text));
+    }
+    // Allowed once: run by one request only (a replayed answer, or a second retry, finds it claimed).
+    if (!(await claimClientApprovalRun(deps.db, p.userId, settled.id, new Date()))) {
+      return errorResult(`${name} was not run again: the person allowed it once, and it has run. Call the tool anew to ask again.`);
+    }
+    verdict = { kind: 'allowed', rule: judged.reason, warnings: judged.warnings };
   }
 
   const startedAt = new Date();
@@ -123,7 +178,37 @@ export async function callExposedTool(
     );
   }
   const { result, status } = toClientResult(outcome, name, server.displayName);
-  return record({ kind: 'auto', rule: judged.reason, warnings: judged.warnings }, status, startedAt, result);
+  return record(verdict, status, startedAt, result);
+}
+
+/** A waiting call that ended without the person's yes: how the audit log records it, and what the client is told. */
+function unrun(
+  settled: ClientApprovalRow,
+  name: string,
+  reason: string,
+  waitMs: number,
+  origin: string,
+): { kind: AuditVerdict; outcome: AuditOutcome; text: string } {
+  switch (settled.status) {
+    case 'denied':
+      return {
+        kind: 'denied',
+        outcome: 'denied',
+        text: `${name} was not run: the person denied it in Switchboard. Do not call it again unless they ask you to.`,
+      };
+    case 'cancelled':
+      return { kind: 'undecided', outcome: 'cancelled', text: `${name} was not run: the call was cancelled while it waited for approval.` };
+    case 'timed_out':
+    case 'pending_approval':
+    case 'approved':
+      return {
+        kind: 'undecided',
+        outcome: 'timed_out',
+        text:
+          `${name} was not run: it needs the person's approval in Switchboard (${reason}), and nobody decided within ` +
+          `${Math.round(waitMs / 1000)} s. Ask them to open the "Other clients" inbox at ${origin}/inbox, then call it again.`,
+      };
+  }
 }
 
 /** Which outcomes bring the server's own words back to the client (a timeout or a cancel is in ours). */

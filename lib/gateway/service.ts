@@ -1,10 +1,13 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
+
+import { limitExceeded, limitsFor } from '@/lib/limits';
 
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool } from './catalog';
+import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
 import type { GatewayPrincipal } from './principal';
-import { buildGatewayServer, type GatewayTools } from './server';
+import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
 export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
@@ -24,21 +27,50 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
     p.profile.tools.length === 0
       ? []
       : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }), p.profile);
+  // Valid as long as the call may wait, plus a minute for the client to send its answer back.
+  const stateCodec = approvalStateCodec(deps.stateKey, Math.ceil(deps.approvalWaitMs / 1000) + 60);
+  /** Calls in progress per client on this instance (`mcpConcurrentCalls`). */
+  const inFlight = new Map<string, number>();
   return {
+    stateCodec,
     async list(principal): Promise<Tool[]> {
       return (await exposed(principal)).map(toMcpTool);
     },
-    async call(principal, name, args, signal): Promise<CallToolResult> {
-      const limited = await rateLimited(deps, principal);
-      if (limited) return limited;
-      const tool = (await exposed(principal)).find((t) => t.name === name);
-      if (!tool) {
+    async call(principal, name, args, signal, ask): Promise<CallToolResult | InputRequiredResult> {
+      const busy = inFlight.get(principal.client.id) ?? 0;
+      const most = limitsFor(principal.plan).mcpConcurrentCalls;
+      if (busy >= most) {
         return errorResult(
-          `No tool named "${name}" is exposed to this client. The person picks which of their tools a token exposes, on their ` +
-            'Switchboard Account page; use only the tools listed.',
+          limitExceeded('mcpConcurrentCalls', most, 'Wait for one of them to finish before calling again.', principal.plan).message,
         );
       }
-      return callExposedTool(deps, principal, tool, args, signal);
+      inFlight.set(principal.client.id, busy + 1);
+      try {
+        return await callOne(principal, name, args, signal, ask);
+      } finally {
+        const left = (inFlight.get(principal.client.id) ?? 1) - 1;
+        if (left > 0) inFlight.set(principal.client.id, left);
+        else inFlight.delete(principal.client.id);
+      }
     },
   };
+
+  async function callOne(
+    principal: GatewayPrincipal,
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ask: ClientAsk,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const limited = await rateLimited(deps, principal);
+    if (limited) return limited;
+    const tool = (await exposed(principal)).find((t) => t.name === name);
+    if (!tool) {
+      return errorResult(
+        `No tool named "${name}" is exposed to this client. The person picks which of their tools a token exposes, on their ` +
+          'Switchboard Account page; use only the tools listed.',
+      );
+    }
+    return callExposedTool({ ...deps, stateCodec }, principal, tool, args, signal, ask);
+  }
 }

@@ -7,6 +7,8 @@ import { streamTimingFrom } from '@/lib/agent/sse';
 import { createStreamRegistry, type StreamRegistry } from '@/lib/agent/sse-streams';
 import { getAuthSecret } from '@/lib/auth/secret';
 import type { ChatRuntime } from '@/lib/chat/runtime';
+import { readConfig } from '@/lib/config';
+import { requestStateKey } from '@/lib/gateway/elicit-approval';
 import type { McpEndpoint } from '@/lib/gateway/endpoint';
 import { createGatewayEndpoint } from '@/lib/gateway/service';
 import { errorSummary } from '@/lib/log-safe';
@@ -66,7 +68,14 @@ async function build(): Promise<Runtime> {
     streams,
     streamTiming: streamTimingFrom(),
     metrics,
-    mcp: createGatewayEndpoint({ db: handle.db, tools: tools.host, auditKeys: engine.auditKeys }),
+    mcp: createGatewayEndpoint({
+      db: handle.db,
+      tools: tools.host,
+      auditKeys: engine.auditKeys,
+      bus: engine.bus,
+      approvalWaitMs: readConfig().MCP_APPROVAL_WAIT_MS,
+      stateKey: requestStateKey(secret),
+    }),
   };
 }
 

@@ -1,11 +1,12 @@
 'use client';
 
-import { Menu, SquarePen } from 'lucide-react';
+import { Inbox, Menu, SquarePen } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 import { ComposerDraftProvider } from '../composer/composer-draft';
+import { InboxProvider, useInbox } from '../inbox/inbox-context';
 import type { ConversationSummary } from '../types';
 import { cx, IconButton, iconButtonClasses } from '../ui/index';
 import { ConversationListProvider, useConversationList } from './conversation-list';
@@ -18,6 +19,7 @@ const PAGE_TITLES: Record<string, string> = {
   '/account': 'Account',
   '/activity': 'Activity',
   '/shares': 'Shared links',
+  '/inbox': 'Other clients',
 };
 
 /** The signed-in frame: sidebar (a drawer on small screens) and the page. */
@@ -32,7 +34,9 @@ export function ChatShell({
 }) {
   return (
     <ConversationListProvider initial={conversations}>
-      <ShellFrame {...frame} />
+      <InboxProvider>
+        <ShellFrame {...frame} />
+      </InboxProvider>
     </ConversationListProvider>
   );
 }
@@ -47,6 +51,7 @@ function ShellFrame({
   children: React.ReactNode;
 }) {
   const { conversations } = useConversationList();
+  const waiting = useInbox().calls?.length ?? 0;
   const [open, setOpen] = useState(false);
   const [headerSlot, setHeaderSlot] = useState<HTMLElement | null>(null);
   const opener = useRef<HTMLButtonElement>(null);
@@ -119,6 +124,25 @@ function ShellFrame({
               {current?.title ?? PAGE_TITLES[pathname] ?? 'Switchboard'}
             </span>
             <span ref={setHeaderSlot} className="contents" />
+            {/* On a phone the sidebar is a drawer: calls of other clients waiting for the person show up here too. */}
+            {waiting > 0 && pathname !== '/inbox' && (
+              <Link
+                href="/inbox"
+                aria-label={`Other clients: ${waiting} waiting for your decision`}
+                title="Other clients"
+                className={cx(iconButtonClasses({ size: 'md' }), 'relative')}
+              >
+                <Inbox className="size-5" aria-hidden />
+                <span
+                  className={cx(
+                    'absolute right-0.5 top-0.5 min-w-4 rounded-full bg-warning px-1',
+                    'text-center text-[10px] font-semibold leading-4 text-canvas',
+                  )}
+                >
+                  {waiting}
+                </span>
+              </Link>
+            )}
             <Link href="/" aria-label="New chat" title="New chat" className={iconButtonClasses({ size: 'md' })}>
               <SquarePen className="size-5" aria-hidden />
             </Link>

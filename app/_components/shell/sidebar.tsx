@@ -1,11 +1,12 @@
 'use client';
 
-import { History, LogOut, Pencil, Server, Share2, SquarePen, Trash2, UserCog, X } from 'lucide-react';
+import { History, Inbox, LogOut, Pencil, Server, Share2, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 
 import { api, ApiError } from '../api';
+import { useInbox } from '../inbox/inbox-context';
 import { ThemeToggle } from '../theme/theme-toggle';
 import type { ConversationSummary } from '../types';
 import { Button, buttonClasses, ConfirmDialog, cx, Field, IconButton, Input, Notice } from '../ui/index';
@@ -19,6 +20,7 @@ const NAV = [
   { href: '/servers', label: 'Servers', icon: Server },
   { href: '/activity', label: 'Activity', icon: History },
   { href: '/shares', label: 'Shared links', icon: Share2 },
+  { href: '/inbox', label: 'Other clients', icon: Inbox },
 ] as const;
 
 export function Sidebar({
@@ -41,6 +43,7 @@ export function Sidebar({
   const router = useRouter();
   const { reload } = useConversationList();
   const csrfToken = useCsrfToken();
+  const waiting = useInbox().calls?.length ?? 0;
   const closeButton = useRef<HTMLButtonElement>(null);
   const [deleting, setDeleting] = useState<ConversationSummary | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
@@ -101,6 +104,15 @@ export function Sidebar({
             >
               <Icon className="size-4" aria-hidden />
               {label}
+              {href === '/inbox' && waiting > 0 && (
+                <span
+                  className="ml-auto rounded-full bg-warning/20 px-2 py-0.5 text-xs font-medium text-warning-text"
+                  data-testid="inbox-count"
+                >
+                  {waiting}
+                  <span className="sr-only"> waiting for your decision</span>
+                </span>
+              )}
             </Link>
           ))}
         </nav>
