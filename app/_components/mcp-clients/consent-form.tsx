@@ -57,7 +57,7 @@ export function ConsentForm({
           {client.verified ? <Badge tone="success">identity from its host</Badge> : <Badge tone="warning">self-described</Badge>}
         </p>
         <p className="text-sm text-muted">
-          wants to use your Switchboard tools at <span className="font-mono text-[13px] break-all">{endpoint}</span> as{' '}
+          wants to use your Switchboard tools at <span className="font-mono text-[13px] whitespace-nowrap">{endpoint}</span> as{' '}
           <span className="font-medium text-fg break-words">{account}</span>. After you answer, you go back to{' '}
           <span className="font-mono text-[13px] text-fg">{client.redirectHost}</span>.
         </p>
@@ -82,7 +82,7 @@ export function ConsentForm({
         <Button variant="ghost" onClick={() => void decide('deny')} loading={busy === 'deny'} disabled={busy !== null}>
           Deny
         </Button>
-        <Button onClick={() => void decide('allow')} loading={busy === 'allow'} disabled={busy !== null}>
+        <Button variant="primary" onClick={() => void decide('allow')} loading={busy === 'allow'} disabled={busy !== null}>
           Allow
         </Button>
       </div>
