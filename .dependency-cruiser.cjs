@@ -28,6 +28,9 @@ const LIB_MAY_IMPORT = {
   share: ['agent', 'chat', 'http', 'files'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
   gateway: ['agent', 'mcp', 'consent', 'audit', 'auth', 'http'],
+  // Switchboard's own authorization server: the token format and hashing of lib/auth, /mcp's
+  // resource URL of lib/gateway, the URL guard of lib/mcp for client metadata documents.
+  'oauth-server': ['auth', 'gateway', 'mcp', 'http'],
 };
 
 /** What lib/consent may use of the engine: the offer it shows in the Tools panel, exactly as the engine makes it. */

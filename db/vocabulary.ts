@@ -229,6 +229,18 @@ export const ACCESS_TOKEN_EXPIRIES = ['7d', '30d', '90d', '1y'] as const;
 export type AccessTokenExpiry = (typeof ACCESS_TOKEN_EXPIRIES)[number];
 
 /**
+ * How a client of Switchboard's authorization server is known (lib/oauth-server/clients.ts): by a
+ * Client ID Metadata Document (its client_id is the document's https URL) or registered
+ * dynamically (RFC 7591).
+ */
+export const OAUTH_CLIENT_KINDS = ['metadata_document', 'registered'] as const;
+export type OAuthClientKind = (typeof OAUTH_CLIENT_KINDS)[number];
+
+/** The tokens Switchboard's authorization server issues to connected clients (oauth_tokens.kind). */
+export const OAUTH_TOKEN_KINDS = ['access', 'refresh'] as const;
+export type OAuthTokenKind = (typeof OAUTH_TOKEN_KINDS)[number];
+
+/**
  * How hard a model that only thinks adaptively (`thinking: { type: 'adaptive' }`) works: the
  * request's `output_config.effort`, a conversation's choice (stored in `conversations.thinking`).
  * The API's own default is `high`.

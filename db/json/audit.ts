@@ -97,7 +97,8 @@ const auditClientCallV1 = z.object({
   kind: z.literal('client_call'),
   /** Unique per call (the gateway's own id; there is no tool call row). */
   callId: z.string(),
-  client: z.object({ kind: z.literal('access_token'), id: z.string(), name: z.string() }),
+  // `oauth_client`: connected through Switchboard's authorization server; `id` is its grant (an access_tokens row) either way.
+  client: z.object({ kind: z.enum(['access_token', 'oauth_client']), id: z.string(), name: z.string() }),
   server: auditServer,
   tool: z.string(),
   /** The name the client used (`<namespace>__<tool>`). */

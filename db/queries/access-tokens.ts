@@ -30,6 +30,9 @@ function live(now: Date) {
   return and(isNull(accessTokens.revokedAt), or(isNull(accessTokens.expiresAt), gt(accessTokens.expiresAt, now)));
 }
 
+/** A personal access token, not a connected OAuth client's grant (db/queries/oauth-server.ts). */
+const personal = isNull(accessTokens.oauthClientId);
+
 /**
  * Stores a new token if the user has fewer than `cap` live ones. The count and the insert run
  * under a lock on the user's row, so two parallel requests cannot both take the last place.
@@ -46,19 +49,19 @@ export async function insertAccessTokenUnderCap(
     const [row] = await tx
       .select({ n: count() })
       .from(accessTokens)
-      .where(and(eq(accessTokens.userId, input.userId), live(now)));
+      .where(and(eq(accessTokens.userId, input.userId), personal, live(now)));
     if ((row?.n ?? 0) >= cap) return null;
     const [inserted] = await tx.insert(accessTokens).values(input).returning({ id: accessTokens.id, createdAt: accessTokens.createdAt });
     return inserted!;
   });
 }
 
-/** The user's live tokens, newest first (revoked and expired ones are not listed). */
+/** The user's live personal tokens, newest first (revoked and expired ones are not listed, nor connected clients). */
 export async function listLiveAccessTokens(db: Db, userId: string, now = new Date()) {
   return db
     .select(ACCESS_TOKEN_LIST_COLUMNS)
     .from(accessTokens)
-    .where(and(eq(accessTokens.userId, userId), live(now)))
+    .where(and(eq(accessTokens.userId, userId), personal, live(now)))
     .orderBy(desc(accessTokens.createdAt), desc(accessTokens.id));
 }
 

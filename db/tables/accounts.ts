@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 import type { StoredTaint, StoredTokenProfile } from '../stored-json';
+import type { OAuthClientKind, OAuthTokenKind } from '../vocabulary';
 import { createdAt } from './columns';
 
 /** People, their sign-ins and their tokens. */
@@ -99,8 +100,13 @@ export const accessTokens = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     userId: ownerRef(),
     name: text('name').notNull(),
-    tokenHash: text('token_hash').notNull(),
-    prefix: text('prefix').notNull(),
+    // A personal access token's hash and shown prefix; null for a connected OAuth client, whose
+    // secrets are its short-lived access tokens and refresh tokens (oauth_tokens).
+    tokenHash: text('token_hash'),
+    prefix: text('prefix'),
+    // Set for a connected OAuth client (issue 25): the client the person allowed at the consent
+    // screen. Its profile, taint, last use and revocation live on this row, as a token's do.
+    oauthClientId: uuid('oauth_client_id').references(() => oauthClients.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     // Refreshed at most once a minute while the token is used (ACCESS_TOKEN_LAST_USED_PRECISION_MS).
@@ -117,4 +123,74 @@ export const accessTokens = pgTable(
     tainted: jsonb('tainted').$type<StoredTaint>(),
   },
   (t) => [uniqueIndex('access_tokens_hash_idx').on(t.tokenHash), index('access_tokens_user_idx').on(t.userId)],
+);
+
+/**
+ * The clients of Switchboard's own authorization server (issue 25; lib/oauth-server): MCP clients
+ * that connect to /mcp. Either a Client ID Metadata Document (`client_id` is the https URL of its
+ * JSON, cached here with when it was fetched) or a client registered dynamically (RFC 7591).
+ * Public clients only (PKCE, no secret). Not owned by anyone: the person's consent is the
+ * `access_tokens` row.
+ */
+export const oauthClients = pgTable(
+  'oauth_clients',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    clientId: text('client_id').notNull(),
+    kind: text('kind').$type<OAuthClientKind>().notNull(),
+    name: text('name').notNull(),
+    clientUri: text('client_uri'),
+    redirectUris: text('redirect_uris').array().notNull(),
+    // A metadata document's: when it was last fetched (it is fetched again once stale).
+    fetchedAt: timestamp('fetched_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('oauth_clients_client_id_idx').on(t.clientId)],
+);
+
+/**
+ * Authorization codes (hashed), one use each, a minute or so of life. `grant_id` is set when the
+ * code is exchanged, so a second exchange revokes what the first one issued (OAuth 2.1 §4.1.3).
+ */
+export const oauthCodes = pgTable(
+  'oauth_codes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    codeHash: text('code_hash').notNull(),
+    clientId: uuid('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    userId: ownerRef(),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    resource: text('resource').notNull(),
+    // The tools the person picked at the consent screen (lib/gateway/profile.ts).
+    profile: jsonb('profile').notNull().$type<StoredTokenProfile>(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    grantId: uuid('grant_id').references(() => accessTokens.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('oauth_codes_hash_idx').on(t.codeHash)],
+);
+
+/**
+ * Access and refresh tokens of connected clients (hashed, as personal access tokens are). Each
+ * belongs to one grant (`access_tokens` row): revoking the grant ends them all. A refresh token is
+ * used once (`used_at`); presenting it again revokes the grant — the whole family.
+ */
+export const oauthTokens = pgTable(
+  'oauth_tokens',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tokenHash: text('token_hash').notNull(),
+    kind: text('kind').$type<OAuthTokenKind>().notNull(),
+    grantId: uuid('grant_id')
+      .notNull()
+      .references(() => accessTokens.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('oauth_tokens_hash_idx').on(t.tokenHash), index('oauth_tokens_grant_idx').on(t.grantId)],
 );

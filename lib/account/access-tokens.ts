@@ -112,7 +112,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
   return rows.map((r) => ({
     id: r.id,
     name: r.name,
-    prefix: r.prefix,
+    prefix: r.prefix ?? '',
     createdAt: r.createdAt.toISOString(),
     expiresAt: r.expiresAt?.toISOString() ?? null,
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,

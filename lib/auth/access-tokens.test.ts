@@ -45,7 +45,7 @@ describe('personal access tokens: authenticateBearer', () => {
       ok: true,
       user: { id: user.id, email: user.email, name: user.name, plan: user.plan, toolsRev: user.toolsRev },
       tokenId: made.id,
-      token: { id: made.id, name: made.name, profile: { v: 1, tools: [] }, tainted: null },
+      token: { id: made.id, kind: 'access_token', name: made.name, profile: { v: 1, tools: [] }, tainted: null },
     });
   });
 

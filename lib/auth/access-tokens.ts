@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken } from '@/db/queries/access-tokens';
+import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
+import { findOAuthAccessToken } from '@/db/queries/oauth-server';
 import { findUserById, type UserRow } from '@/db/queries/users';
 import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 
@@ -23,9 +24,24 @@ const SHOWN_CHARS = ACCESS_TOKEN_PREFIX.length + 4;
  */
 export const ACCESS_TOKEN_LAST_USED_PRECISION_MS = 60_000;
 
+/**
+ * The access tokens Switchboard's authorization server gives connected MCP clients
+ * (lib/oauth-server): short-lived, `sba_` + 32 random bytes; their refresh tokens are `sbr_`.
+ * Stored hashed like personal tokens, in `oauth_tokens`.
+ */
+export const OAUTH_ACCESS_TOKEN_PREFIX = 'sba_';
+export const OAUTH_REFRESH_TOKEN_PREFIX = 'sbr_';
+const OAUTH_TOKEN_SHAPE = new RegExp(`^${OAUTH_ACCESS_TOKEN_PREFIX}[A-Za-z0-9_-]{43}$`);
+
+/** A new random secret with this prefix and its hash (personal tokens, OAuth codes and tokens). */
+export function newSecret(prefix: string): { token: string; tokenHash: string } {
+  const token = prefix + randomBytes(TOKEN_BYTES).toString('base64url');
+  return { token, tokenHash: hashAccessToken(token) };
+}
+
 export function newAccessToken(): { token: string; tokenHash: string; prefix: string } {
-  const token = ACCESS_TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString('base64url');
-  return { token, tokenHash: hashAccessToken(token), prefix: token.slice(0, SHOWN_CHARS) };
+  const { token, tokenHash } = newSecret(ACCESS_TOKEN_PREFIX);
+  return { token, tokenHash, prefix: token.slice(0, SHOWN_CHARS) };
 }
 
 /**
@@ -44,7 +60,10 @@ export type BearerFailure = (typeof BEARER_FAILURES)[number];
 
 /** The token a request was authenticated with, as `/mcp` needs it: never its hash. */
 export interface BearerToken {
+  /** The `access_tokens` row: a personal token, or the grant of a connected OAuth client. */
   id: string;
+  kind: 'access_token' | 'oauth_client';
+  /** The token's name, or the connected client's name (as its metadata or registration says). */
   name: string;
   /** What it exposes (lib/gateway/profile.ts). */
   profile: StoredTokenProfile;
@@ -65,12 +84,22 @@ const MESSAGES: Record<BearerFailure, string> = {
   user_gone: 'The account of this personal access token no longer exists.',
 };
 
+/** The same failures for a connected client's access token: the remedy is to connect again, not a new token. */
+const OAUTH_MESSAGES: Record<BearerFailure, string> = {
+  ...MESSAGES,
+  unknown: 'This access token is not known: authorize the client again.',
+  expired: 'This access token has expired: refresh it, or authorize the client again.',
+  revoked: 'This client was disconnected in Switchboard: authorize it again.',
+  user_gone: 'The account this client was connected to no longer exists.',
+};
+
 function failure(reason: BearerFailure): BearerResult {
   return { ok: false, reason, message: MESSAGES[reason] };
 }
 
 /**
- * Who sends this request, by its `Authorization: Bearer sbp_…` header: the user and the token,
+ * Who sends this request, by its `Authorization: Bearer …` header — a personal access token
+ * (`sbp_`) or a connected client's OAuth access token (`sba_`): the user and the token,
  * or why not, as data (the caller picks the status; `/mcp` will answer 401 with the message).
  * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS).
  */
@@ -78,14 +107,39 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
   const header = req.headers.get('authorization');
   if (!header) return failure('missing');
   const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now);
   if (!match || !TOKEN_SHAPE.test(match[1]!)) return failure('malformed');
   const row = await findAccessTokenByHash(db, hashAccessToken(match[1]!));
   if (!row) return failure('unknown');
   if (row.revokedAt) return failure('revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return failure('expired');
+  return authenticated(db, row, { kind: 'access_token', name: row.name }, now, failure);
+}
+
+/**
+ * A connected client's access token (`sba_`): live while it has not expired and its grant (the
+ * `access_tokens` row the person's consent made) is not revoked — revoking the client on the
+ * Account page, or a refresh token replayed, cuts it off at its next request.
+ */
+async function authenticateOAuth(db: Db, token: string, now: Date): Promise<BearerResult> {
+  const fail = (reason: BearerFailure): BearerResult => ({ ok: false, reason, message: OAUTH_MESSAGES[reason] });
+  const found = await findOAuthAccessToken(db, hashAccessToken(token));
+  if (!found) return fail('unknown');
+  if (found.grant.revokedAt) return fail('revoked');
+  if (found.expiresAt.getTime() <= now.getTime()) return fail('expired');
+  return authenticated(db, found.grant, { kind: 'oauth_client', name: found.clientName }, now, fail);
+}
+
+async function authenticated(
+  db: Db,
+  row: AccessTokenRow,
+  client: Pick<BearerToken, 'kind' | 'name'>,
+  now: Date,
+  fail: (reason: BearerFailure) => BearerResult,
+): Promise<BearerResult> {
   const user = await findUserById(db, row.userId);
   // The row cascades with its user, so this is a race with the account's deletion only.
-  if (!user) return failure('user_gone');
+  if (!user) return fail('user_gone');
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
   }
@@ -93,6 +147,6 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
     ok: true,
     user: { id: user.id, email: user.email, name: user.name, plan: user.plan, toolsRev: user.toolsRev },
     tokenId: row.id,
-    token: { id: row.id, name: row.name, profile: tokenProfileOf(row), tainted: tokenTaintOf(row) },
+    token: { id: row.id, ...client, profile: tokenProfileOf(row), tainted: tokenTaintOf(row) },
   };
 }

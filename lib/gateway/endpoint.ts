@@ -19,7 +19,8 @@ import { principalAuthInfo, principalOf, type GatewayPrincipal } from './princip
  * 1. `Origin`, when present, must be the app's own (the MCP transport spec's DNS-rebinding rule;
  *    MCP clients outside a browser send none). Same-origin checks of the API do not apply: a
  *    bearer token is not sent by a browser on its own, so there is no cross-site request to forge.
- * 2. `Authorization: Bearer sbp_…`, a personal access token. Cookies are never read here: a
+ * 2. `Authorization: Bearer …`, a personal access token (`sbp_`) or the access token of a client
+ *    connected through Switchboard's authorization server (`sba_`, lib/oauth-server). Cookies are never read here: a
  *    browser session must not become a way in for another site's page.
  */
 
@@ -53,7 +54,7 @@ export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrinci
         userId: auth.user.id,
         plan: auth.user.plan,
         toolsRev: auth.user.toolsRev,
-        client: { kind: 'access_token', id: auth.token.id, name: auth.token.name },
+        client: { kind: auth.token.kind, id: auth.token.id, name: auth.token.name },
         profile: auth.token.profile,
         tainted: auth.token.tainted,
       };

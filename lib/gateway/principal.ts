@@ -4,7 +4,7 @@ import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 
 /**
  * Who a request to `/mcp` acts for: the person, and the client they let in — a personal access
- * token, named so the audit log can say which client made a call. Built by the endpoint from a
+ * token or a connected OAuth client, named so the audit log can say which client made a call. Built by the endpoint from a
  * verified token and handed to the MCP server as `authInfo` (never read from anything the client
  * sends), so a client cannot change whose tools it reaches.
  */
@@ -18,12 +18,19 @@ export interface GatewayPrincipal {
    * servers bumps it, so the enabled servers read at the same value are reused (ToolHost.serversFor).
    */
   toolsRev: number;
-  client: { kind: 'access_token'; id: string; name: string };
+  /**
+   * The client: a personal access token (its name) or an OAuth client the person connected (the
+   * client's name). `id` is the `access_tokens` row either way — the token, or the connection's
+   * grant — which holds the profile, the taint, the last use and the revocation.
+   */
+  client: { kind: GatewayClientKind; id: string; name: string };
   /** Which tools the client may see and call: read from the token on each request, never from the client. */
   profile: StoredTokenProfile;
   /** The token's standing context: tainted once untrusted content went back to the client (./taint.ts). */
   tainted: StoredTaint | null;
 }
+
+export type GatewayClientKind = 'access_token' | 'oauth_client';
 
 const PRINCIPAL = 'switchboardPrincipal';
 
@@ -34,5 +41,5 @@ export function principalAuthInfo(token: string, principal: GatewayPrincipal): A
 /** The principal the endpoint put in `authInfo`, or null (a request that did not pass through it). */
 export function principalOf(authInfo: AuthInfo | undefined): GatewayPrincipal | null {
   const p = authInfo?.extra?.[PRINCIPAL] as GatewayPrincipal | undefined;
-  return p && typeof p.userId === 'string' && p.client?.kind === 'access_token' ? p : null;
+  return p && typeof p.userId === 'string' && (p.client?.kind === 'access_token' || p.client?.kind === 'oauth_client') ? p : null;
 }

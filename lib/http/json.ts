@@ -40,7 +40,7 @@ function tooLarge(maxBytes: number): AppError {
   return new AppError('payload_too_large', 'body', `The body is larger than the ${Math.round(maxBytes / 1024)} KB allowed.`);
 }
 
-async function readTextCapped(req: Request, maxBytes: number): Promise<string> {
+export async function readTextCapped(req: Request, maxBytes: number): Promise<string> {
   if (!req.body) return '';
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -40,6 +40,12 @@ describe('proxy', () => {
     expect(api.headers.get('Content-Security-Policy')).toBeNull();
   });
 
+  it("gives the OAuth consent page (issue 25) frame-ancestors 'none': another site cannot frame it to steal the Allow click", () => {
+    const consent = proxy(request('http://localhost:3000/oauth/authorize?client_id=x&response_type=code'));
+    expect(consent.headers.get('Content-Security-Policy')).toMatch(/frame-ancestors 'none'/);
+    expect(unstable_doesMiddlewareMatch({ config, url: '/oauth/authorize' })).toBe(true);
+  });
+
   it('sends the CSP on prefetches too: a prefetched document may be shown as the page', () => {
     const prefetches: Record<string, string>[] = [
       { purpose: 'prefetch' },

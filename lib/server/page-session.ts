@@ -3,6 +3,7 @@ import { redirect } from 'next/navigation';
 
 import { usesSecureCookies } from '@/lib/auth/secure-cookies';
 import { getSessionFromCookies, type Session } from '@/lib/auth/session';
+import { appOrigin } from '@/lib/http/origin';
 
 import { getRuntime } from './runtime';
 
@@ -20,4 +21,11 @@ export async function requirePageSession(): Promise<Session> {
   const session = await getPageSession();
   if (!session) redirect('/sign-in');
   return session;
+}
+
+/** The app's origin for the page being rendered (lib/http/origin.ts `appOrigin`, from the request's headers). */
+export async function getPageOrigin(): Promise<string> {
+  const requestHeaders = await headers();
+  const scheme = usesSecureCookies({ headers: requestHeaders }) ? 'https' : 'http';
+  return appOrigin(new Request(`${scheme}://${requestHeaders.get('host') ?? 'localhost'}/`, { headers: requestHeaders }));
 }

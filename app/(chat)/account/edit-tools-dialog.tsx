@@ -3,11 +3,10 @@
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { ToolPicker } from '@/app/_components/mcp-clients/tool-picker';
 import { Button, Dialog, Notice } from '@/app/_components/ui';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
-
-import { ToolPicker } from './tool-picker';
 
 /** Changes which tools a token exposes (PATCH, the whole list); a client using it sees the change at its next request. */
 export function EditToolsDialog({
@@ -16,7 +15,8 @@ export function EditToolsDialog({
   onClose,
   onSaved,
 }: {
-  token: AccessTokenView;
+  /** A personal token or a connected client (both are token rows). */
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;

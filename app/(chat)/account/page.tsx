@@ -7,10 +7,12 @@ import { passwordRemovedNotice } from '@/lib/account/password-removed';
 import { listSessions } from '@/lib/account/sessions';
 import { passwordSignInEnabled } from '@/lib/auth/providers';
 import { pickableTools } from '@/lib/gateway/catalog';
+import { connectedClients } from '@/lib/oauth-server/connected-clients';
 import { listMyOrgs } from '@/lib/orgs/orgs';
 import { requirePageSession } from '@/lib/server/page-session';
 import { getRuntime } from '@/lib/server/runtime';
 
+import { ClientsSection } from './clients-section';
 import { DeleteSection } from './delete-section';
 import { InstructionsSection } from './instructions-section';
 import { OrganizationSection } from './organization-section';
@@ -24,10 +26,11 @@ export const dynamic = 'force-dynamic';
 export default async function AccountPage() {
   const session = await requirePageSession();
   const rt = await getRuntime();
-  const [sessions, instructions, tokens, tools, passwordRemoved, orgs] = await Promise.all([
+  const [sessions, instructions, tokens, clients, tools, passwordRemoved, orgs] = await Promise.all([
     listSessions(rt.handle.db, session),
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
+    connectedClients(rt.handle.db, session.user.id),
     pickableTools(rt.tools.host, session.user),
     passwordRemovedNotice(rt.handle.db, session.user.id),
     listMyOrgs(rt.handle.db, session.user.id),
@@ -52,6 +55,7 @@ export default async function AccountPage() {
         {passwordSignInEnabled() && <PasswordSection />}
         <SessionsSection sessions={sessions} />
         <TokensSection initial={tokens} tools={tools} />
+        <ClientsSection initial={clients} tools={tools} />
         <Section
           id="export-heading"
           title="Your data"

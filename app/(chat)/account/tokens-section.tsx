@@ -4,6 +4,7 @@ import { KeyRound, Plus, SlidersHorizontal, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
+import { ToolPicker } from '@/app/_components/mcp-clients/tool-picker';
 import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyButton, Field, Input, Notice, Select } from '@/app/_components/ui';
 import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
@@ -11,7 +12,6 @@ import type { PickableTool } from '@/lib/gateway/catalog';
 
 import { EditToolsDialog } from './edit-tools-dialog';
 import { McpEndpointField } from './mcp-endpoint-field';
-import { ToolPicker } from './tool-picker';
 import { Section } from './ui';
 import { When } from './when';
 

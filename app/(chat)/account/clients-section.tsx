@@ -1,0 +1,135 @@
+'use client';
+
+import { PlugZap, SlidersHorizontal, Trash2 } from 'lucide-react';
+import { useState } from 'react';
+
+import { api, ApiError } from '@/app/_components/api';
+import { Badge, Button, CardBody, ConfirmDialog, Notice } from '@/app/_components/ui';
+import type { PickableTool } from '@/lib/gateway/catalog';
+import type { ConnectedClientView } from '@/lib/oauth-server/connected-clients';
+
+import { EditToolsDialog } from './edit-tools-dialog';
+import { Section } from './ui';
+import { When } from './when';
+
+/**
+ * MCP clients the person connected through Switchboard's consent screen (OAuth): what each
+ * exposes, when it was connected and last used; change its tools or revoke it (cut off at its
+ * next request). Revoke and tools go through the token routes: a connection is a token row.
+ */
+export function ClientsSection({ initial, tools }: { initial: ConnectedClientView[]; tools: PickableTool[] }) {
+  const [clients, setClients] = useState(initial);
+  const [editing, setEditing] = useState<ConnectedClientView | null>(null);
+  const [revoking, setRevoking] = useState<ConnectedClientView | null>(null);
+  const [revokeBusy, setRevokeBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState('');
+
+  async function refresh() {
+    setClients((await api<{ clients: ConnectedClientView[] }>('/api/account/clients')).clients);
+  }
+
+  async function revoke(client: ConnectedClientView) {
+    setRevokeBusy(true);
+    setRevokeError('');
+    try {
+      await api(`/api/account/tokens/${client.id}`, { method: 'DELETE' });
+      setRevoking(null);
+      await refresh();
+    } catch (err) {
+      setRevokeError(err instanceof ApiError ? err.message : 'Could not revoke the client.');
+    } finally {
+      setRevokeBusy(false);
+    }
+  }
+
+  return (
+    <Section
+      id="connected-clients-heading"
+      title="Connected clients"
+      icon={PlugZap}
+      description={
+        <>
+          MCP clients you allowed by signing in from them (OAuth). Each sees and calls only the tools you picked for it, under your consent
+          rules; its calls are in your activity log under its name.
+        </>
+      }
+    >
+      <CardBody className="py-1">
+        {clients.length === 0 ? (
+          <p className="py-3 text-sm text-faint">
+            No connected clients. Add Switchboard&rsquo;s MCP endpoint to a client and sign in from it.
+          </p>
+        ) : (
+          <ul className="divide-y divide-border" data-testid="client-list" aria-label="Your connected clients">
+            {clients.map((c) => (
+              <li key={c.id} className="flex flex-wrap items-center gap-3 py-3">
+                <div className="min-w-0 flex-1">
+                  <p className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm font-medium text-fg">
+                    <span className="min-w-0 break-words">{c.name}</span>
+                    <Badge tone={c.kind === 'metadata_document' ? 'neutral' : 'warning'}>
+                      <span className="font-mono">{c.host}</span>
+                    </Badge>
+                  </p>
+                  <p className="mt-0.5 flex flex-col text-xs leading-5 text-faint sm:flex-row sm:flex-wrap sm:gap-x-1.5">
+                    <span>
+                      Connected <When iso={c.createdAt} />
+                    </span>
+                    <span className="max-sm:hidden" aria-hidden>
+                      ·
+                    </span>
+                    <span>
+                      {c.lastUsedAt ? (
+                        <>
+                          Last used <When iso={c.lastUsedAt} />
+                        </>
+                      ) : (
+                        'Never used'
+                      )}
+                    </span>
+                  </p>
+                  <p className="mt-1 text-xs leading-5 break-words text-muted" data-testid="client-tools">
+                    {c.tools.length === 0 ? (
+                      'Exposes no tools'
+                    ) : (
+                      <>
+                        Exposes <span className="font-mono">{c.tools.join(', ')}</span>
+                      </>
+                    )}
+                  </p>
+                </div>
+                <Button size="sm" variant="ghost" icon={SlidersHorizontal} aria-label={`Tools of ${c.name}`} onClick={() => setEditing(c)}>
+                  Tools
+                </Button>
+                <Button
+                  size="sm"
+                  variant="danger-subtle"
+                  icon={Trash2}
+                  aria-label={`Revoke ${c.name}`}
+                  onClick={() => {
+                    setRevokeError('');
+                    setRevoking(c);
+                  }}
+                >
+                  Revoke
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </CardBody>
+      {editing && <EditToolsDialog token={editing} tools={tools} onClose={() => setEditing(null)} onSaved={refresh} />}
+      <ConfirmDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={`Revoke “${revoking?.name ?? ''}”?`}
+        description="It is cut off at its next request and must be allowed again to reconnect."
+        confirmLabel="Revoke client"
+        tone="danger"
+        busy={revokeBusy}
+        onConfirm={() => revoking && void revoke(revoking)}
+      >
+        {revokeError && <Notice tone="error">{revokeError}</Notice>}
+      </ConfirmDialog>
+    </Section>
+  );
+}
