@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
-import { countOwners, listOrgsOfUser, roleIn, setJoinDomain, setMembershipRole } from '@/db/queries/orgs';
+import { changeMembership, listOrgsOfUser, roleIn, setJoinDomain } from '@/db/queries/orgs';
 import { ORG_ROLES, type OrgRole } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
@@ -23,15 +23,37 @@ export const setRoleSchema = z.object({ role: z.enum(ORG_ROLES, { error: `must b
 export async function changeRole(db: Db, orgId: string, actorId: string, targetId: string, role: OrgRole): Promise<{ role: OrgRole }> {
   const actor = await requireOrgRole(db, orgId, actorId, MANAGING_ROLES, 'change roles');
   const current = await roleIn(db, orgId, targetId);
-  if (!current) throw new AppError('not_found', 'member', `No member with id "${targetId}" in this organization.`);
+  if (!current) throw notMember(targetId);
   if (actor !== 'owner' && (current === 'owner' || role === 'owner')) {
     throw new AppError('forbidden', 'organization', 'Only an owner can make someone an owner or change an owner’s role.', 'role');
   }
-  if (current === 'owner' && role !== 'owner' && (await countOwners(db, orgId, targetId)) === 0) {
-    throw new AppError('conflict', 'organization', 'This is the only owner: make someone else an owner first.', 'role');
-  }
-  await setMembershipRole(db, orgId, targetId, role);
+  settled(await changeMembership(db, orgId, targetId, { kind: 'role', role }), targetId);
   return { role };
+}
+
+/**
+ * Removes a member (`DELETE …/members/:userId`): an owner removes anyone, an admin removes admins
+ * and members, never an owner. Everything the person owns stays theirs; the organization's policy
+ * stops applying to them. The last owner cannot be removed.
+ */
+export async function removeMember(db: Db, orgId: string, actorId: string, targetId: string): Promise<{ removed: true }> {
+  const actor = await requireOrgRole(db, orgId, actorId, MANAGING_ROLES, 'remove members');
+  const current = await roleIn(db, orgId, targetId);
+  if (!current) throw notMember(targetId);
+  if (actor !== 'owner' && current === 'owner') {
+    throw new AppError('forbidden', 'organization', 'Only an owner can remove an owner.', 'userId');
+  }
+  settled(await changeMembership(db, orgId, targetId, { kind: 'remove' }), targetId);
+  return { removed: true };
+}
+
+const notMember = (id: string) => new AppError('not_found', 'member', `No member with id "${id}" in this organization.`);
+
+/** The outcome of a locked change (db/queries/orgs.ts `changeMembership`), or its refusal. */
+function settled(outcome: Awaited<ReturnType<typeof changeMembership>>, targetId: string): void {
+  if (outcome.ok) return;
+  if (outcome.reason === 'not_member') throw notMember(targetId);
+  throw new AppError('conflict', 'organization', 'This is the only owner: make someone else an owner first.', 'role');
 }
 
 export const orgSettingsSchema = z
