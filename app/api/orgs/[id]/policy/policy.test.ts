@@ -67,8 +67,8 @@ describe('organization policy through the API', () => {
     const org = await insertOrg(h.db, { name: 'Acme' });
     await addMembership(h.db, org.id, admin.id, 'admin');
     await addMembership(h.db, org.id, member.id, 'member');
-    const { v: _v, ...defaults } = DEFAULT_ORG_POLICY;
-    const res = await routes.policy.PUT(req('PUT', admin.cookie, { ...defaults, ...change }), at(org.id));
+    // `v` is the stored version, not part of the request (undefined is left out of the JSON).
+    const res = await routes.policy.PUT(req('PUT', admin.cookie, { ...DEFAULT_ORG_POLICY, v: undefined, ...change }), at(org.id));
     expect(res.status, await res.clone().text()).toBe(200);
     return { org, admin, member };
   }
