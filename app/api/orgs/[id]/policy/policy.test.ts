@@ -184,9 +184,8 @@ describe('organization policy through the API', () => {
       (await putGrant(alone, { scope: 'tool:builtin-notes/create', enabled: true, autoApprove: true, expiresIn: 'session' })).status,
     ).toBe(200);
     const { admin, org } = await orgWithPolicy({});
-    const { v: _v, ...defaults } = DEFAULT_ORG_POLICY;
     const bad = await routes.policy.PUT(
-      req('PUT', admin.cookie, { ...defaults, tools: { allow: null, deny: ['Not A Tool!'] } }),
+      req('PUT', admin.cookie, { ...DEFAULT_ORG_POLICY, v: undefined, tools: { allow: null, deny: ['Not A Tool!'] } }),
       at(org.id),
     );
     expect(bad.status).toBe(400);
