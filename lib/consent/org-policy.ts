@@ -1,8 +1,7 @@
 import type { StoredOrgPolicy } from '@/db/stored-json';
 import type { GrantExpiry, PolicyHint, ShareAudience } from '@/db/vocabulary';
 import { joinToolName } from '@/lib/mcp/naming';
-
-import type { PolicyInput } from './policy';
+import type { CatalogTool } from '@/lib/mcp/types';
 
 /**
  * The organization layer of consent, above the plan and the session (docs/ARCHITECTURE.md,
@@ -81,10 +80,17 @@ export function toolRefusal(policies: readonly OrgPolicyOf[], tool: { namespace:
   });
 }
 
-/** The hints as the MCP spec reads them: a hint that asks for less caution counts only from a server whose annotations are trusted. */
-export function hasPolicyHint(tool: PolicyInput['tool'], hint: PolicyHint): boolean {
+/** What the policy's hints are read from: the tool's trust and the hints its server declared (`CatalogTool.declaredAnnotations`). */
+export type HintedTool = Pick<CatalogTool, 'trust' | 'declaredAnnotations'>;
+
+/**
+ * The hints as the MCP spec reads them, from what the server declared (absent: the spec's
+ * default — destructive, open world): a hint asking for less caution counts only from a server
+ * whose annotations are trusted.
+ */
+export function hasPolicyHint(tool: HintedTool, hint: PolicyHint): boolean {
   const trusted = tool.trust === 'trusted';
-  const a = tool.annotations;
+  const a = tool.declaredAnnotations ?? {};
   if (hint === 'destructiveHint') return !(trusted && (a.readOnlyHint === true || a.destructiveHint === false));
   return !(trusted && a.openWorldHint === false);
 }
@@ -95,7 +101,7 @@ const HINT_WORDS: Record<PolicyHint, string> = {
 };
 
 /** May a call of this tool run without asking (auto-approve, "Allow for this session", a trusted read-only tool)? */
-export function autoRunRefusal(policies: readonly OrgPolicyOf[], tool: PolicyInput['tool']): OrgPolicyRefusal | null {
+export function autoRunRefusal(policies: readonly OrgPolicyOf[], tool: HintedTool): OrgPolicyRefusal | null {
   return first(policies, (p) => {
     if (!p.policy.autoApprove.allowed) return refusal(p, 'auto_approve_off', 'tools to run without asking: every call asks');
     const hint = p.policy.autoApprove.neverFor.find((h) => hasPolicyHint(tool, h));
@@ -103,10 +109,7 @@ export function autoRunRefusal(policies: readonly OrgPolicyOf[], tool: PolicyInp
   });
 }
 
-export function orgToolVerdict(
-  policies: readonly OrgPolicyOf[],
-  tool: PolicyInput['tool'] & { namespace: string; name: string },
-): OrgToolVerdict {
+export function orgToolVerdict(policies: readonly OrgPolicyOf[], tool: HintedTool & { namespace: string; name: string }): OrgToolVerdict {
   if (!policies.length) return NO_ORG_VERDICT;
   return { refused: toolRefusal(policies, tool), askAlways: autoRunRefusal(policies, tool) };
 }

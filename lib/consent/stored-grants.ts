@@ -111,7 +111,7 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
     sessionLive,
     of(tool) {
       const overPlan = !isOnPlan(plan, tool.serverId, tool.name);
-      const org = orgPolicies.length ? orgToolVerdict(orgPolicies, { ...tool, privateData: false }) : NO_ORG_VERDICT;
+      const org = orgPolicies.length ? orgToolVerdict(orgPolicies, tool) : NO_ORG_VERDICT;
       const stand = (state: StandingState, grant: GrantRow | null, why: string | null): ToolStanding => ({
         state,
         grant,
