@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
-import { auditMetadataOfOrg, listMembers, usageOfMembers } from '@/db/queries/orgs';
+import { auditMetadataOfOrg, findOrgName, getOrgPolicy, listMembers, usageOfMembers } from '@/db/queries/orgs';
+import { AppError } from '@/lib/http/errors';
 
 import { MANAGING_ROLES, requireOrgRole } from './access';
 
@@ -33,3 +34,19 @@ export async function orgAudit(db: Db, orgId: string, userId: string, before?: D
     next: rows.length === AUDIT_PAGE ? rows[rows.length - 1]!.at.toISOString() : null,
   };
 }
+
+/** Everything the admin page shows at once (owners and admins; 404 to outsiders, 403 to members). */
+export async function orgAdminPage(db: Db, orgId: string, userId: string) {
+  if (!UUID.test(orgId)) throw new AppError('not_found', 'organization', `No organization with id "${orgId}".`);
+  const role = await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'see its administration');
+  const [name, members, policy, usage, audit] = await Promise.all([
+    findOrgName(db, orgId),
+    orgMembers(db, orgId, userId),
+    getOrgPolicy(db, orgId),
+    orgUsage(db, orgId, userId),
+    orgAudit(db, orgId, userId),
+  ]);
+  return { id: orgId, name: name ?? 'Organization', role, members, policy, usage, audit };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

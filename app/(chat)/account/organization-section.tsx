@@ -1,10 +1,11 @@
 'use client';
 
-import { Building2, Link2 } from 'lucide-react';
+import { Building2, Link2, Settings2 } from 'lucide-react';
+import Link from 'next/link';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, CardBody, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
+import { Badge, Button, buttonClasses, CardBody, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
 import type { OrgRole } from '@/db/vocabulary';
 import type { MyOrg } from '@/lib/orgs/orgs';
 
@@ -72,6 +73,12 @@ function OrgRow({ org }: { org: MyOrg }) {
               : 'People join by invitation link.'}
           </p>
         </div>
+        {manages && (
+          <Link href={`/orgs/${org.id}/admin`} className={buttonClasses({ size: 'sm', variant: 'ghost' })} data-testid="org-admin-link">
+            <Settings2 className="size-4 shrink-0" aria-hidden />
+            Manage
+          </Link>
+        )}
         {manages && (
           <Button size="sm" onClick={invite} disabled={busy}>
             <Link2 className="size-4 shrink-0" aria-hidden />
