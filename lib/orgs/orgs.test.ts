@@ -1,15 +1,17 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { addMembership, insertOrg, roleIn } from '@/db/queries/orgs';
 import { createUser, type UserRow } from '@/db/queries/users';
+import { users } from '@/db/schema';
 import { signUp } from '@/lib/auth/signup';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 
 import { DEFAULT_ORG_NAME } from './default-org';
 import { acceptInvitationToken, createInvitation, INVITATION_TTL_MS } from './invitations';
 import { joinByEmailDomain } from './join';
-import { changeRole, listMyOrgs, orgSettingsSchema, removeMember, updateOrgSettings } from './orgs';
+import { changeRole, createOrg, listMyOrgs, orgSettingsSchema, removeMember, updateOrgSettings } from './orgs';
 
 /** Organizations, slice 1: the default organization, roles, invitation links, the email-domain join. */
 
@@ -120,9 +122,27 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await roleIn(h.db, org.id, member.id)).toBeNull();
     });
 
+    it('anyone makes an organization and owns it; it has nobody else', async () => {
+      const maker = await person();
+      const made = await createOrg(h.db, maker.id, { name: 'Side project' });
+      expect(made).toMatchObject({ name: 'Side project', role: 'owner' });
+      expect(await listMyOrgs(h.db, maker.id)).toEqual([expect.objectContaining({ id: made.id, role: 'owner' })]);
+    });
+
     it('the join domain: set by an admin, refused to a member and to a second organization; joins only a verified email', async () => {
       const { org, admin, member } = await team();
       const other = await team();
+      // Only a domain where the setter's own email is verified; anyone may make an organization.
+      await expect(updateOrgSettings(h.db, org.id, admin.id, { joinDomain: 'corp.test' })).rejects.toMatchObject({
+        type: 'forbidden',
+        field: 'joinDomain',
+      });
+      for (const [i, u] of [admin, other.admin].entries()) {
+        await h.db
+          .update(users)
+          .set({ email: `admin${i}-${n}@corp.test`, emailVerifiedAt: new Date() })
+          .where(eq(users.id, u.id));
+      }
       const settings = orgSettingsSchema.safeParse({ joinDomain: '@corp.test' });
       expect(settings.error?.issues[0]).toMatchObject({
         path: ['joinDomain'],

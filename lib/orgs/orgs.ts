@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
-import { changeMembership, listOrgsOfUser, roleIn, setJoinDomain } from '@/db/queries/orgs';
+import { addMembership, changeMembership, insertOrg, listOrgsOfUser, roleIn, setJoinDomain } from '@/db/queries/orgs';
+import { findUserById } from '@/db/queries/users';
 import { ORG_ROLES, type OrgRole } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
@@ -56,6 +57,20 @@ function settled(outcome: Awaited<ReturnType<typeof changeMembership>>, targetId
   throw new AppError('conflict', 'organization', 'This is the only owner: make someone else an owner first.', 'role');
 }
 
+export const createOrgSchema = z
+  .object({ name: z.string({ error: 'must be a name' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') })
+  .strict();
+
+/**
+ * Makes an organization with the caller as its owner (`POST /api/orgs`). It gives them power over
+ * nobody: people join only by an invitation they accept (a join domain needs a verified email there).
+ */
+export async function createOrg(db: Db, userId: string, input: z.infer<typeof createOrgSchema>): Promise<MyOrg> {
+  const org = await insertOrg(db, { name: input.name });
+  await addMembership(db, org.id, userId, 'owner');
+  return { id: org.id, name: org.name, role: 'owner', joinDomain: null };
+}
+
 export const orgSettingsSchema = z
   .object({
     joinDomain: z
@@ -67,9 +82,24 @@ export const orgSettingsSchema = z
   })
   .strict();
 
-/** The email domain whose verified single sign-ons join as members (null: none); owner or admin. */
+/**
+ * The email domain whose verified single sign-ons join as members (null: none); owner or admin,
+ * and only a domain where their own email is verified: anyone may make an organization
+ * (`createOrg`), and a domain claimed by someone outside it would take its people's sign-ups.
+ */
 export async function updateOrgSettings(db: Db, orgId: string, userId: string, input: z.infer<typeof orgSettingsSchema>) {
   await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'change its settings');
+  if (input.joinDomain !== null) {
+    const me = await findUserById(db, userId);
+    if (!me?.emailVerifiedAt || me.email.toLowerCase().split('@')[1] !== input.joinDomain) {
+      throw new AppError(
+        'forbidden',
+        'organization',
+        `joinDomain: you can set only the domain of your own verified email (sign in once by single sign-on at ${input.joinDomain}).`,
+        'joinDomain',
+      );
+    }
+  }
   if (!(await setJoinDomain(db, orgId, input.joinDomain))) {
     throw new AppError('conflict', 'organization', `Another organization already takes people from ${input.joinDomain}.`, 'joinDomain');
   }
