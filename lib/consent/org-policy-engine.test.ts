@@ -10,6 +10,7 @@ import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { DEFAULT_ORG_POLICY, type StoredOrgPolicy } from '@/db/stored-json';
 import { decideCall } from '@/lib/agent/decide';
 import { startRun } from '@/lib/agent/engine';
+import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
@@ -132,6 +133,8 @@ for (const { kind, available } of TEST_DATABASES) {
           reason: 'Your organization "Acme" does not allow tools that may be destructive to run without asking: every call asks.',
         },
       });
+      // The card does not offer what the policy would refuse.
+      expect(toToolCallView(call!).allowForSession).toEqual({ offered: false, why: expect.stringMatching(/^Your organization "Acme"/) });
       await expect(
         decideCall(s.env.deps, { userId: s.user.id, toolCallId: call!.id, decision: 'allow_session', argsHash: call!.argsHash }),
       ).rejects.toThrow(/allow_session" would not take effect: Your organization "Acme" does not allow tools that may be destructive/);

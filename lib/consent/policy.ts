@@ -43,6 +43,8 @@ export interface PolicyVerdict {
   reason: string;
   /** Shown on the approval card (e.g. the tool reaches outside systems). */
   warnings: string[];
+  /** The organization makes every call of this tool ask, and why ("Allow for this session" is not offered). */
+  orgAsks?: string;
 }
 
 /**
@@ -89,7 +91,8 @@ export function isTrustedRepeatable(tool: PolicyInput['tool']): boolean {
 
 export function verdictFor(input: PolicyInput): PolicyVerdict {
   const warnings = input.tool.annotations.openWorldHint === true ? ['This tool reaches outside systems.'] : [];
-  const result = (verdict: Verdict, reason: string): PolicyVerdict => ({ verdict, reason, warnings });
+  const orgAsks = input.org?.askAlways?.why;
+  const result = (verdict: Verdict, reason: string): PolicyVerdict => ({ verdict, reason, warnings, ...(orgAsks ? { orgAsks } : {}) });
 
   if (input.grant.state === 'missing') return result('reject', 'This tool is not switched on for this conversation.');
   if (input.grant.state === 'expired') return result('reject', 'The grant for this tool has expired.');
