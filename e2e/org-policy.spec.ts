@@ -13,10 +13,14 @@ test('admin policy page: a forbidden tool is left out of a member’s Tools pane
   await signedInUser(adminContext, origin, 'org-admin');
   const member = await signedInUser(memberContext, origin, 'org-member');
 
-  // The admin makes an organization and invites the member, who accepts.
-  const made = await adminContext.request.post('/api/orgs', { headers: jsonWrite(origin), data: { name: 'Acme Research' } });
-  expect(made.status(), await made.text()).toBe(201);
-  const org = (await made.json()) as { id: string };
+  // The admin makes an organization on the account page and invites the member, who accepts.
+  const page = await adminContext.newPage();
+  await page.goto('/account');
+  await page.getByLabel('New organization').fill('Acme Research');
+  await page.getByRole('button', { name: 'Create', exact: true }).click();
+  await expect(page.getByTestId('org-list')).toContainText('Acme Research');
+  const orgs = (await (await adminContext.request.get('/api/orgs')).json()) as { orgs: { id: string; name: string }[] };
+  const org = orgs.orgs.find((o) => o.name === 'Acme Research')!;
   const invite = await adminContext.request.post(`/api/orgs/${org.id}/invitations`, { headers: jsonWrite(origin) });
   const token = new URL(((await invite.json()) as { url: string }).url).pathname.split('/').pop()!;
   expect((await memberContext.request.post(`/api/invitations/${token}/accept`, { headers: jsonWrite(origin) })).status()).toBe(200);
@@ -25,9 +29,7 @@ test('admin policy page: a forbidden tool is left out of a member’s Tools pane
   const memberPage = await memberContext.newPage();
   await conversationWithTools(memberPage, origin, []);
 
-  const page = await adminContext.newPage();
-  await page.goto('/account');
-  await page.getByTestId('org-admin-link').click();
+  await page.getByTestId('org-list').getByRole('listitem').filter({ hasText: 'Acme Research' }).getByTestId('org-admin-link').click();
   await expect(page.getByRole('heading', { name: 'Acme Research' })).toBeVisible();
   await expect(page.getByTestId('member')).toHaveCount(2);
   await expect(page.getByTestId('members')).toContainText(member.email);
