@@ -11,6 +11,7 @@ import { DEFAULT_ORG_POLICY, type StoredOrgPolicy } from '@/db/stored-json';
 import { decideCall } from '@/lib/agent/decide';
 import { startRun } from '@/lib/agent/engine';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
+import { callExposedTool } from '@/lib/gateway/call';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
@@ -148,6 +149,35 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await s.calls())[0]).toMatchObject({
         status: 'pending_approval',
         verdict: { reason: expect.stringMatching(/every call asks/) },
+      });
+      await s.env.close();
+    });
+
+    it('the /mcp gateway holds an MCP client of the member to the same policy', async () => {
+      const s = await setup([], []);
+      const echo = (await s.env.deps.tools!.gateway.listTools(s.env.server, { userId: s.user.id })).tools.find((t) => t.name === 'echo')!;
+      const principal = {
+        origin: 'http://localhost',
+        userId: s.user.id,
+        plan: 'pro',
+        toolsRev: 0,
+        client: { kind: 'access_token' as const, id: randomUUID(), name: 'ci' },
+        profile: { v: 1 as const, tools: [] },
+        tainted: null,
+      };
+      const call = () =>
+        callExposedTool(
+          { db: h.db, tools: s.env.deps.tools!, auditKeys: s.env.deps.auditKeys },
+          principal,
+          { name: 'fx__echo', tool: echo, server: s.env.server },
+          { message: 'hi' },
+          new AbortController().signal,
+        );
+      expect((await call()).isError).toBeFalsy();
+      await s.setPolicy({ tools: { allow: null, deny: ['fx'] } });
+      expect(await call()).toMatchObject({
+        isError: true,
+        content: [{ text: 'fx__echo was not run: Your organization "Acme" does not allow the tool "fx__echo".' }],
       });
       await s.env.close();
     });
