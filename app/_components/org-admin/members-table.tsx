@@ -54,7 +54,7 @@ export function MembersTable({ orgId, initial, me }: { orgId: string; initial: M
       )}
       <ul className="divide-y divide-border" aria-label="Members" data-testid="members">
         {members.map((m) => (
-          <li key={m.userId} className="flex flex-wrap items-center gap-3 py-2.5" data-testid="member">
+          <li key={m.userId} className="flex items-center gap-3 py-2.5 max-sm:flex-wrap" data-testid="member">
             <div className="min-w-0 flex-1">
               <p className="truncate text-sm font-medium text-fg">
                 {m.name ?? m.email}
@@ -62,19 +62,21 @@ export function MembersTable({ orgId, initial, me }: { orgId: string; initial: M
               </p>
               {m.name && <p className="truncate text-xs text-faint">{m.email}</p>}
             </div>
-            <Select
-              aria-label={`Role of ${m.email}`}
-              value={m.role}
-              disabled={busy === m.userId}
-              onChange={(e) => void setRole(m, e.target.value as OrgRole)}
-              className="h-9 w-32"
-            >
-              {ORG_ROLES.map((r) => (
-                <option key={r} value={r}>
-                  {ROLE_LABELS[r]}
-                </option>
-              ))}
-            </Select>
+            <div className="w-36 shrink-0">
+              <Select
+                aria-label={`Role of ${m.email}`}
+                value={m.role}
+                disabled={busy === m.userId}
+                onChange={(e) => void setRole(m, e.target.value as OrgRole)}
+                className="h-9"
+              >
+                {ORG_ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {ROLE_LABELS[r]}
+                  </option>
+                ))}
+              </Select>
+            </div>
             <Button size="sm" variant="ghost" disabled={busy === m.userId} onClick={() => void remove(m)} aria-label={`Remove ${m.email}`}>
               <UserMinus className="size-4 shrink-0" aria-hidden />
               Remove
