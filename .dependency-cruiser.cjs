@@ -23,9 +23,9 @@ const LIB_MAY_IMPORT = {
   auth: ['http', 'audit', 'consent', 'orgs'],
   orgs: ['http'],
   account: ['auth', 'audit', 'consent', 'http', 'files'],
-  servers: ['mcp', 'secrets', 'http'],
+  servers: ['mcp', 'secrets', 'http', 'consent'],
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
-  share: ['agent', 'chat', 'http', 'files'],
+  share: ['agent', 'chat', 'http', 'files', 'consent'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
   gateway: ['agent', 'mcp', 'consent', 'audit', 'auth', 'http'],
   // Switchboard's own authorization server: the token format and hashing of lib/auth, /mcp's

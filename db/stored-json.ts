@@ -13,6 +13,7 @@ export * from './json/accounts';
 export * from './json/audit';
 export * from './json/conversations';
 export * from './json/grants';
+export * from './json/orgs';
 export * from './json/read';
 export * from './json/servers';
 export * from './json/tool-calls';

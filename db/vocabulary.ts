@@ -146,6 +146,15 @@ export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
+ * The tool annotations an organization's policy may name as "never run without asking"
+ * (`organizations.policy`, lib/consent/org-policy.ts), read as the MCP spec defines them: a tool
+ * is destructive unless a trusted server says it only reads or is not destructive, and reaches
+ * outside systems unless a trusted server says it does not.
+ */
+export const POLICY_HINTS = ['destructiveHint', 'openWorldHint'] as const;
+export type PolicyHint = (typeof POLICY_HINTS)[number];
+
+/**
  * How text from an untrusted server first entered a conversation's model context (stored in
  * `conversations.tainted`): a tool result, a tool's description or title offered to the model,
  * a server's elicitation message, its progress text, a prompt of the server the person ran, or a

@@ -21,9 +21,12 @@ import { insertShareLink } from '@/db/queries/shares';
 import { insertToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
 import { runs } from '@/db/schema';
+import { DEFAULT_ORG_POLICY } from '@/db/stored-json';
 import type { RunStatus } from '@/db/vocabulary';
 import { createAccessToken } from '@/lib/account/access-tokens';
 import { argsHash } from '@/lib/agent/args-hash';
+import { appendAudit } from '@/lib/audit/append';
+import { getAuditKeyring } from '@/lib/audit/key';
 import { getAuthSecret } from '@/lib/auth/secret';
 import { SESSION_COOKIE } from '@/lib/auth/session';
 import { fileDeps, uploadFile } from '@/lib/files/service';
@@ -394,6 +397,7 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH servers/[id]': { name: 'Renamed' },
   'PATCH orgs/[id]': { joinDomain: null },
   'PATCH orgs/[id]/members/[userId]': { role: 'admin' },
+  'PUT orgs/[id]/policy': { ...DEFAULT_ORG_POLICY, v: undefined },
   'POST orgs/[id]/invitations': NO_BODY,
   'PATCH shares/[id]': { snapshot: 'latest' },
   'POST servers/[id]/enable': { tools: {} },
@@ -552,6 +556,98 @@ describe('authorization matrix over app/api', () => {
         await res.body?.cancel().catch(() => {});
         await settled([owner.id]);
       }
+    });
+  });
+
+  // Roles (issue 26): the organization routes are admin routes. Ada is an admin of organization A
+  // and Bob a member of it; Cy owns organization B. Every method of every `orgs/[id]/**` route.
+  describe('roles', () => {
+    const orgRoutes = () => findRoutes().filter((r) => r.path.startsWith('orgs/[id]'));
+    async function orgWith(roles: [Owner, 'owner' | 'admin' | 'member'][]) {
+      const org = await insertOrg(h.db, { name: `Org ${randomBytes(3).toString('hex')}` });
+      for (const [u, role] of roles) await addMembership(h.db, org.id, u.id, role);
+      const target = (await createUser(h.db, { email: `target-${randomBytes(4).toString('hex')}@example.test` }))!;
+      await addMembership(h.db, org.id, target.id, 'member');
+      return { id: org.id, userId: target.id };
+    }
+    const bodyOf = (method: Method, route: Route) => {
+      const entry = BODIES[`${method} ${route.path}`];
+      return typeof entry === 'function' ? undefined : entry;
+    };
+
+    it("a member reaches no admin route (403); an admin of one organization gets 404 for everything of another's", async () => {
+      const [ada, bob, cy] = users as [(typeof users)[0], (typeof users)[0], (typeof users)[0]];
+      const owner = (await createUser(h.db, { email: `owner-${randomBytes(4).toString('hex')}@example.test` }))!;
+      const routesSeen: string[] = [];
+      for (const route of orgRoutes()) {
+        for (const [method, handler] of await handlersOf(route)) {
+          const a = await orgWith([
+            [{ id: owner.id, sessionId: '' }, 'owner'],
+            [ada, 'admin'],
+            [bob, 'member'],
+          ]);
+          const b = await orgWith([[cy, 'owner']]);
+          const call = (who: typeof ada, params: Record<string, string>) =>
+            handler(request(method, route, params, who.cookie, bodyOf(method, route)), { params: Promise.resolve(params) });
+          const asMember = await call(bob, a);
+          expect(asMember.status, `${method} /api/${route.path} by a member`).toBe(403);
+          expect((await asMember.json()).error.code).toMatch(/^forbidden:/);
+          const elsewhere = await call(ada, b);
+          expect(elsewhere.status, `${method} /api/${route.path} by an admin of another organization`).toBe(404);
+          routesSeen.push(`${method} ${route.path}`);
+        }
+      }
+      expect(routesSeen).toEqual(
+        expect.arrayContaining(['GET orgs/[id]/members', 'PUT orgs/[id]/policy', 'GET orgs/[id]/usage', 'GET orgs/[id]/audit']),
+      );
+    });
+
+    it("an admin sees members' tool calls as metadata only: never their arguments or results", async () => {
+      const [ada, bob] = users as [(typeof users)[0], (typeof users)[0]];
+      const a = await orgWith([
+        [ada, 'admin'],
+        [bob, 'member'],
+      ]);
+      const at = new Date().toISOString();
+      await appendAudit(h.db, await getAuditKeyring(), [
+        {
+          userId: bob.id,
+          content: {
+            v: 1,
+            kind: 'tool_call',
+            toolCallId: crypto.randomUUID(),
+            runId: crypto.randomUUID(),
+            conversation: { id: crypto.randomUUID(), title: 'ARG-TITLE-SECRET' },
+            server: { id: 'srv-matrix', name: 'Matrix Server' },
+            tool: 'lookup_customer',
+            modelName: 'matrix__lookup_customer',
+            trust: 'trusted',
+            arguments: {
+              proposed: { q: 'ARG-SECRET' },
+              proposedHash: 'h',
+              executed: { q: 'ARG-SECRET' },
+              executedHash: 'h',
+              edited: false,
+            },
+            verdict: { kind: 'allowed', rule: null, by: bob.id, decision: 'allow_once', reason: null, warnings: [] },
+            grant: { id: null, constraint: null },
+            outcome: 'succeeded',
+            timing: { proposedAt: at, startedAt: at, endedAt: at, durationMs: 0 },
+            attempts: 1,
+            result: { isError: false, bytes: 12, sha256: 'RESULT-HASH-SECRET', totalChars: null, truncated: false },
+          },
+        },
+      ]);
+      const audit = (await import('@/app/api/orgs/[id]/audit/route')).GET;
+      const res = await audit(request('GET', { path: 'orgs/[id]/audit', file: '', params: [] }, a, ada.cookie, undefined), {
+        params: Promise.resolve({ id: a.id }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const body = JSON.parse(text) as { entries: { tool: string; serverName: string; outcome: string; email: string }[] };
+      expect(body.entries.find((e) => e.tool === 'lookup_customer')).toMatchObject({ serverName: 'Matrix Server', outcome: 'succeeded' });
+      for (const secret of ['ARG-SECRET', 'RESULT-HASH-SECRET', 'ARG-TITLE-SECRET', 'arguments', 'result'])
+        expect(text).not.toContain(secret);
     });
   });
 

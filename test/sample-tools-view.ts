@@ -98,6 +98,7 @@ export const fixture: ServerEntry = {
 export function sampleView(over: Partial<ConversationToolsView> = {}): ConversationToolsView {
   return {
     plan: { name: 'pro', enabledTools: { used: 2, max: 50 } },
+    grantLengths: { allowed: ['1h', '12h', 'session'], why: null },
     tainted: null,
     servers: [notes, fixture],
     offered: [

@@ -25,6 +25,11 @@ const verdictV1 = z.object({
    * before grants): "Allow for this session" is then not offered for a tool that is not read-only.
    */
   tainted: z.boolean().optional(),
+  /**
+   * The person's organization makes every call of this tool ask (lib/consent/org-policy.ts): why,
+   * in words. "Allow for this session" is then not offered. Absent: it does not.
+   */
+  orgAsks: z.string().optional(),
 });
 /** Version 0 was stored in the column `policy` and called the verdict `decision`. */
 const verdictV0 = z

@@ -1,8 +1,10 @@
-import { and, asc, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { organizations, orgInvitations, orgMemberships, users } from '../schema';
+import { auditEntries, organizations, orgInvitations, orgMemberships, users } from '../schema';
+import { DEFAULT_ORG_POLICY, parseStored, storedOrgPolicy, type StoredOrgPolicy } from '../stored-json';
 import type { OrgRole } from '../vocabulary';
+import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
 export type OrgRow = typeof organizations.$inferSelect;
@@ -73,15 +75,6 @@ export async function countOwners(db: Db, orgId: string, exceptUserId: string): 
   return rows[0]?.n ?? 0;
 }
 
-export async function setMembershipRole(db: Db, orgId: string, userId: string, role: OrgRole): Promise<boolean> {
-  const rows = await db
-    .update(orgMemberships)
-    .set({ role })
-    .where(and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId)))
-    .returning({ orgId: orgMemberships.orgId });
-  return rows.length > 0;
-}
-
 /** Sets the join domain; false when another organization has it (the unique index decides). */
 export async function setJoinDomain(db: Db, orgId: string, joinDomain: string | null): Promise<boolean> {
   try {
@@ -129,6 +122,8 @@ export async function acceptInvitation(
       await tx.update(orgInvitations).set({ usedAt: null, usedBy: null }).where(eq(orgInvitations.tokenHash, tokenHash));
       return { ok: false, reason: 'already_member' };
     }
+    // The organization's policy applies from their next step on.
+    await bumpToolsRevOfOrg(tx, used[0].orgId, userId);
     return { ok: true, orgId: used[0].orgId };
   });
 }
@@ -136,4 +131,144 @@ export async function acceptInvitation(
 export async function findOrgName(db: Db, orgId: string): Promise<string | null> {
   const rows = await db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
   return rows[0]?.name ?? null;
+}
+
+// ── policy ─────────────────────────────────────────────────────────────────────────────────
+
+export interface OrgPolicyRow {
+  orgId: string;
+  orgName: string;
+  policy: StoredOrgPolicy;
+}
+
+/** The organization's policy as stored, or the default (nothing narrowed) when it set none. */
+export async function getOrgPolicy(db: Db, orgId: string): Promise<StoredOrgPolicy> {
+  const rows = await db.select({ policy: organizations.policy }).from(organizations).where(eq(organizations.id, orgId)).limit(1);
+  return parseStored(storedOrgPolicy, rows[0]?.policy, 'organizations.policy', orgId) ?? DEFAULT_ORG_POLICY;
+}
+
+/** The policies of every organization the person belongs to that set one (none narrows nothing). */
+export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPolicyRow[]> {
+  const rows = await db
+    .select({ orgId: organizations.id, orgName: organizations.name, policy: organizations.policy })
+    .from(orgMemberships)
+    .innerJoin(organizations, eq(organizations.id, orgMemberships.orgId))
+    .where(and(eq(orgMemberships.userId, userId), isNotNull(organizations.policy)))
+    .orderBy(asc(orgMemberships.createdAt), asc(organizations.id));
+  return rows.map((r) => ({ ...r, policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)! }));
+}
+
+/**
+ * Stores the policy and bumps `users.tools_rev` of every member in the same transaction, so the
+ * next step of a running conversation (and the re-check before its calls run) reads it.
+ */
+export async function setOrgPolicy(db: Db, orgId: string, policy: StoredOrgPolicy): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.update(organizations).set({ policy }).where(eq(organizations.id, orgId));
+    await bumpToolsRevOfOrg(tx, orgId);
+  });
+}
+
+async function bumpToolsRevOfOrg(db: Db, orgId: string, userId?: string): Promise<void> {
+  await db.execute(sql`
+    update users set tools_rev = tools_rev + 1
+    where id in (select user_id from org_memberships where org_id = ${orgId})
+      ${userId ? sql`and id = ${userId}` : sql``}`);
+}
+
+// ── members ────────────────────────────────────────────────────────────────────────────────
+
+export async function listMembers(db: Db, orgId: string) {
+  return db
+    .select({
+      userId: orgMemberships.userId,
+      email: users.email,
+      name: users.name,
+      role: orgMemberships.role,
+      joinedAt: orgMemberships.createdAt,
+    })
+    .from(orgMemberships)
+    .innerJoin(users, eq(users.id, orgMemberships.userId))
+    .where(eq(orgMemberships.orgId, orgId))
+    .orderBy(asc(orgMemberships.createdAt), asc(users.id));
+}
+
+export type MemberChange = { kind: 'role'; role: OrgRole } | { kind: 'remove' };
+
+/**
+ * Changes a member's role or removes them, never leaving the organization without an owner:
+ * the organization's row is locked first, so two requests at once (two owners demoting each
+ * other) are judged one after the other and the second sees the first. `not_member`: they do not
+ * belong; `last_owner`: this is the only owner.
+ */
+export async function changeMembership(
+  db: Db,
+  orgId: string,
+  userId: string,
+  change: MemberChange,
+): Promise<{ ok: true } | { ok: false; reason: 'not_member' | 'last_owner' }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select id from organizations where id = ${orgId} for update`);
+    const current = await roleIn(tx, orgId, userId);
+    if (!current) return { ok: false, reason: 'not_member' };
+    const losesOwner = current === 'owner' && (change.kind === 'remove' || change.role !== 'owner');
+    if (losesOwner && (await countOwners(tx, orgId, userId)) === 0) return { ok: false, reason: 'last_owner' };
+    const where = and(eq(orgMemberships.orgId, orgId), eq(orgMemberships.userId, userId));
+    if (change.kind === 'remove') {
+      // Their tools_rev moves first: the organization's policy stops applying at their next step.
+      await bumpToolsRevOfOrg(tx, orgId, userId);
+      await tx.delete(orgMemberships).where(where);
+    } else {
+      await tx.update(orgMemberships).set({ role: change.role }).where(where);
+    }
+    return { ok: true };
+  });
+}
+
+// ── usage and audit, per member ────────────────────────────────────────────────────────────
+
+/** Turns started, model tokens and tool calls of each member since `since`. */
+export async function usageOfMembers(db: Db, orgId: string, since: Date) {
+  const day = since.toISOString().slice(0, 10);
+  const rows = rowsOf<{ user_id: string; email: string; turns: number | string; tokens: number | string; tool_calls: number | string }>(
+    await db.execute(sql`
+      select m.user_id, u.email,
+        (select count(*) from runs r where r.user_id = m.user_id and r.created_at >= ${since}) as turns,
+        (select coalesce(sum(mu.tokens), 0) from model_usage mu where mu.user_id = m.user_id and mu.day >= ${day}) as tokens,
+        (select count(*) from tool_calls tc where tc.user_id = m.user_id and tc.created_at >= ${since}) as tool_calls
+      from org_memberships m join users u on u.id = m.user_id
+      where m.org_id = ${orgId}
+      order by m.created_at, m.user_id`),
+  );
+  return rows.map((r) => ({
+    userId: r.user_id,
+    email: r.email,
+    turns: Number(r.turns),
+    tokens: Number(r.tokens),
+    toolCalls: Number(r.tool_calls),
+  }));
+}
+
+/**
+ * The members' tool calls as the audit log records them, metadata only: who, when, which server
+ * and tool, the outcome. The entry's content (arguments, results, hashes) is never selected.
+ */
+export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: Date }) {
+  return db
+    .select({
+      id: auditEntries.id,
+      at: auditEntries.at,
+      userId: auditEntries.userId,
+      email: users.email,
+      serverId: auditEntries.serverId,
+      serverName: sql<string | null>`${auditEntries.content}->'server'->>'name'`,
+      tool: auditEntries.tool,
+      outcome: auditEntries.outcome,
+    })
+    .from(auditEntries)
+    .innerJoin(orgMemberships, and(eq(orgMemberships.userId, auditEntries.userId), eq(orgMemberships.orgId, orgId)))
+    .innerJoin(users, eq(users.id, auditEntries.userId))
+    .where(and(inArray(auditEntries.kind, ['tool_call', 'client_call']), opts.before ? lt(auditEntries.at, opts.before) : undefined))
+    .orderBy(desc(auditEntries.at), desc(auditEntries.id))
+    .limit(opts.limit);
 }

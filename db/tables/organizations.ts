@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+import type { StoredOrgPolicy } from '../stored-json';
 import { ORG_ROLES } from '../vocabulary';
 import { ownerRef, users } from './accounts';
 import { createdAt } from './columns';
@@ -20,6 +21,9 @@ export const organizations = pgTable(
     // People who sign in by single sign-on for the first time with a verified email of this
     // domain (lower-case, no @) join as members. Null: nobody joins by domain.
     joinDomain: text('join_domain'),
+    // What the organization allows its people (db/json/orgs.ts, lib/consent/org-policy.ts); null:
+    // nothing narrowed (DEFAULT_ORG_POLICY), so an organization changes nothing until it says so.
+    policy: jsonb('policy').$type<StoredOrgPolicy>(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -7,6 +7,7 @@ import { createAuthSession, findLiveAuthSession } from '@/db/queries/auth-sessio
 import { createConversation, listConversations, setConversationInstructions } from '@/db/queries/conversations';
 import { appendMessage } from '@/db/queries/messages';
 import { createNote } from '@/db/queries/notes';
+import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { insertRun } from '@/db/queries/runs';
 import { insertServer } from '@/db/queries/servers';
 import { insertShareLink } from '@/db/queries/shares';
@@ -153,7 +154,10 @@ for (const { kind, available } of TEST_DATABASES) {
       await setUserInstructions(h.db, session.user.id, 'I am the exporter.');
       await setConversationInstructions(h.db, session.user.id, conversation.id, 'Answer in French.');
       await setUserInstructions(h.db, other.session.user.id, 'theirs: instructions');
+      const org = await insertOrg(h.db, { name: 'Export Org' });
+      await addMembership(h.db, org.id, session.user.id, 'admin');
       const data = await buildAccountExport(h.db, session.user.id);
+      expect(data.memberships).toContainEqual({ orgId: org.id, name: 'Export Org', role: 'admin' });
       // The person's own instructions are their data: both kinds are in it.
       expect(data.profile.instructions).toBe('I am the exporter.');
       expect(data.conversations[0]!.instructions).toBe('Answer in French.');

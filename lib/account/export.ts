@@ -1,5 +1,6 @@
 import type { Db } from '@/db/connection';
 import { loadAccountData } from '@/db/queries/account-export';
+import { listOrgsOfUser } from '@/db/queries/orgs';
 import { exportFiles, fileDeps } from '@/lib/files/service';
 import { AppError } from '@/lib/http/errors';
 
@@ -13,7 +14,7 @@ export const EXPORT_VERSION = 1;
  * hash, session id, token or secret is in it (see loadAccountData for what is left out).
  */
 export async function buildAccountExport(db: Db, userId: string, now = new Date()) {
-  const data = await loadAccountData(db, userId);
+  const [data, orgs] = await Promise.all([loadAccountData(db, userId), listOrgsOfUser(db, userId)]);
   if (!data) throw new AppError('unauthorized', 'session', 'Sign in to continue.');
   // The conversation id is implied by where a row sits in the document.
   const byConversation = <T extends { conversationId: string }>(rows: T[], id: string): Omit<T, 'conversationId'>[] =>
@@ -35,6 +36,8 @@ export async function buildAccountExport(db: Db, userId: string, now = new Date(
     servers: data.servers,
     // Names, prefixes and dates of the personal access tokens; never a token or its hash.
     accessTokens: data.accessTokens,
+    // The organizations the person belongs to, with their role (the organizations' own data is not theirs).
+    memberships: orgs.map((o) => ({ orgId: o.id, name: o.name, role: o.role })),
     // Uploaded files with their bytes; messages refer to them by id (a `source: { type: 'file' }` block).
     files: await exportFiles(fileDeps(db), userId),
   };

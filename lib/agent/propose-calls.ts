@@ -81,6 +81,7 @@ export function proposeCalls(
       tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
+      org: grant.org,
       constraintUnmet: constraintWhy !== null,
       constraintWhy,
       taintedBy: ctx.taintedBy,

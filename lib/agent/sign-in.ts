@@ -116,6 +116,7 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
       tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
       grant: { state: grant.state, autoApprove: grant.autoApprove },
       overPlan: grant.overPlan,
+      org: grant.org,
       constraintUnmet: constraintWhy !== null,
       constraintWhy,
       taintedBy,

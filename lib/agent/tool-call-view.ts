@@ -58,7 +58,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
 function allowForSessionOf(c: ToolCallRow): ToolCallView['allowForSession'] {
   if (!c.serverId || !c.tool || !c.trust) return { offered: false, why: 'It names no tool of a server.' };
   const tool = { trust: c.trust, annotations: c.annotations ?? {}, privateData: holdsPrivateData(c.serverId) };
-  const why = autoApproveProblem(tool, c.verdict?.tainted === true);
+  const why =
+    autoApproveProblem(tool, c.verdict?.tainted === true) ?? (c.verdict && 'orgAsks' in c.verdict ? (c.verdict.orgAsks ?? null) : null);
   return { offered: why === null, why };
 }
 

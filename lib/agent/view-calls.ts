@@ -114,6 +114,7 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
     tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
     grant: grant ? { state: grant.state, autoApprove: grant.autoApprove } : { state: 'missing', autoApprove: false },
     overPlan: grant?.overPlan ?? false,
+    org: grant?.org,
     constraintUnmet: constraintWhy !== null,
     constraintWhy,
     taintedBy: taint?.serverName ?? null,

@@ -1,3 +1,4 @@
+import type { OrgToolVerdict } from './org-policy';
 import { taintedAskWhy, type PolicyInput } from './policy';
 
 /**
@@ -7,9 +8,10 @@ import { taintedAskWhy, type PolicyInput } from './policy';
  * time), nor, while content the person does not vouch for is in the conversation, for a tool of
  * the table's tainted rows (not read-only on a trusted server's word, reaching outside systems,
  * reading the person's notes: they come before the auto-approve row). Offering a switch that does
- * nothing would mislead the person.
+ * nothing would mislead the person. Nor where the person's organization says every call of the
+ * tool asks (`org.askAlways`, ./org-policy.ts).
  */
-export function autoApproveProblem(tool: PolicyInput['tool'], tainted: boolean): string | null {
+export function autoApproveProblem(tool: PolicyInput['tool'], tainted: boolean, org?: OrgToolVerdict): string | null {
   if (tool.annotations.destructiveHint === true) {
     return 'The server marks this tool as destructive: it asks every time, whatever was allowed before.';
   }
@@ -17,5 +19,5 @@ export function autoApproveProblem(tool: PolicyInput['tool'], tainted: boolean):
   if (why) {
     return `This conversation holds content you do not trust, which could steer the model; ${why}, so it asks every time.`;
   }
-  return null;
+  return org?.askAlways?.why ?? null;
 }

@@ -1,5 +1,6 @@
 import type { CatalogTool } from '@/lib/mcp/types';
 
+import type { OrgToolVerdict } from './org-policy';
 import type { GrantState } from './policy';
 
 /** How one tool stands for one run: whether it is offered, and how calls to it are decided. */
@@ -10,6 +11,8 @@ export interface ToolGrant {
   /** A JSON Schema fragment the input must also satisfy (null: no constraint). */
   constraint: Record<string, unknown> | null;
   overPlan: boolean;
+  /** What the organization's policy says of it (absent: nothing): forbidden, or every call asks. */
+  org?: OrgToolVerdict;
   /** When it is not active, or over the plan: why, in words (the model and the panel are told). */
   why?: string;
 }
@@ -46,7 +49,7 @@ export const NOT_SWITCHED_ON = 'It is not switched on in this conversation.';
 
 /** May the model be offered this tool, and may a call to it run? */
 export function isUsable(g: ToolGrant): boolean {
-  return g.state === 'active' && !g.overPlan;
+  return g.state === 'active' && !g.overPlan && !g.org?.refused;
 }
 
 const OPEN: ToolGrant = { state: 'active', autoApprove: false, grantId: null, constraint: null, overPlan: false };

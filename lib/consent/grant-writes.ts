@@ -7,6 +7,7 @@ import { checkToolSchema } from '@/lib/mcp/schema-guard';
 import type { CatalogTool } from '@/lib/mcp/types';
 
 import { constraintProblem } from './constraints';
+import { EXPIRY_MS } from './org-policy';
 import { enabledToolsMax } from './plan-tools';
 import { parseScope } from './scopes';
 import { isDefaultOn } from './stored-grants';
@@ -18,7 +19,6 @@ import { grantedToolOf } from './tool-definition';
  */
 
 export const DEFAULT_EXPIRY: GrantExpiry = '12h';
-const EXPIRY_MS: Record<Exclude<GrantExpiry, 'session'>, number> = { '1h': 3_600_000, '12h': 12 * 3_600_000 };
 
 /** When a grant given now ends; null: when its session ends. */
 export function expiryOf(expiresIn: GrantExpiry, now: Date): Date | null {

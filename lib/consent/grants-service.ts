@@ -16,6 +16,7 @@ import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
 import { autoApproveProblem } from './auto-approve';
 import { auditGrantEvents, changeOf, type GrantEvent } from './grant-audit';
 import { constraintCompileProblem, DEFAULT_EXPIRY, writeGrant } from './grant-writes';
+import { clampedExpiry, grantLengthRefusal } from './org-policy';
 import { isOnPlan } from './plan-tools';
 import { parseScope, SCOPE_FORMS, toolScope, type Scope } from './scopes';
 import { isDefaultOn, readStandings } from './stored-grants';
@@ -136,8 +137,8 @@ async function switchScopeOn(
   const events: GrantEvent[] = [];
   const by = owner.userId;
   const standings = await readStandings(deps.db, owner);
-  const onPlan = tools.filter((t) => isOnPlan(standings.plan, t.serverId, t.name));
-  if (!onPlan.length) {
+  const inPlan = tools.filter((t) => isOnPlan(standings.plan, t.serverId, t.name));
+  if (!inPlan.length) {
     throw new AppError(
       'forbidden',
       'plan',
@@ -145,6 +146,12 @@ async function switchScopeOn(
       'scope',
     );
   }
+  // The organization's policy: a forbidden tool is never switched on (a server scope covers the rest).
+  const onPlan = inPlan.filter((t) => !standings.of(t).org.refused);
+  if (!onPlan.length) throw new AppError('forbidden', 'org_policy', `scope: ${standings.of(inPlan[0]!).org.refused!.why}`, 'scope');
+  const expiresIn = input.expiresIn ?? clampedExpiry(standings.orgPolicies, DEFAULT_EXPIRY);
+  const tooLong = grantLengthRefusal(standings.orgPolicies, expiresIn);
+  if (tooLong) throw new AppError('forbidden', 'org_policy', `expiresIn: ${tooLong.why}`, 'expiresIn');
   // Switching on undoes a switch-off, which would otherwise win.
   for (const t of onPlan) {
     const wasOff = await switchOn(deps.db, {
@@ -171,7 +178,9 @@ async function switchScopeOn(
   }
   if (input.autoApprove) {
     const tainted = await isConversationTainted(deps.db, owner.conversationId);
-    const problems = needGrant.map((t) => autoApproveProblem({ ...t, privateData: holdsPrivateData(t.serverId) }, tainted));
+    const problems = needGrant.map((t) =>
+      autoApproveProblem({ ...t, privateData: holdsPrivateData(t.serverId) }, tainted, standings.of(t).org),
+    );
     if (problems.every((p) => p !== null)) throw bad(`autoApprove: ${problems[0]}`, 'autoApprove');
   }
   const before = standings.grants.find((g) => g.scope === input.scope);
@@ -182,7 +191,7 @@ async function switchScopeOn(
     serverUrl: server.url,
     autoApprove: input.autoApprove === true,
     constraint: input.constraint ?? null,
-    expiresIn: input.expiresIn ?? DEFAULT_EXPIRY,
+    expiresIn,
     plan: standings.plan,
     existing: standings.grants,
   });

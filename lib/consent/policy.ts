@@ -1,6 +1,8 @@
 import type { Trust, Verdict } from '@/db/vocabulary';
 import type { ToolAnnotations } from '@/lib/mcp/types';
 
+import type { OrgToolVerdict } from './org-policy';
+
 /**
  * The one decision table for one tool call (docs/ARCHITECTURE.md, "Consent"). It gives a
  * verdict — auto, ask or reject; only a person makes a decision. Annotations are hints a server
@@ -22,6 +24,8 @@ export interface PolicyInput {
   grant: { state: GrantState; autoApprove: boolean };
   /** The tool is beyond what the user's plan allows. */
   overPlan: boolean;
+  /** The organization's policy for this tool (./org-policy.ts); absent: it says nothing. */
+  org?: OrgToolVerdict;
   /** The grant's argument constraint, if any, was not met by this input. */
   constraintUnmet: boolean;
   /** What about the input missed the constraint, in words, added to the reason (lib/consent/constraint-check.ts). */
@@ -39,6 +43,8 @@ export interface PolicyVerdict {
   reason: string;
   /** Shown on the approval card (e.g. the tool reaches outside systems). */
   warnings: string[];
+  /** The organization makes every call of this tool ask, and why ("Allow for this session" is not offered). */
+  orgAsks?: string;
 }
 
 /**
@@ -85,13 +91,15 @@ export function isTrustedRepeatable(tool: PolicyInput['tool']): boolean {
 
 export function verdictFor(input: PolicyInput): PolicyVerdict {
   const warnings = input.tool.annotations.openWorldHint === true ? ['This tool reaches outside systems.'] : [];
-  const result = (verdict: Verdict, reason: string): PolicyVerdict => ({ verdict, reason, warnings });
+  const orgAsks = input.org?.askAlways?.why;
+  const result = (verdict: Verdict, reason: string): PolicyVerdict => ({ verdict, reason, warnings, ...(orgAsks ? { orgAsks } : {}) });
 
   if (input.grant.state === 'missing') return result('reject', 'This tool is not switched on for this conversation.');
   if (input.grant.state === 'expired') return result('reject', 'The grant for this tool has expired.');
   if (input.grant.state === 'suspended')
     return result('reject', "The tool's definition changed since it was granted; it is suspended until the person reviews it.");
   if (input.overPlan) return result('reject', "This tool is not included in the user's plan.");
+  if (input.org?.refused) return result('reject', input.org.refused.why);
   if (input.constraintUnmet) {
     const outside = "The arguments are outside what the person's grant allows for this tool";
     return result('reject', input.constraintWhy ? `${outside}: ${input.constraintWhy}` : `${outside}.`);
@@ -102,6 +110,7 @@ export function verdictFor(input: PolicyInput): PolicyVerdict {
   if (tainted) {
     return result('ask', `The conversation holds content from "${input.taintedBy}", which could steer the model; ${tainted}.`);
   }
+  if (input.org?.askAlways) return result('ask', input.org.askAlways.why);
   if (isTrustedReadOnly(input.tool)) return result('auto', 'A trusted server marks this tool as read-only.');
   if (input.grant.autoApprove) return result('auto', 'The person allowed this tool to run without asking in this session.');
   return result(

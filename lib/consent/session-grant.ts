@@ -8,7 +8,8 @@ import type { AuditKeyring } from '@/lib/audit/key';
 import { autoApproveProblem } from './auto-approve';
 import { constraintUnmetBy } from './constraint-check';
 import { auditGrantEvents, changeOf } from './grant-audit';
-import { constraintCompileProblem, grantLimitProblem, writeGrant, type GrantWrite } from './grant-writes';
+import { constraintCompileProblem, expiryOf, grantLimitProblem, writeGrant, type GrantWrite } from './grant-writes';
+import { longestGrant, policyEndOf } from './org-policy';
 import { serverScope, toolScope } from './scopes';
 import { readStandings } from './stored-grants';
 
@@ -46,8 +47,8 @@ export async function prepareSessionGrant(
   if (!server || !tool)
     throw refuse('decision: this tool is no longer available, so it cannot be allowed for the session; allow it once instead.');
 
-  const tainted = await isConversationTainted(deps.db, run.conversationId);
-  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted);
+  const [tainted, standings] = await Promise.all([isConversationTainted(deps.db, run.conversationId), readStandings(deps.db, run)]);
+  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted, standings.of(tool).org);
   if (problem) throw refuse(`decision: "allow_session" would not take effect: ${problem} Use allow_once.`);
   if (opts.constraint) {
     const bad = constraintCompileProblem(opts.constraint, tool.inputSchema);
@@ -61,7 +62,6 @@ export async function prepareSessionGrant(
     }
   }
 
-  const standings = await readStandings(deps.db, run);
   if (!run.sessionId || !standings.sessionLive) {
     throw refuse('decision: this turn was not started from a session that is still signed in; allow it once instead.');
   }
@@ -69,6 +69,9 @@ export async function prepareSessionGrant(
   const now = new Date();
   const found = byScope.get(toolScope(server.id, tool.name)) ?? byScope.get(serverScope(server.id));
   const keep = found && !(found.expiresAt && found.expiresAt <= now) ? found : undefined;
+  // No longer than the organization allows: a grant kept past that, or one for the session, is cut to it.
+  const longest = longestGrant(standings.orgPolicies).expiry;
+  const kept = keep && !policyEndOf(standings.orgPolicies, keep) ? keep : undefined;
   const write: GrantWrite = {
     owner: { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId },
     scope: toolScope(server.id, tool.name),
@@ -76,8 +79,8 @@ export async function prepareSessionGrant(
     serverUrl: server.url,
     autoApprove: true,
     constraint: opts.constraint ?? null,
-    expiresIn: keep?.expiresIn ?? 'session',
-    expiresAt: keep ? keep.expiresAt : null,
+    expiresIn: kept?.expiresIn ?? longest,
+    expiresAt: kept ? kept.expiresAt : expiryOf(longest, now),
     plan: standings.plan,
     existing: standings.grants,
     now,

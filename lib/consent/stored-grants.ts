@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '@/db/connection';
 import { findLiveAuthSession, type AuthSessionRow } from '@/db/queries/auth-sessions';
 import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import { getUserPlan } from '@/db/queries/users';
 import type { ToolState } from '@/db/vocabulary';
 import type { Plan } from '@/lib/limits';
@@ -10,6 +11,7 @@ import { BUILTIN_SERVERS } from '@/lib/mcp/builtin';
 import type { CatalogTool } from '@/lib/mcp/types';
 
 import { NOT_SWITCHED_ON, type GrantSource, type RunGrantContext, type ToolGrant } from './grant-source';
+import { NO_ORG_VERDICT, orgToolVerdict, policyEndOf, type OrgPolicyOf, type OrgToolVerdict } from './org-policy';
 import { isOnPlan, planOf } from './plan-tools';
 import { isTrustedReadOnly } from './policy';
 import { serverScope, toolScope } from './scopes';
@@ -27,7 +29,9 @@ import { sameDefinition } from './tool-definition';
  *    a grant past `expires_at` is expired; one whose tool's fingerprint changed is suspended;
  * 4. no grant → off.
  *
- * Separately, a tool outside the plan's list is over plan: never offered, whatever its state.
+ * Separately, a tool outside the plan's list is over plan: never offered, whatever its state; and
+ * the organizations the person belongs to may forbid it, make every call of it ask, or end a grant
+ * sooner than it would (./org-policy.ts): the grant is then expired, with the policy as the reason.
  */
 
 export type StandingState = Exclude<ToolState, 'left_out'>;
@@ -37,12 +41,16 @@ export interface ToolStanding {
   /** The grant that applies (or that is expired or suspended); null for default and off tools. */
   grant: GrantRow | null;
   overPlan: boolean;
+  /** What the organizations' policies say of it (forbidden; every call asks). */
+  org: OrgToolVerdict;
   /** Why the tool is not available, in words; null when it is. */
   why: string | null;
 }
 
 export interface Standings {
   plan: Plan;
+  /** The policies of the person's organizations (none: nothing narrowed). */
+  orgPolicies: OrgPolicyOf[];
   /** The session's grants in the conversation (live ones; expired ones included). */
   grants: GrantRow[];
   /** The session still holds: its grants may apply. */
@@ -66,16 +74,18 @@ export interface GrantInputs {
   session: AuthSessionRow | null;
   switchedOff: Set<string>;
   grants: GrantRow[];
+  orgPolicies: OrgPolicyOf[];
 }
 
 export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Date()): Promise<GrantInputs> {
   const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
   const live = session !== null && session.userId === ctx.userId;
-  const [switchedOff, grants] = await Promise.all([
+  const [switchedOff, grants, orgPolicies] = await Promise.all([
     listSwitchedOff(db, ctx.userId, ctx.conversationId),
     live ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
+    listPoliciesOfUser(db, ctx.userId),
   ]);
-  return { session: live ? session : null, switchedOff, grants };
+  return { session: live ? session : null, switchedOff, grants, orgPolicies };
 }
 
 export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
@@ -93,17 +103,21 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
   const grants = sessionLive ? inputs.grants : [];
   const byScope = new Map(grants.map((g) => [g.scope, g]));
 
+  const { orgPolicies } = inputs;
   return {
     plan,
+    orgPolicies,
     grants,
     sessionLive,
     of(tool) {
       const overPlan = !isOnPlan(plan, tool.serverId, tool.name);
+      const org = orgPolicies.length ? orgToolVerdict(orgPolicies, tool) : NO_ORG_VERDICT;
       const stand = (state: StandingState, grant: GrantRow | null, why: string | null): ToolStanding => ({
         state,
         grant,
         overPlan,
-        why: why ?? (overPlan ? `It is not included in the ${plan} plan.` : null),
+        org,
+        why: why ?? (overPlan ? `It is not included in the ${plan} plan.` : (org.refused?.why ?? null)),
       });
       if (switchedOff.has(`${tool.serverId}/${tool.name}`))
         return stand('switched_off', null, 'The person switched it off in this conversation.');
@@ -121,12 +135,15 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
         if (!grant) continue;
         const granted = grant.covered.tools[tool.name];
         if (!granted) continue; // a server-wide grant given before this tool existed
+        const cut = policyEndOf(orgPolicies, grant);
         const standing =
           grant.expiresAt && grant.expiresAt <= now
             ? stand('expired', grant, 'Its grant in this conversation has expired.')
-            : !sameDefinition(granted, tool)
-              ? stand('suspended', grant, 'Its definition changed since it was granted; it waits until the person looks again.')
-              : stand('granted', grant, null);
+            : cut && cut.endsAt <= now
+              ? stand('expired', grant, `Its grant in this conversation has ended: ${cut.why}`)
+              : !sameDefinition(granted, tool)
+                ? stand('suspended', grant, 'Its definition changed since it was granted; it waits until the person looks again.')
+                : stand('granted', grant, null);
         if (standing.state === 'granted') return standing;
         fallback ??= standing;
       }
@@ -145,6 +162,7 @@ export function toToolGrant(s: ToolStanding): ToolGrant {
     grantId: s.state === 'granted' ? s.grant!.id : null,
     constraint: s.state === 'granted' ? s.grant!.constraint : null,
     overPlan: s.overPlan,
+    ...(s.org.refused || s.org.askAlways ? { org: s.org } : {}),
     ...(s.why ? { why: s.why } : {}),
   };
 }

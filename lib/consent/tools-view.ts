@@ -14,6 +14,7 @@ import type { CallerIdentity, CatalogTool, McpServerConfig, ServerCatalog, Skipp
 
 import { autoApproveProblem } from './auto-approve';
 import { enabledToolKeys } from './grant-writes';
+import { allowedExpiries, grantLengthRefusal, longestGrant } from './org-policy';
 import { enabledToolsMax } from './plan-tools';
 import { isTrustedReadOnly } from './policy';
 import { scopesCovering, serverScope, toolScope } from './scopes';
@@ -37,7 +38,7 @@ export interface GrantView {
   expiresIn: GrantExpiry;
 }
 
-export type LeftOutReason = 'schema_unusable' | 'over_plan' | 'suspended' | 'not_reviewed';
+export type LeftOutReason = 'schema_unusable' | 'over_plan' | 'org_policy' | 'suspended' | 'not_reviewed';
 
 export interface ToolEntry {
   name: string;
@@ -76,6 +77,11 @@ export interface ServerEntry {
 
 export interface ConversationToolsView {
   plan: { name: Plan; enabledTools: { used: number; max: number | null } };
+  /**
+   * The grant lengths the person's organizations allow (all three when none narrows them), and
+   * why the others are not offered (./org-policy.ts).
+   */
+  grantLengths: { allowed: GrantExpiry[]; why: string | null };
   /** Why auto-approval is narrowed, in words. */
   tainted: { reason: string } | null;
   servers: ServerEntry[];
@@ -121,6 +127,7 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
   const max = enabledToolsMax(standings.plan);
   return {
     plan: { name: standings.plan, enabledTools: { used: enabledToolKeys(standings.grants, now).size, max } },
+    grantLengths: grantLengthsOf(standings),
     tainted,
     servers: servers.map((server, i) => serverEntry(server, catalogs[i]!, standings, modelNames, tainted !== null)),
     offered: offer.tools.map((t) => ({
@@ -129,6 +136,12 @@ export async function conversationToolsView(deps: ConsentDeps, v: ViewerContext,
       inputSchema: t.input_schema as Record<string, unknown>,
     })),
   };
+}
+
+function grantLengthsOf(standings: Standings): ConversationToolsView['grantLengths'] {
+  const longest = longestGrant(standings.orgPolicies);
+  const allowed = allowedExpiries(longest.expiry);
+  return { allowed, why: longest.by && longest.expiry !== 'session' ? grantLengthRefusal(standings.orgPolicies, 'session')!.why : null };
 }
 
 /** What the next step sends: past the tool budget, the active run's found tools count too. */
@@ -183,9 +196,11 @@ function toolEntry(
         ? { reason: 'not_reviewed' as const, message: 'It is new or changed on the server: review it on the servers page first.' }
         : standing.overPlan
           ? { reason: 'over_plan' as const, message: standing.why ?? 'It is not included in your plan.' }
-          : null;
+          : standing.org.refused
+            ? { reason: 'org_policy' as const, message: standing.org.refused.why }
+            : null;
   const state: ToolState = leftOut && leftOut.reason !== 'suspended' ? 'left_out' : standing.state;
-  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted);
+  const problem = autoApproveProblem({ ...tool, privateData: server.privateData === true }, tainted, standing.org);
   const granted = standing.grant?.covered.tools[tool.name];
   return {
     name: tool.name,

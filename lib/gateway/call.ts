@@ -3,6 +3,7 @@ import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/
 import type { Db } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { claimClientApprovalRun, getClientApproval, type ClientApprovalRow } from '@/db/queries/client-approvals';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import { hitRateLimit } from '@/db/queries/rate-limits';
 import type { AuditOutcome, AuditVerdict } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
@@ -11,6 +12,7 @@ import { taintOf } from '@/lib/agent/taint';
 import type { ToolHost } from '@/lib/agent/tool-host';
 import { appendAudit } from '@/lib/audit/append';
 import type { AuditKeyring } from '@/lib/audit/key';
+import { orgToolVerdict } from '@/lib/consent/org-policy';
 import { verdictFor } from '@/lib/consent/policy';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 import { errorSummary } from '@/lib/log-safe';
@@ -105,6 +107,8 @@ export async function callExposedTool(
     tool: { trust: tool.trust, annotations: tool.annotations, privateData: server.privateData === true },
     grant: { state: 'active', autoApprove: false },
     overPlan: false,
+    // The person's organizations hold their MCP clients to the same policy as their conversations.
+    org: orgToolVerdict(await listPoliciesOfUser(deps.db, p.userId), tool),
     constraintUnmet: false,
     taintedBy: p.tainted?.serverName ?? null,
   });

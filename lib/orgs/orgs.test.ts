@@ -1,15 +1,17 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { addMembership, insertOrg, roleIn } from '@/db/queries/orgs';
 import { createUser, type UserRow } from '@/db/queries/users';
+import { users } from '@/db/schema';
 import { signUp } from '@/lib/auth/signup';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 
 import { DEFAULT_ORG_NAME } from './default-org';
 import { acceptInvitationToken, createInvitation, INVITATION_TTL_MS } from './invitations';
 import { joinByEmailDomain } from './join';
-import { changeRole, listMyOrgs, orgSettingsSchema, updateOrgSettings } from './orgs';
+import { changeRole, createOrg, listMyOrgs, orgSettingsSchema, removeMember, updateOrgSettings } from './orgs';
 
 /** Organizations, slice 1: the default organization, roles, invitation links, the email-domain join. */
 
@@ -94,9 +96,53 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await roleIn(h.db, org.id, owner.id)).toBe('member');
     });
 
+    it('two owners demoting or removing each other at once: one wins, the organization always keeps an owner', async () => {
+      for (const second of ['demote', 'remove'] as const) {
+        const { org, owner } = await team();
+        const other = await person();
+        await addMembership(h.db, org.id, other.id, 'owner');
+        const outcomes = await Promise.allSettled([
+          changeRole(h.db, org.id, owner.id, other.id, 'member'),
+          second === 'demote' ? changeRole(h.db, org.id, other.id, owner.id, 'member') : removeMember(h.db, org.id, other.id, owner.id),
+        ]);
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+        expect(String(refused.reason)).toMatch(/only owner|Only an owner|No organization|No member/);
+        const roles = [await roleIn(h.db, org.id, owner.id), await roleIn(h.db, org.id, other.id)];
+        expect(roles.filter((r) => r === 'owner')).toHaveLength(1);
+      }
+    });
+
+    it('removing a member: an admin removes members, never an owner; the last owner cannot leave', async () => {
+      const { org, owner, admin, member } = await team();
+      await expect(removeMember(h.db, org.id, member.id, admin.id)).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(removeMember(h.db, org.id, admin.id, owner.id)).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(removeMember(h.db, org.id, owner.id, owner.id)).rejects.toMatchObject({ type: 'conflict' });
+      await removeMember(h.db, org.id, admin.id, member.id);
+      expect(await roleIn(h.db, org.id, member.id)).toBeNull();
+    });
+
+    it('anyone makes an organization and owns it; it has nobody else', async () => {
+      const maker = await person();
+      const made = await createOrg(h.db, maker.id, { name: 'Side project' });
+      expect(made).toMatchObject({ name: 'Side project', role: 'owner' });
+      expect(await listMyOrgs(h.db, maker.id)).toEqual([expect.objectContaining({ id: made.id, role: 'owner' })]);
+    });
+
     it('the join domain: set by an admin, refused to a member and to a second organization; joins only a verified email', async () => {
       const { org, admin, member } = await team();
       const other = await team();
+      // Only a domain where the setter's own email is verified; anyone may make an organization.
+      await expect(updateOrgSettings(h.db, org.id, admin.id, { joinDomain: 'corp.test' })).rejects.toMatchObject({
+        type: 'forbidden',
+        field: 'joinDomain',
+      });
+      for (const [i, u] of [admin, other.admin].entries()) {
+        await h.db
+          .update(users)
+          .set({ email: `admin${i}-${n}@corp.test`, emailVerifiedAt: new Date() })
+          .where(eq(users.id, u.id));
+      }
       const settings = orgSettingsSchema.safeParse({ joinDomain: '@corp.test' });
       expect(settings.error?.issues[0]).toMatchObject({
         path: ['joinDomain'],

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
-import { countOwners, listOrgsOfUser, roleIn, setJoinDomain, setMembershipRole } from '@/db/queries/orgs';
+import { addMembership, changeMembership, insertOrg, listOrgsOfUser, roleIn, setJoinDomain } from '@/db/queries/orgs';
+import { findUserById } from '@/db/queries/users';
 import { ORG_ROLES, type OrgRole } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
@@ -23,15 +24,51 @@ export const setRoleSchema = z.object({ role: z.enum(ORG_ROLES, { error: `must b
 export async function changeRole(db: Db, orgId: string, actorId: string, targetId: string, role: OrgRole): Promise<{ role: OrgRole }> {
   const actor = await requireOrgRole(db, orgId, actorId, MANAGING_ROLES, 'change roles');
   const current = await roleIn(db, orgId, targetId);
-  if (!current) throw new AppError('not_found', 'member', `No member with id "${targetId}" in this organization.`);
+  if (!current) throw notMember(targetId);
   if (actor !== 'owner' && (current === 'owner' || role === 'owner')) {
     throw new AppError('forbidden', 'organization', 'Only an owner can make someone an owner or change an owner’s role.', 'role');
   }
-  if (current === 'owner' && role !== 'owner' && (await countOwners(db, orgId, targetId)) === 0) {
-    throw new AppError('conflict', 'organization', 'This is the only owner: make someone else an owner first.', 'role');
-  }
-  await setMembershipRole(db, orgId, targetId, role);
+  settled(await changeMembership(db, orgId, targetId, { kind: 'role', role }), targetId);
   return { role };
+}
+
+/**
+ * Removes a member (`DELETE …/members/:userId`): an owner removes anyone, an admin removes admins
+ * and members, never an owner. Everything the person owns stays theirs; the organization's policy
+ * stops applying to them. The last owner cannot be removed.
+ */
+export async function removeMember(db: Db, orgId: string, actorId: string, targetId: string): Promise<{ removed: true }> {
+  const actor = await requireOrgRole(db, orgId, actorId, MANAGING_ROLES, 'remove members');
+  const current = await roleIn(db, orgId, targetId);
+  if (!current) throw notMember(targetId);
+  if (actor !== 'owner' && current === 'owner') {
+    throw new AppError('forbidden', 'organization', 'Only an owner can remove an owner.', 'userId');
+  }
+  settled(await changeMembership(db, orgId, targetId, { kind: 'remove' }), targetId);
+  return { removed: true };
+}
+
+const notMember = (id: string) => new AppError('not_found', 'member', `No member with id "${id}" in this organization.`);
+
+/** The outcome of a locked change (db/queries/orgs.ts `changeMembership`), or its refusal. */
+function settled(outcome: Awaited<ReturnType<typeof changeMembership>>, targetId: string): void {
+  if (outcome.ok) return;
+  if (outcome.reason === 'not_member') throw notMember(targetId);
+  throw new AppError('conflict', 'organization', 'This is the only owner: make someone else an owner first.', 'role');
+}
+
+export const createOrgSchema = z
+  .object({ name: z.string({ error: 'must be a name' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters') })
+  .strict();
+
+/**
+ * Makes an organization with the caller as its owner (`POST /api/orgs`). It gives them power over
+ * nobody: people join only by an invitation they accept (a join domain needs a verified email there).
+ */
+export async function createOrg(db: Db, userId: string, input: z.infer<typeof createOrgSchema>): Promise<MyOrg> {
+  const org = await insertOrg(db, { name: input.name });
+  await addMembership(db, org.id, userId, 'owner');
+  return { id: org.id, name: org.name, role: 'owner', joinDomain: null };
 }
 
 export const orgSettingsSchema = z
@@ -45,9 +82,24 @@ export const orgSettingsSchema = z
   })
   .strict();
 
-/** The email domain whose verified single sign-ons join as members (null: none); owner or admin. */
+/**
+ * The email domain whose verified single sign-ons join as members (null: none); owner or admin,
+ * and only a domain where their own email is verified: anyone may make an organization
+ * (`createOrg`), and a domain claimed by someone outside it would take its people's sign-ups.
+ */
 export async function updateOrgSettings(db: Db, orgId: string, userId: string, input: z.infer<typeof orgSettingsSchema>) {
   await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'change its settings');
+  if (input.joinDomain !== null) {
+    const me = await findUserById(db, userId);
+    if (!me?.emailVerifiedAt || me.email.toLowerCase().split('@')[1] !== input.joinDomain) {
+      throw new AppError(
+        'forbidden',
+        'organization',
+        `joinDomain: you can set only the domain of your own verified email (sign in once by single sign-on at ${input.joinDomain}).`,
+        'joinDomain',
+      );
+    }
+  }
   if (!(await setJoinDomain(db, orgId, input.joinDomain))) {
     throw new AppError('conflict', 'organization', `Another organization already takes people from ${input.joinDomain}.`, 'joinDomain');
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
 import { findCredentialsForResources } from '@/db/queries/oauth';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import {
   deleteServer,
   enableServer,
@@ -16,6 +17,7 @@ import {
 } from '@/db/queries/servers';
 import { dropCatalogs } from '@/db/queries/tool-catalogs';
 import { getUserPlan } from '@/db/queries/users';
+import { ownServerRefusal } from '@/lib/consent/org-policy';
 import { AppError } from '@/lib/http/errors';
 import { LimitExceeded, limitExceeded, limitsFor } from '@/lib/limits';
 import { errorSummary, redactSecrets } from '@/lib/log-safe';
@@ -122,6 +124,7 @@ interface AddInput {
 async function insertChecked(ctx: ServersContext, userId: string, body: Record<string, unknown>, taken: Set<string>): Promise<ServerRow> {
   const name = checkName(body.name);
   const url = checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
+  await checkOrgPolicy(ctx, userId, url);
   const trust = body.trust === undefined ? 'untrusted' : checkTrust(body.trust);
   const trustContent = body.trustContent === undefined ? false : checkTrustContent(body.trustContent);
   const showViews = body.showViews === undefined ? true : checkShowViews(body.showViews);
@@ -166,6 +169,12 @@ async function checkServerAllowance(ctx: ServersContext, userId: string, count: 
   throw limitExceeded('serversPerUser', max, advice, plan);
 }
 
+/** The person's organizations may forbid servers of one's own, or allow only some hosts (lib/consent/org-policy.ts). */
+async function checkOrgPolicy(ctx: ServersContext, userId: string, url: string): Promise<void> {
+  const refused = ownServerRefusal(await listPoliciesOfUser(ctx.db, userId), url);
+  if (refused) throw new AppError('forbidden', 'org_policy', `url: ${refused.why}`, 'url');
+}
+
 async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Set<string>> {
   return new Set((await listServers(ctx.db, userId)).map((r) => r.namespace));
 }
@@ -200,7 +209,10 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
   }
   const url = body.url === undefined ? row.url : checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
   const urlChanged = url !== row.url;
-  if (urlChanged) patch.url = url;
+  if (urlChanged) {
+    await checkOrgPolicy(ctx, userId, url);
+    patch.url = url;
+  }
 
   let stored: Record<string, string> = {};
   try {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@/db/connection';
 import { fileRefIds } from '@/db/file-refs';
 import { listFilesByIds } from '@/db/queries/files';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import {
   currentSnapshotPoint,
   deleteShareLink,
@@ -19,6 +20,7 @@ import {
 import { getConversationTaint } from '@/db/queries/taint';
 import type { StoredMessageContent } from '@/db/stored-json';
 import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
+import { shareRefusal } from '@/lib/consent/org-policy';
 import { copyFiles, fileDeps, readSharedFile } from '@/lib/files/service';
 import { toFileView, type FileView } from '@/lib/files/view';
 import { AppError } from '@/lib/http/errors';
@@ -99,6 +101,12 @@ export async function createShare(
 ): Promise<CreatedShare> {
   const db = rt.handle.db;
   const point = await snapshotPointOf(db, userId, conversationId);
+  // The person's organizations may allow only links for signed-in people, or none with tool details.
+  const refused = shareRefusal(await listPoliciesOfUser(db, userId), options);
+  if (refused) {
+    const field = refused.rule === 'share_anyone' ? 'audience' : 'includeToolDetails';
+    throw new AppError('forbidden', 'org_policy', `${field}: ${refused.why}`, field);
+  }
   const { token, hash } = newShareToken();
   const now = new Date();
   const link = await insertShareLink(db, {

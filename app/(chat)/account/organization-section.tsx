@@ -1,10 +1,12 @@
 'use client';
 
-import { Building2, Link2 } from 'lucide-react';
+import { Building2, Link2, Settings2 } from 'lucide-react';
+import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, CardBody, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
+import { Badge, Button, buttonClasses, CardBody, CardFooter, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
 import type { OrgRole } from '@/db/vocabulary';
 import type { MyOrg } from '@/lib/orgs/orgs';
 
@@ -36,7 +38,42 @@ export function OrganizationSection({ orgs }: { orgs: MyOrg[] }) {
           </ul>
         )}
       </CardBody>
+      <NewOrgForm />
     </Section>
+  );
+}
+
+/** Makes an organization the person owns; others join it only by an invitation they accept. */
+function NewOrgForm() {
+  const router = useRouter();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  async function create(e: React.FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      await api('/api/orgs', { method: 'POST', body: { name } });
+      setName('');
+      router.refresh();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Could not create the organization.');
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <CardFooter className="mt-1">
+      <form onSubmit={create} className="flex w-full flex-wrap items-end gap-2">
+        <Field label="New organization" id="new-org-name" className="min-w-48 flex-1" error={error || undefined}>
+          <Input value={name} onChange={(e) => setName(e.target.value)} placeholder="Team name" maxLength={100} />
+        </Field>
+        <Button type="submit" disabled={busy || !name.trim()}>
+          Create
+        </Button>
+      </form>
+    </CardFooter>
   );
 }
 
@@ -72,6 +109,12 @@ function OrgRow({ org }: { org: MyOrg }) {
               : 'People join by invitation link.'}
           </p>
         </div>
+        {manages && (
+          <Link href={`/orgs/${org.id}/admin`} className={buttonClasses({ size: 'sm', variant: 'ghost' })} data-testid="org-admin-link">
+            <Settings2 className="size-4 shrink-0" aria-hidden />
+            Manage
+          </Link>
+        )}
         {manages && (
           <Button size="sm" onClick={invite} disabled={busy}>
             <Link2 className="size-4 shrink-0" aria-hidden />

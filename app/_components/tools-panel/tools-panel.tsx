@@ -26,7 +26,10 @@ export function ToolsPanelContent({
   now: number;
   focusTool?: ToolsFocus | null;
 }) {
-  const [expiresIn, setExpiresIn] = useState<GrantExpiry>('12h');
+  const lengths = view.grantLengths.allowed;
+  const [chosen, setExpiresIn] = useState<GrantExpiry>('12h');
+  // The organization may allow less than was chosen (or than the default): the longest it allows.
+  const expiresIn = lengths.includes(chosen) ? chosen : lengths[lengths.length - 1]!;
   const count = planCount(view.plan);
   const focusFound = focusTool && view.servers.some((s) => s.tools.some((t) => isToolCalled(s, t, focusTool.modelName)));
   return (
@@ -50,7 +53,7 @@ export function ToolsPanelContent({
       <fieldset>
         <legend className="text-[13px] font-medium text-fg">A tool you switch on stays on for</legend>
         <div className="mt-1.5 inline-flex rounded-control border border-border-strong bg-surface p-0.5" data-testid="expiry-choice">
-          {EXPIRY_CHOICES.map((choice) => (
+          {EXPIRY_CHOICES.filter((choice) => lengths.includes(choice.value)).map((choice) => (
             <label
               key={choice.value}
               className={cx(
@@ -71,6 +74,11 @@ export function ToolsPanelContent({
             </label>
           ))}
         </div>
+        {view.grantLengths.why && (
+          <p className="mt-1 text-[12px] text-muted" data-testid="org-grant-length">
+            {view.grantLengths.why}
+          </p>
+        )}
       </fieldset>
       {view.servers.map((server) => (
         <ServerSection

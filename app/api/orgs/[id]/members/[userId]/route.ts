@@ -1,5 +1,5 @@
 import { readJson } from '@/lib/http/json';
-import { changeRole, setRoleSchema } from '@/lib/orgs/orgs';
+import { changeRole, removeMember, setRoleSchema } from '@/lib/orgs/orgs';
 import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string; userId: string };
@@ -10,6 +10,15 @@ export const PATCH = authed<P>(
     const { role } = await readJson(req, setRoleSchema, { maxBytes: 1024 });
     const orgId = requireUuid(params.id, 'organization');
     return Response.json(await changeRole(rt.handle.db, orgId, session.user.id, requireUuid(params.userId, 'member'), role));
+  },
+  { write: true },
+);
+
+/** Removes a member: owners remove anyone, admins remove admins and members; never the last owner. */
+export const DELETE = authed<P>(
+  async ({ params, session, rt }) => {
+    const orgId = requireUuid(params.id, 'organization');
+    return Response.json(await removeMember(rt.handle.db, orgId, session.user.id, requireUuid(params.userId, 'member')));
   },
   { write: true },
 );
