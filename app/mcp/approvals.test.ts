@@ -23,6 +23,7 @@ describe('/mcp: calls that wait for approval', () => {
   let h: DbHandle;
   let served: McpEndpointServer;
   let tokens: typeof import('../api/account/tokens/route');
+  let token: typeof import('../api/account/tokens/[id]/route');
   let inbox: typeof import('../api/client-approvals/route');
   let decision: typeof import('../api/client-approvals/[id]/decision/route');
   let events: typeof import('../api/client-approvals/events/route');
@@ -37,6 +38,7 @@ describe('/mcp: calls that wait for approval', () => {
     const mcp = await import('./route');
     const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');
     tokens = await import('../api/account/tokens/route');
+    token = await import('../api/account/tokens/[id]/route');
     inbox = await import('../api/client-approvals/route');
     decision = await import('../api/client-approvals/[id]/decision/route');
     events = await import('../api/client-approvals/events/route');
@@ -284,8 +286,46 @@ describe('/mcp: calls that wait for approval', () => {
       { allowInputRequired: true },
     );
 
-  it('also asks a client that declared elicitation; its answer allows the call once, and the inbox card is withdrawn', async () => {
+  /** The person lets this client ask them in its own window too (PATCH …/tokens/:id { askInClient }). */
+  async function askInClient(person: { cookie: string; tokenId: string }, on: boolean) {
+    const res = await token.PATCH(
+      new Request(`http://localhost/api/account/tokens/${person.tokenId}`, {
+        method: 'PATCH',
+        headers: { origin: 'http://localhost', 'content-type': 'application/json', cookie: person.cookie },
+        body: JSON.stringify({ askInClient: on }),
+      }),
+      { params: Promise.resolve({ id: person.tokenId }) },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+  }
+
+  it('a client that declares elicitation is not asked unless the person let it (it could answer its own form): it waits', async () => {
+    const ada = await personWithToken(['notes__create'], 'Unattended agent');
+    const client = await elicitingClient(served.url, ada.token);
+    const args = { title: 'Not by form', body: 'x' };
+    const pending = client.callTool({ name: 'notes__create', arguments: args }, { allowInputRequired: true });
+    let waiting: ClientApprovalView[] = [];
+    while (waiting.length === 0) {
+      waiting = await listInbox(ada.cookie);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await decide(ada.cookie, waiting[0]!.id, { decision: 'deny', argsHash: waiting[0]!.argsHash })).status).toBe(200);
+    const result = (await pending) as Asked & { isError?: boolean };
+    expect(result.resultType).not.toBe('input_required');
+    expect(result.isError).toBe(true);
+    expect(await searchNotes(h.db, ada.userId, { query: '', limit: 10 })).toEqual([]);
+    // Its tools stay as they were when the switch changes (one field of the profile at a time).
+    await askInClient(ada, true);
+    const [listed] = (
+      await (await tokens.GET(new Request('http://localhost/api/account/tokens', { headers: { cookie: ada.cookie } }), none)).json()
+    ).tokens as { tools: string[] }[];
+    expect(listed!.tools).toEqual(['notes__create']);
+    await client.close();
+  });
+
+  it('asks a client that declared elicitation where the person let it: its answer allows the call once, the inbox card goes', async () => {
     const ada = await personWithToken(['notes__create'], 'Desk app');
+    await askInClient(ada, true);
     const client = await elicitingClient(served.url, ada.token);
     const args = { title: 'Asked', body: 'by form' };
     const asked = (await client.callTool({ name: 'notes__create', arguments: args }, { allowInputRequired: true })) as Asked;
@@ -312,6 +352,7 @@ describe('/mcp: calls that wait for approval', () => {
 
   it("the person's decision in Switchboard wins over a later form answer, and an answer cannot carry other arguments", async () => {
     const ada = await personWithToken(['notes__create']);
+    await askInClient(ada, true);
     const client = await elicitingClient(served.url, ada.token);
     const args = { title: 'Contested', body: 'x' };
     const asked = (await client.callTool({ name: 'notes__create', arguments: args }, { allowInputRequired: true })) as Asked;

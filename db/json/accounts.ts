@@ -11,6 +11,9 @@ import { z } from 'zod';
 const tokenProfileV1 = z.object({
   v: z.literal(1),
   tools: z.array(z.object({ serverId: z.string(), tool: z.string(), name: z.string() })),
+  // A call that needs approval is also asked in the client's own window (MCP elicitation), and its
+  // answer there counts. Off (absent) by default: an unattended agent could answer its own form.
+  askInClient: z.boolean().optional(),
 });
 export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
 export const storedTokenProfile = tokenProfileV1;

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, isNull, lte, or } from 'drizzle-orm';
+import { and, count, desc, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { accessTokens, users } from '../schema';
@@ -115,12 +115,17 @@ export async function updateAccessToken(
   db: Db,
   userId: string,
   id: string,
-  change: { name?: string; profile?: StoredTokenProfile },
+  change: { name?: string; profile?: Partial<Omit<StoredTokenProfile, 'v'>> },
   now = new Date(),
 ): Promise<boolean> {
+  const { name, profile } = change;
   const rows = await db
     .update(accessTokens)
-    .set(change)
+    // The profile's fields given replace theirs; the others stay (one statement, no read first).
+    .set({
+      ...(name !== undefined && { name }),
+      ...(profile && { profile: sql`${accessTokens.profile} || ${JSON.stringify(profile)}::jsonb` }),
+    })
     .where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId), live(now)))
     .returning({ id: accessTokens.id });
   return rows.length > 0;

@@ -50,11 +50,20 @@ export const createAccessTokenSchema = z
 
 export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
 
-/** `PATCH /api/account/tokens/:id`: a new name and/or the whole new list of exposed tools. */
+/**
+ * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, and/or whether
+ * a call that needs approval is also asked in the client's own window (`askInClient`).
+ */
 export const updateAccessTokenSchema = z
-  .object({ name: tokenName.optional(), tools: toolNames.optional() })
+  .object({
+    name: tokenName.optional(),
+    tools: toolNames.optional(),
+    askInClient: z.boolean({ error: 'must be true or false' }).optional(),
+  })
   .strict()
-  .refine((v) => v.name !== undefined || v.tools !== undefined, { message: 'give at least one of name or tools' });
+  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined, {
+    message: 'give at least one of name, tools or askInClient',
+  });
 
 export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
 
@@ -69,6 +78,8 @@ export interface AccessTokenView {
   lastUsedAt: string | null;
   /** The tools it exposes on /mcp, by the names the person picked them under. */
   tools: string[];
+  /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
+  askInClient: boolean;
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -103,6 +114,7 @@ export async function createAccessToken(
     expiresAt: expiresAt?.toISOString() ?? null,
     lastUsedAt: null,
     tools: profile.tools.map((t) => t.name),
+    askInClient: profile.askInClient === true,
   };
 }
 
@@ -117,6 +129,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     expiresAt: r.expiresAt?.toISOString() ?? null,
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: tokenProfileOf(r).tools.map((t) => t.name),
+    askInClient: tokenProfileOf(r).askInClient === true,
   }));
 }
 
@@ -125,7 +138,7 @@ export async function updateAccessToken(
   db: Db,
   userId: string,
   id: string,
-  change: { name?: string; profile?: StoredTokenProfile },
+  change: { name?: string; profile?: Partial<Omit<StoredTokenProfile, 'v'>> },
   now = new Date(),
 ): Promise<{ updated: true }> {
   if (!(await updateRow(db, userId, id, change, now))) throw new AppError('not_found', 'access_token', `No access token with id "${id}".`);

@@ -47,7 +47,8 @@ export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrinci
   server.setRequestHandler('tools/list', async () => ({ tools: await tools.list(principal) }));
   server.setRequestHandler('tools/call', async (request, ctx) =>
     tools.call(principal, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, ctx.mcpReq.signal, {
-      canElicit: declaresFormElicitation(ctx.mcpReq.envelope),
+      // Only where the person said this client's window is theirs to answer (an agent could answer its own form).
+      canElicit: principal.profile.askInClient === true && declaresFormElicitation(ctx.mcpReq.envelope),
       inputResponses: ctx.mcpReq.inputResponses,
       approvalId: ctx.mcpReq.requestState<{ approvalId: string }>()?.approvalId ?? null,
       onWaiting: waitingProgress(ctx),

@@ -19,6 +19,8 @@ export interface ConnectedClientView {
   createdAt: string;
   lastUsedAt: string | null;
   tools: string[];
+  /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
+  askInClient: boolean;
 }
 
 export async function connectedClients(db: Db, userId: string): Promise<ConnectedClientView[]> {
@@ -31,5 +33,6 @@ export async function connectedClients(db: Db, userId: string): Promise<Connecte
     createdAt: r.createdAt.toISOString(),
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: r.profile.tools.map((t) => t.name),
+    askInClient: r.profile.askInClient === true,
   }));
 }

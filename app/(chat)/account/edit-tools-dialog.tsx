@@ -1,14 +1,17 @@
 'use client';
 
-import { useState } from 'react';
+import { useId, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
 import { ToolPicker } from '@/app/_components/mcp-clients/tool-picker';
-import { Button, Dialog, Notice } from '@/app/_components/ui';
+import { Button, Dialog, Notice, Switch } from '@/app/_components/ui';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
 
-/** Changes which tools a token exposes (PATCH, the whole list); a client using it sees the change at its next request. */
+/**
+ * Changes which tools a token exposes (PATCH, the whole list) and whether a call that needs approval
+ * is also asked in the client's own window; a client using it sees the change at its next request.
+ */
 export function EditToolsDialog({
   token,
   tools,
@@ -16,21 +19,23 @@ export function EditToolsDialog({
   onSaved,
 }: {
   /** A personal token or a connected client (both are token rows). */
-  token: Pick<AccessTokenView, 'id' | 'name' | 'tools'>;
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;
 }) {
   // A name picked earlier whose tool is gone (server switched off) cannot be kept: it is dropped on save.
   const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n)));
+  const [askInClient, setAskInClient] = useState(token.askInClient);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const askHint = useId();
 
   async function save() {
     setBusy(true);
     setError('');
     try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value } });
+      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient } });
       await onSaved();
       onClose();
     } catch (err) {
@@ -52,12 +57,29 @@ export function EditToolsDialog({
             Cancel
           </Button>
           <Button onClick={() => void save()} loading={busy}>
-            Save tools
+            Save
           </Button>
         </>
       }
     >
       <ToolPicker tools={tools} value={value} onChange={setValue} idPrefix={`edit-${token.id}`} />
+      <div className="mt-4 flex items-start gap-3">
+        <Switch
+          checked={askInClient}
+          onChange={setAskInClient}
+          label="Also ask me in the client's own window"
+          aria-describedby={askHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Also ask me in the client&apos;s own window</p>
+          <p id={askHint} className="text-[13px] text-muted">
+            A call that needs your approval always waits in Other clients. With this on, a client that can ask its user (MCP elicitation)
+            asks there too, and the answer given there counts. Only for a client you watch: an agent running on its own could answer for
+            you.
+          </p>
+        </div>
+      </div>
       {error && (
         <Notice tone="error" className="mt-3">
           {error}

@@ -61,7 +61,16 @@ describe('/api/account/tokens', () => {
 
     const listed = await listOf(ada.cookie);
     expect(listed).toEqual([
-      { id: made.id, name: 'CI', prefix: made.prefix, createdAt: made.createdAt, expiresAt: made.expiresAt, lastUsedAt: null, tools: [] },
+      {
+        id: made.id,
+        name: 'CI',
+        prefix: made.prefix,
+        createdAt: made.createdAt,
+        expiresAt: made.expiresAt,
+        lastUsedAt: null,
+        tools: [],
+        askInClient: false,
+      },
     ]);
     const listText = JSON.stringify(listed);
     expect(listText).not.toContain(made.token);

@@ -6,16 +6,18 @@ import { authed, requireUuid } from '@/lib/server/route';
 type P = { id: string };
 
 /**
- * `{ name?, tools? }`: renames the token and/or replaces the tools it exposes on /mcp (the whole
- * list; a client using it sees the change at its next request). Only a signed-in session may:
+ * `{ name?, tools?, askInClient? }`: renames the token, replaces the tools it exposes on /mcp (the
+ * whole list; a client using it sees the change at its next request), and/or lets a call that needs
+ * approval be asked in the client's own window too (off by default). Only a signed-in session may:
  * a token cannot change what it reaches.
  */
 export const PATCH = authed<P>(
   async ({ req, params, session, rt }) => {
     const id = requireUuid(params.id, 'access_token');
     const input = await readJson(req, updateAccessTokenSchema, { maxBytes: 64 * 1024 });
-    const profile = input.tools === undefined ? undefined : await resolveProfile(rt.tools.host, session.user, input.tools);
-    const change = { ...(input.name !== undefined && { name: input.name }), ...(profile && { profile }) };
+    const tools = input.tools === undefined ? undefined : (await resolveProfile(rt.tools.host, session.user, input.tools)).tools;
+    const profile = { ...(tools && { tools }), ...(input.askInClient !== undefined && { askInClient: input.askInClient }) };
+    const change = { ...(input.name !== undefined && { name: input.name }), ...(Object.keys(profile).length > 0 && { profile }) };
     return Response.json(await updateAccessToken(rt.handle.db, session.user.id, id, change));
   },
   { write: true },
