@@ -378,12 +378,17 @@ describe('the OAuth authorization server for /mcp', () => {
     expect(body.error.message).toMatch(/is not one that Raw client registered/);
     expect(JSON.stringify(body)).not.toContain('redirectTo');
 
-    const noPkce = await (await consent(ada.cookie, { ...params, code_challenge: '' }, 'allow')).json();
-    expect(new URL(noPkce.redirectTo).searchParams.get('error')).toBe('invalid_request');
-    const plain = await (await consent(ada.cookie, { ...params, code_challenge_method: 'plain' }, 'allow')).json();
-    expect(new URL(plain.redirectTo).searchParams.get('error_description')).toMatch(/S256/);
-    const target = await (await consent(ada.cookie, { ...params, resource: 'https://other.example/mcp' }, 'allow')).json();
-    expect(new URL(target.redirectTo).searchParams.get('error')).toBe('invalid_target');
+    // A self-registered client's bad request is refused here, not sent back to its address (see below).
+    const refused = async (change: Record<string, string>, why: RegExp) => {
+      const res = await consent(ada.cookie, { ...params, ...change }, 'allow');
+      expect(res.status).toBe(400);
+      const said = await res.json();
+      expect(said.error.message).toMatch(why);
+      expect(JSON.stringify(said)).not.toContain('redirectTo');
+    };
+    await refused({ code_challenge: '' }, /PKCE is required/);
+    await refused({ code_challenge_method: 'plain' }, /S256/);
+    await refused({ resource: 'https://other.example/mcp' }, /resource must be/);
 
     const denied = new URL((await (await consent(ada.cookie, params, 'deny')).json()).redirectTo);
     expect(denied.searchParams.get('error')).toBe('access_denied');
@@ -425,6 +430,27 @@ describe('the OAuth authorization server for /mcp', () => {
     // A private address is refused by the guard before anything is fetched.
     const inside = await consent(ada.cookie, { ...params, client_id: 'http://10.0.0.1/client.json' }, 'allow');
     expect((await inside.json()).error.message).toMatch(/cannot be used as a client metadata document/);
+  });
+
+  it('sends an error back only to a client whose address its own host vouches for: a self-registered one is shown it here', async () => {
+    const { checkAuthorizeRequest } = await import('@/lib/oauth-server/authorize');
+    const reg = await (
+      await fetch(`${served.origin}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Anyone', redirect_uris: [REDIRECT] }),
+      })
+    ).json();
+    const bad = { response_type: 'token', redirect_uri: REDIRECT, state: 'x' };
+    expect(await checkAuthorizeRequest({ db: h.db }, { ...bad, client_id: reg.client_id }, served.origin)).toEqual({
+      kind: 'show_error',
+      message: 'Anyone sent a request Switchboard cannot use: response_type must be "code".',
+    });
+    const clientId = `${docOrigin}/vouched/client.json`;
+    docs.set('/vouched/client.json', { client_id: clientId, client_name: 'Vouched', redirect_uris: [REDIRECT] });
+    const vouched = await checkAuthorizeRequest({ db: h.db }, { ...bad, client_id: clientId }, served.origin);
+    expect(vouched.kind).toBe('redirect');
+    expect(vouched.kind === 'redirect' && new URL(vouched.url).searchParams.get('error')).toBe('unsupported_response_type');
   });
 
   it('revokes through RFC 7009: a refresh token ends the connection, an unknown token is answered 200 all the same', async () => {

@@ -75,10 +75,13 @@ export async function checkAuthorizeRequest(deps: ClientDeps, params: AuthorizeP
     };
   }
   const state = params.state ?? null;
-  const back = (error: string, description: string) => ({
-    kind: 'redirect' as const,
-    url: redirectWith(redirectUri, { error, error_description: description, state, iss: origin }),
-  });
+  // An error goes back to the client only when its address is vouched for by its own host (a
+  // metadata document): a client that registered itself could name any site, and sending a person
+  // there without a click would make this origin an open redirector (RFC 9700 §4.11.2).
+  const back = (error: string, description: string): AuthorizeCheck =>
+    client.kind === 'metadata_document'
+      ? { kind: 'redirect', url: redirectWith(redirectUri, { error, error_description: description, state, iss: origin }) }
+      : { kind: 'show_error', message: `${client.name} sent a request Switchboard cannot use: ${description}` };
   if (params.response_type !== 'code') return back('unsupported_response_type', 'response_type must be "code".');
   if (!params.code_challenge) return back('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256.');
   if (params.code_challenge_method !== 'S256') return back('invalid_request', 'code_challenge_method must be "S256".');
