@@ -149,6 +149,19 @@ for (const { kind, available } of TEST_DATABASES) {
         message: 'must be a domain like example.com (no @, no scheme)',
       });
       await expect(updateOrgSettings(h.db, org.id, member.id, { joinDomain: 'corp.test' })).rejects.toMatchObject({ type: 'forbidden' });
+      // A public provider's domain never, not even by someone verified there (they are millions).
+      await h.db
+        .update(users)
+        .set({ email: `gm-${n}@gmail.com`, emailVerifiedAt: new Date() })
+        .where(eq(users.id, member.id));
+      await expect(updateOrgSettings(h.db, org.id, admin.id, { joinDomain: 'gmail.com' })).rejects.toMatchObject({
+        type: 'bad_request',
+        field: 'joinDomain',
+        message: expect.stringMatching(/^joinDomain: gmail\.com is a public email provider's/),
+      });
+      for (const domain of ['outlook.com', 'yahoo.co.uk', 'hotmail.fr', 'proton.me']) {
+        await expect(updateOrgSettings(h.db, org.id, admin.id, { joinDomain: domain })).rejects.toMatchObject({ type: 'bad_request' });
+      }
       expect(await updateOrgSettings(h.db, org.id, admin.id, orgSettingsSchema.parse({ joinDomain: 'Corp.Test' }))).toEqual({
         joinDomain: 'corp.test',
       });

@@ -7,6 +7,7 @@ import { ORG_ROLES, type OrgRole } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
 
 import { MANAGING_ROLES, requireOrgRole } from './access';
+import { isPublicMailDomain } from './public-mail-domains';
 
 export type MyOrg = Awaited<ReturnType<typeof listOrgsOfUser>>[number];
 
@@ -84,12 +85,22 @@ export const orgSettingsSchema = z
 
 /**
  * The email domain whose verified single sign-ons join as members (null: none); owner or admin,
- * and only a domain where their own email is verified: anyone may make an organization
- * (`createOrg`), and a domain claimed by someone outside it would take its people's sign-ups.
+ * and only a domain where their own email is verified, never a public provider's
+ * (./public-mail-domains.ts): anyone may make an organization (`createOrg`), and a domain claimed
+ * by someone outside it would take its people's sign-ups.
  */
 export async function updateOrgSettings(db: Db, orgId: string, userId: string, input: z.infer<typeof orgSettingsSchema>) {
   await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'change its settings');
   if (input.joinDomain !== null) {
+    if (isPublicMailDomain(input.joinDomain)) {
+      throw new AppError(
+        'bad_request',
+        'organization',
+        `joinDomain: ${input.joinDomain} is a public email provider's: anyone can have an address there, so it cannot bring people ` +
+          'into an organization. Use your company’s own domain, or invite people by link.',
+        'joinDomain',
+      );
+    }
     const me = await findUserById(db, userId);
     if (!me?.emailVerifiedAt || me.email.toLowerCase().split('@')[1] !== input.joinDomain) {
       throw new AppError(
