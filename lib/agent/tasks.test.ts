@@ -237,6 +237,23 @@ for (const { kind, available } of TEST_DATABASES) {
       await expectInvariant(h.db, env.conversation.id, run.id);
     });
 
+    it('cancelTask is best effort: an unknown task or a server that is gone is an answer in words, never a throw', async () => {
+      const gateway = createMcpGateway({ fetch: loopbackFetch });
+      const caller = { userId: 'u', conversationId: 'c' };
+      const server = {
+        id: 'tasks',
+        namespace: 'tk',
+        displayName: 'Task server',
+        url: tasks.url,
+        trust: 'trusted' as const,
+        timeoutMs: 2000,
+      };
+      const unknown = await gateway.cancelTask(server, 'no-such-task', { caller, timeoutMs: 2000 });
+      expect(unknown).toMatchObject({ ok: false, message: expect.stringContaining('cancel task no-such-task') });
+      const gone = await gateway.cancelTask({ ...server, url: 'http://127.0.0.1:1/mcp' }, 'any', { caller, timeoutMs: 2000 });
+      expect(gone).toMatchObject({ ok: false, message: expect.stringContaining('Task server') });
+    });
+
     it('follows a task past the overall limit a plain call has (its timeout × 10): the run is not broken', async () => {
       // 250 ms per request: a plain call would be cut at 2.5 s; the task runs 3 s.
       const env = await engine(
