@@ -250,7 +250,13 @@ export function patchFor(call: ToolCallRow, server: McpServerConfig, outcome: Ca
     case 'cancelled':
       return {
         status: 'cancelled',
-        result: errorToolResult(call.toolUseId, `${call.modelName} was cancelled because the person stopped the run.`),
+        // A task the server cancelled itself: its words, not a Stop the person never pressed.
+        result: errorToolResult(
+          call.toolUseId,
+          outcome.byServer
+            ? `${call.modelName} was cancelled: ${outcome.message}`
+            : `${call.modelName} was cancelled because the person stopped the run.`,
+        ),
         isError: true,
       };
     case 'failed':

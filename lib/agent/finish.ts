@@ -1,6 +1,7 @@
 import type { RunRow } from '@/db/queries/runs';
 import type { ToolCallRow } from '@/db/queries/tool-calls';
 
+import { abandonedTasks, cancelAbandonedTasks } from './cancel-tasks';
 import type { EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { partialTextContent } from './model-step';
@@ -12,6 +13,8 @@ import { appendResults, openToolPhase } from './tool-phase';
  * Ends a run: status, stop reason, usage and the closing event, in one transaction. Text streamed
  * before a Stop or a failure is kept; tool results still owed (a Stop while a person was being
  * asked) are written as errors, so the stored conversation stays a valid Messages API history.
+ * A cancelled run whose calls still had tasks running on their servers (nobody following them:
+ * every path of Stop ends here) tells those servers with `tasks/cancel`, after the end is stored.
  */
 export async function finish(
   deps: EngineDeps,
@@ -61,5 +64,8 @@ export async function finish(
   );
   // Counted once the end is stored: a writer that lost the run (LeaseLost) ended nothing.
   observe(deps, (o) => o.turnEnded(status));
+  // After the response, never holding up the end (./cancel-tasks.ts bounds and logs each attempt).
+  const abandoned = status === 'cancelled' ? abandonedTasks(owed) : [];
+  if (abandoned.length) deps.schedule(() => cancelAbandonedTasks(deps, run, abandoned));
   return ended;
 }

@@ -15,7 +15,8 @@ import type { ToolHost } from './tool-host';
  * the same task id to its end instead of calling the tool again. While it runs, each change of
  * the task's status or message goes out live as `tool_call.task_status` (the card's "Running on
  * the server — 40% done"). Stop sends `tasks/cancel`; a lost lease does not (the next owner goes
- * on following). The task's result then becomes the call's outcome like any other result.
+ * on following); a run stopped while nobody follows its task tells the server in `finish`
+ * (./cancel-tasks.ts). The task's result then becomes the call's outcome like any other result.
  */
 
 export interface FollowedTask {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { listEventsAfter } from '@/db/queries/events';
-import { getRun } from '@/db/queries/runs';
+import { getRun, updateRunIfVersion } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { staticGrants } from '@/lib/consent/grant-source';
 import { createMcpGateway } from '@/lib/mcp/gateway';
@@ -44,7 +44,13 @@ for (const { kind, available } of TEST_DATABASES) {
       await h?.close();
     });
 
-    async function engine(script: ScriptedReply[], db: DbHandle = h, instanceId = 'test-instance', timeoutMs = 5000) {
+    async function engine(
+      script: ScriptedReply[],
+      db: DbHandle = h,
+      instanceId = 'test-instance',
+      timeoutMs = 5000,
+      lease: { heartbeatMs?: number } = {},
+    ) {
       const model = await startScriptedModel(script);
       closers.push(() => model.close());
       const server: McpServerConfig = {
@@ -61,7 +67,7 @@ for (const { kind, available } of TEST_DATABASES) {
         serversFor: async () => [server],
         grants: staticGrants(AUTO),
       };
-      const deps = engineDeps(db, { client: model.client, modelName: 'claude-test', tools: host, instanceId });
+      const deps = engineDeps(db, { client: model.client, modelName: 'claude-test', tools: host, instanceId, ...lease });
       const { user, conversation } = await userAndConversation(db);
       const heard = await recordEvents(deps.bus, conversation.id);
       closers.push(async () => heard.off());
@@ -146,6 +152,106 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(call).toMatchObject({ status: 'cancelled', isError: true });
       expect(call!.task).toMatchObject({ status: 'cancelled' });
       await expectInvariant(h.db, env.conversation.id, run.id);
+    });
+
+    /** A run whose task runs on the server while its drive here lost the lease (as a stalled or dead process would). */
+    async function orphanedTask(leaseExpiresAt: Date) {
+      const env = await engine(
+        [{ blocks: [toolUse('tu_orphan', 'tk__long_job', { label: 'orphan', durationMs: 20_000 })] }],
+        h,
+        'stalled',
+        5000,
+        { heartbeatMs: 100 },
+      );
+      const { run } = await env.start();
+      await waitUntil(
+        async () => (await listConversationToolCalls(h.db, env.conversation.id))[0]?.task != null,
+        'the task to be stored',
+        8000,
+      );
+      const current = (await getRun(h.db, run.id))!;
+      await updateRunIfVersion(h.db, run.id, current.version, { leaseOwner: 'crashed', leaseExpiresAt });
+      await env.deps.idle();
+      // The follower stopped without cancelling (a lost lease leaves the task for the next owner).
+      const [orphan] = await listConversationToolCalls(h.db, env.conversation.id);
+      expect(orphan).toMatchObject({ status: 'executing' });
+      const record = tasks.tasks.get(orphan!.task!.taskId)!;
+      expect(record.task.status).toBe('working');
+      expect(record.cancelledAt).toBeUndefined();
+      return { env, run, record };
+    }
+
+    async function expectCancelledOnServer(
+      env: { conversation: { id: string } },
+      runId: string,
+      record: { cancelledAt?: number; task: { status: string } },
+    ) {
+      expect(record.cancelledAt).toBeDefined();
+      expect(record.task.status).toBe('cancelled');
+      expect((await getRun(h.db, runId))!).toMatchObject({ status: 'cancelled' });
+      const [call] = await listConversationToolCalls(h.db, env.conversation.id);
+      expect(call).toMatchObject({ status: 'cancelled', isError: true });
+      await expectInvariant(h.db, env.conversation.id, runId);
+    }
+
+    it('cancels the task on the server when a run nobody follows any more is stopped (its lease lapsed)', async () => {
+      const { env, run, record } = await orphanedTask(new Date(Date.now() - 1000));
+      // Stop on a run nobody drives: ended here (cancelRun), and the server is told.
+      expect(await cancelRun(env.deps, env.conversation.id)).toMatchObject({ status: 'cancelled' });
+      await env.deps.idle();
+      await expectCancelledOnServer(env, run.id, record);
+    });
+
+    it('cancels the task on the server when the owner taking a run over finds Stop already asked', async () => {
+      // Stop lands while the (dead) owner's lease still holds: only recorded on the run.
+      const { env, run, record } = await orphanedTask(new Date(Date.now() + 60_000));
+      expect(await cancelRun(env.deps, env.conversation.id)).toMatchObject({ status: 'running' });
+      expect(record.cancelledAt).toBeUndefined();
+      const current = (await getRun(h.db, run.id))!;
+      await updateRunIfVersion(h.db, run.id, current.version, { leaseExpiresAt: new Date(Date.now() - 1000) });
+      // The next owner's drive sees cancelRequestedAt and goes straight to the end.
+      expect(await resumeLapsedRuns(env.deps, env.conversation.id)).toBe(1);
+      await env.deps.idle();
+      await expectCancelledOnServer(env, run.id, record);
+    });
+
+    it('tells the model the server cancelled the task when it did so itself (not the person)', async () => {
+      const env = await engine([
+        { blocks: [toolUse('tu_gone', 'tk__long_job', { label: 'import', serverCancel: true, durationMs: 600 })] },
+        { blocks: [text('The server cancelled it.')] },
+      ]);
+      const { run } = await env.start();
+      await env.deps.idle();
+
+      expect((await getRun(h.db, run.id))!).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+      const [call] = await listConversationToolCalls(h.db, env.conversation.id);
+      expect(call).toMatchObject({ status: 'cancelled', isError: true });
+      expect(call!.task).toMatchObject({ status: 'cancelled', statusMessage: 'the operator cancelled it' });
+      expect(tasks.tasks.get(call!.task!.taskId)!.cancelledAt).toBeUndefined();
+      const result = (env.model.requests[1]!.body.messages.at(-1)!.content as Block[])[0]!;
+      expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_gone', is_error: true });
+      const said = JSON.stringify(result.content);
+      expect(said).toContain('Task server cancelled the task itself');
+      expect(said).toContain('the operator cancelled it');
+      expect(said).not.toContain('the person stopped the run');
+      await expectInvariant(h.db, env.conversation.id, run.id);
+    });
+
+    it('cancelTask is best effort: an unknown task or a server that is gone is an answer in words, never a throw', async () => {
+      const gateway = createMcpGateway({ fetch: loopbackFetch });
+      const caller = { userId: 'u', conversationId: 'c' };
+      const server = {
+        id: 'tasks',
+        namespace: 'tk',
+        displayName: 'Task server',
+        url: tasks.url,
+        trust: 'trusted' as const,
+        timeoutMs: 2000,
+      };
+      const unknown = await gateway.cancelTask(server, 'no-such-task', { caller, timeoutMs: 2000 });
+      expect(unknown).toMatchObject({ ok: false, message: expect.stringContaining('cancel task no-such-task') });
+      const gone = await gateway.cancelTask({ ...server, url: 'http://127.0.0.1:1/mcp' }, 'any', { caller, timeoutMs: 2000 });
+      expect(gone).toMatchObject({ ok: false, message: expect.stringContaining('Task server') });
     });
 
     it('follows a task past the overall limit a plain call has (its timeout × 10): the run is not broken', async () => {

@@ -75,6 +75,7 @@ export function withCatalogCache(
       return gateway.callTool(server, tool, args, callOpts);
     },
     followTask: (server, taskId, opts) => gateway.followTask(server, taskId, opts),
+    cancelTask: (server, taskId, opts) => gateway.cancelTask(server, taskId, opts),
     async listTools(server, caller, listOpts): Promise<ListedCatalog> {
       if (listOpts?.refresh) await drop(server.id);
       else {

@@ -5,7 +5,15 @@ import { ENDED_TASK_STATUSES, isOneOf } from '@/db/vocabulary';
 import type { CallConnections } from './call-connections';
 import { closeQuietly, type ConnectOptions } from './connection';
 import { describeFailure, redactForServer } from './failures';
-import type { CallOutcome, FollowTaskOptions, McpCallResult, McpServerConfig, ServerTask } from './types';
+import type {
+  CallOutcome,
+  CancelTaskOptions,
+  CancelTaskOutcome,
+  FollowTaskOptions,
+  McpCallResult,
+  McpServerConfig,
+  ServerTask,
+} from './types';
 
 /**
  * MCP Tasks, the client half: a `tools/call` sent with `task` may be answered with a task instead
@@ -91,7 +99,7 @@ export async function followTask(
   try {
     for (;;) {
       if (opts.signal.aborted) {
-        if (opts.cancelOnAbort()) await cancelTask(connections, options, server, opts, taskId);
+        if (opts.cancelOnAbort()) await cancelTask(connections, connectDeps, server, taskId, opts);
         return cancelled();
       }
       try {
@@ -107,7 +115,8 @@ export async function followTask(
         const changed = task.status !== last?.status || task.statusMessage !== last?.statusMessage;
         if (changed) opts.onStatus?.(task);
         last = task;
-        if (task.status === 'cancelled') return cancelled();
+        // The server ended the task itself (the person did not stop anything): the model is told so.
+        if (task.status === 'cancelled') return cancelledByServer(server, task);
         if (isOneOf(ENDED_TASK_STATUSES, task.status)) {
           const result = await client.request(
             { method: 'tasks/result', params: { taskId } },
@@ -143,26 +152,44 @@ export async function followTask(
   }
 }
 
-/** Tells the server the person stopped: on a connection of its own, since the run's signal is already aborted. */
-async function cancelTask(
+/**
+ * Sends `tasks/cancel` on a connection of its own (the run's signal, if any, is already aborted),
+ * within `timeoutMs` overall. Best effort: the task may have ended meanwhile, or the server be
+ * gone; the failure is returned in words, never thrown.
+ */
+export async function cancelTask(
   connections: CallConnections,
-  options: ConnectOptions,
+  connectDeps: Omit<ConnectOptions, 'signal' | 'timeoutMs'>,
   server: McpServerConfig,
-  opts: FollowTaskOptions,
   taskId: string,
-): Promise<void> {
+  opts: CancelTaskOptions,
+): Promise<CancelTaskOutcome> {
+  const signal = AbortSignal.timeout(opts.timeoutMs);
   let client: Client | undefined;
   let kept = false;
   try {
-    const opened = await connections.open(server, opts.caller, options);
+    const opened = await connections.open(server, opts.caller, { ...connectDeps, timeoutMs: opts.timeoutMs, signal });
     ({ client } = opened);
     kept = opened.held !== undefined;
-    await client.request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult, { timeout: opts.timeoutMs });
-  } catch {
-    // The task may have ended meanwhile, or the server be gone: the call is cancelled either way.
+    await client.request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult, {
+      timeout: opts.timeoutMs,
+      signal,
+    });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, message: redactForServer(server, describeFailure(server.displayName, server.url, `cancel task ${taskId}`, error)) };
   } finally {
     if (client) await closeQuietly(client, { keepSession: kept });
   }
+}
+
+function cancelledByServer(server: McpServerConfig, task: ServerTask): CallOutcome {
+  const why = task.statusMessage ? ` (${task.statusMessage})` : '';
+  return {
+    kind: 'cancelled',
+    byServer: true,
+    message: `${server.displayName} cancelled the task itself before it finished${why}; the person did not stop it.`,
+  };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -27,12 +27,14 @@ import {
   type FailureKind,
   type NeedsSignIn,
 } from './failures';
-import { canRunAsTask, followTask, resultOrTaskSchema, taskIn, taskRequest } from './follow-task';
+import { cancelTask, canRunAsTask, followTask, resultOrTaskSchema, taskIn, taskRequest } from './follow-task';
 import type { LegacySessionStore } from './legacy-sessions';
 import type {
   CallerIdentity,
   CallOptions,
   CallOutcome,
+  CancelTaskOptions,
+  CancelTaskOutcome,
   FollowTaskOptions,
   McpCallResult,
   McpGateway,
@@ -80,6 +82,7 @@ export interface ListedCatalog extends ServerCatalog {
 export interface SwitchboardGateway extends McpGateway {
   listTools(server: McpServerConfig, caller: CallerIdentity, opts?: { refresh?: boolean }): Promise<ListedCatalog>;
   followTask(server: McpServerConfig, taskId: string, opts: FollowTaskOptions): Promise<CallOutcome>;
+  cancelTask(server: McpServerConfig, taskId: string, opts: CancelTaskOptions): Promise<CancelTaskOutcome>;
 }
 
 const MAX_PAGES = 50;
@@ -356,6 +359,7 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
     listTools,
     callTool,
     followTask: (server, taskId, opts) => followTask(connections, deps, server, taskId, opts),
+    cancelTask: (server, taskId, opts) => cancelTask(connections, deps, server, taskId, opts),
   };
 }
 

@@ -146,7 +146,8 @@ export type CallOutcome =
   | { kind: 'input_required'; inputRequests: StoredInputRequests; requestState?: string }
   | NeedsSignIn
   | { kind: 'timeout'; message: string }
-  | { kind: 'cancelled'; message: string }
+  /** `byServer`: the server ended the task itself (MCP Tasks), not the person pressing Stop. */
+  | { kind: 'cancelled'; message: string; byServer?: true }
   | { kind: 'failed'; message: string }
   /** The server runs the call as a task (MCP Tasks): follow `task.taskId` to its result. */
   | { kind: 'task'; task: ServerTask };
@@ -174,6 +175,15 @@ export interface FollowTaskOptions {
   onStatus?: (task: ServerTask) => void;
 }
 
+export interface CancelTaskOptions {
+  caller: CallerIdentity;
+  /** Bounds the whole attempt (connecting and `tasks/cancel`). */
+  timeoutMs: number;
+}
+
+/** Whether `tasks/cancel` reached the server (failures as data: the caller logs them). */
+export type CancelTaskOutcome = { ok: true } | { ok: false; message: string };
+
 export interface CallOptions {
   caller: CallerIdentity;
   signal: AbortSignal;
@@ -195,4 +205,6 @@ export interface McpGateway {
   callTool(server: McpServerConfig, tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallOutcome>;
   /** Follows a task the server started for a call until it ends, and returns the call's outcome (never `task`). */
   followTask?(server: McpServerConfig, taskId: string, opts: FollowTaskOptions): Promise<CallOutcome>;
+  /** Asks the server to stop a task nobody follows any more (best effort, never throws). */
+  cancelTask?(server: McpServerConfig, taskId: string, opts: CancelTaskOptions): Promise<CancelTaskOutcome>;
 }

@@ -115,6 +115,7 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     callTool: (server, tool, args, callOpts) =>
       server.builtin ? gateway.callTool(server, tool, args, callOpts) : remote.callTool(server, tool, args, callOpts),
     followTask: (server, taskId, followOpts) => (server.builtin ? gateway : remote).followTask(server, taskId, followOpts),
+    cancelTask: (server, taskId, cancelOpts) => (server.builtin ? gateway : remote).cancelTask(server, taskId, cancelOpts),
   };
 
   async function serversFor(userId: string, opts: { toolsRev?: number } = {}): Promise<McpServerConfig[]> {
