@@ -1,14 +1,15 @@
 'use client';
 
-import { PlugZap, SlidersHorizontal, Trash2 } from 'lucide-react';
+import { PlugZap } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, CardBody, ConfirmDialog, Notice } from '@/app/_components/ui';
+import { Badge, CardBody, ConfirmDialog, Notice } from '@/app/_components/ui';
 import type { PickableTool } from '@/lib/gateway/catalog';
 import type { ConnectedClientView } from '@/lib/oauth-server/connected-clients';
 
 import { EditToolsDialog } from './edit-tools-dialog';
+import { ExposedTools, ExposureActions } from './exposure-row';
 import { Section } from './ui';
 import { When } from './when';
 
@@ -87,31 +88,16 @@ export function ClientsSection({ initial, tools }: { initial: ConnectedClientVie
                       )}
                     </span>
                   </p>
-                  <p className="mt-1 text-xs leading-5 break-words text-muted" data-testid="client-tools">
-                    {c.tools.length === 0 ? (
-                      'Exposes no tools'
-                    ) : (
-                      <>
-                        Exposes <span className="font-mono">{c.tools.join(', ')}</span>
-                      </>
-                    )}
-                  </p>
+                  <ExposedTools tools={c.tools} testId="client-tools" />
                 </div>
-                <Button size="sm" variant="ghost" icon={SlidersHorizontal} aria-label={`Tools of ${c.name}`} onClick={() => setEditing(c)}>
-                  Tools
-                </Button>
-                <Button
-                  size="sm"
-                  variant="danger-subtle"
-                  icon={Trash2}
-                  aria-label={`Revoke ${c.name}`}
-                  onClick={() => {
+                <ExposureActions
+                  name={c.name}
+                  onTools={() => setEditing(c)}
+                  onRevoke={() => {
                     setRevokeError('');
                     setRevoking(c);
                   }}
-                >
-                  Revoke
-                </Button>
+                />
               </li>
             ))}
           </ul>

@@ -1,6 +1,6 @@
 'use client';
 
-import { KeyRound, Plus, SlidersHorizontal, Trash2 } from 'lucide-react';
+import { KeyRound, Plus } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
@@ -11,6 +11,7 @@ import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
 
 import { EditToolsDialog } from './edit-tools-dialog';
+import { ExposedTools, ExposureActions } from './exposure-row';
 import { McpEndpointField } from './mcp-endpoint-field';
 import { Section } from './ui';
 import { When } from './when';
@@ -160,31 +161,16 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
                       )}
                     </span>
                   </p>
-                  <p className="mt-1 text-xs leading-5 break-words text-muted" data-testid="token-tools">
-                    {t.tools.length === 0 ? (
-                      'Exposes no tools'
-                    ) : (
-                      <>
-                        Exposes <span className="font-mono">{t.tools.join(', ')}</span>
-                      </>
-                    )}
-                  </p>
+                  <ExposedTools tools={t.tools} testId="token-tools" />
                 </div>
-                <Button size="sm" variant="ghost" icon={SlidersHorizontal} aria-label={`Tools of ${t.name}`} onClick={() => setEditing(t)}>
-                  Tools
-                </Button>
-                <Button
-                  size="sm"
-                  variant="danger-subtle"
-                  icon={Trash2}
-                  aria-label={`Revoke ${t.name}`}
-                  onClick={() => {
+                <ExposureActions
+                  name={t.name}
+                  onTools={() => setEditing(t)}
+                  onRevoke={() => {
                     setRevokeError('');
                     setRevoking(t);
                   }}
-                >
-                  Revoke
-                </Button>
+                />
               </li>
             ))}
           </ul>
