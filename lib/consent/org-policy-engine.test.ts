@@ -154,6 +154,37 @@ for (const { kind, available } of TEST_DATABASES) {
       await s.env.close();
     });
 
+    it('auto-approve turned off while a step waits: its call that was to run without asking does not run unasked', async () => {
+      // A asks (a grant without auto-approve), B runs without asking (a grant with it): the step waits on A.
+      const s = await setup(
+        [{ blocks: [toolUse('tu_a', 'fx__counter', {}), toolUse('tu_b', 'fx__write', {})] }, { blocks: [text('ok')] }],
+        [{ name: 'counter' }, { name: 'write', autoApprove: true }],
+      );
+      const runId = await s.start();
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
+      const proposed = await s.calls();
+      const a = proposed.find((c) => c.toolUseId === 'tu_a')!;
+      expect(proposed.find((c) => c.toolUseId === 'tu_b')).toMatchObject({ status: 'auto_approved' });
+
+      await s.setPolicy({ autoApprove: { allowed: false, neverFor: [] } });
+      await decideCall(s.env.deps, { userId: s.user.id, toolCallId: a.id, decision: 'allow_once', argsHash: a.argsHash });
+      await s.env.deps.idle();
+
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const after = await s.calls();
+      // The person approved A: it runs. B was never asked about: it does not run, and the model is told why.
+      expect(after.find((c) => c.toolUseId === 'tu_a')).toMatchObject({ status: 'succeeded', attempts: 1 });
+      const b = after.find((c) => c.toolUseId === 'tu_b')!;
+      expect(b).toMatchObject({ status: 'rejected', attempts: 0 });
+      const why = 'Your organization "Acme" does not allow tools to run without asking: every call asks.';
+      expect(b.verdict).toMatchObject({ verdict: 'reject', reason: expect.stringContaining(why) });
+      expect(said(b.result)).toContain(why);
+      expect(said(s.env.model.requests[1]!.body.messages.at(-1)!.content)).toContain(
+        'fx__write was not run: it was to run without asking, and now every call of it asks.',
+      );
+      await s.env.close();
+    });
+
     it('the /mcp gateway holds an MCP client of the member to the same policy', async () => {
       const s = await setup([], []);
       const echo = (await s.env.deps.tools!.gateway.listTools(s.env.server, { userId: s.user.id })).tools.find((t) => t.name === 'echo')!;
