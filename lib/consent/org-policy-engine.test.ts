@@ -13,6 +13,7 @@ import { startRun } from '@/lib/agent/engine';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { callExposedTool } from '@/lib/gateway/call';
 import { approvalStateCodec } from '@/lib/gateway/elicit-approval';
+import { createGatewayTools } from '@/lib/gateway/service';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
@@ -220,6 +221,48 @@ for (const { kind, available } of TEST_DATABASES) {
         isError: true,
         content: [{ text: 'fx__echo was not run: Your organization "Acme" does not allow the tool "fx__echo".' }],
       });
+      await s.env.close();
+    });
+
+    it('the /mcp gateway does not list a tool the policy forbids to an MCP client of the member', async () => {
+      const s = await setup([], []);
+      const principal = {
+        origin: 'http://localhost',
+        userId: s.user.id,
+        plan: 'pro',
+        toolsRev: 0,
+        client: { kind: 'access_token' as const, id: randomUUID(), name: 'ci' },
+        profile: {
+          v: 1 as const,
+          tools: ['echo', 'counter'].map((tool) => ({ serverId: FIXTURE_SERVER_ID, tool, name: `fx__${tool}` })),
+        },
+        tainted: null,
+      };
+      const gateway = createGatewayTools({
+        db: h.db,
+        tools: s.env.deps.tools!,
+        auditKeys: s.env.deps.auditKeys,
+        bus: s.env.deps.bus,
+        approvalWaitMs: 1_000,
+        stateKey: randomBytes(32),
+      });
+      const listed = async () => (await gateway.list(principal)).map((t) => t.name).sort();
+      expect(await listed()).toEqual(['fx__counter', 'fx__echo']);
+      await s.setPolicy({ tools: { allow: null, deny: ['fx__counter'] } });
+      expect(await listed()).toEqual(['fx__echo']);
+      // A client that calls it anyway is told the policy's reason, not that no such tool exists.
+      expect(
+        await gateway.call(principal, 'fx__counter', {}, new AbortController().signal, {
+          canElicit: false,
+          inputResponses: undefined,
+          approvalId: null,
+        }),
+      ).toMatchObject({
+        isError: true,
+        content: [{ text: 'fx__counter was not run: Your organization "Acme" does not allow the tool "fx__counter".' }],
+      });
+      await s.setPolicy({ tools: { allow: ['fx__counter'], deny: [] } });
+      expect(await listed()).toEqual(['fx__counter']);
       await s.env.close();
     });
 
