@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { auditEntries, organizations, orgInvitations, orgMemberships, users } from '../schema';
@@ -227,15 +227,23 @@ export async function changeMembership(
 
 // ── usage and audit, per member ────────────────────────────────────────────────────────────
 
-/** Turns started, model tokens and tool calls of each member since `since`. */
+/**
+ * Turns started, model tokens and tool calls of each member since `since`, and never from before
+ * they joined (what they did before is theirs, not the organization's). Tokens are kept per UTC
+ * day, so they count from the day they joined.
+ */
 export async function usageOfMembers(db: Db, orgId: string, since: Date) {
   const day = since.toISOString().slice(0, 10);
   const rows = rowsOf<{ user_id: string; email: string; turns: number | string; tokens: number | string; tool_calls: number | string }>(
     await db.execute(sql`
       select m.user_id, u.email,
-        (select count(*) from runs r where r.user_id = m.user_id and r.created_at >= ${since}) as turns,
-        (select coalesce(sum(mu.tokens), 0) from model_usage mu where mu.user_id = m.user_id and mu.day >= ${day}) as tokens,
-        (select count(*) from tool_calls tc where tc.user_id = m.user_id and tc.created_at >= ${since}) as tool_calls
+        (select count(*) from runs r
+          where r.user_id = m.user_id and r.created_at >= ${since} and r.created_at >= m.created_at) as turns,
+        (select coalesce(sum(mu.tokens), 0) from model_usage mu
+          where mu.user_id = m.user_id and mu.day >= ${day}
+            and mu.day >= to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD')) as tokens,
+        (select count(*) from tool_calls tc
+          where tc.user_id = m.user_id and tc.created_at >= ${since} and tc.created_at >= m.created_at) as tool_calls
       from org_memberships m join users u on u.id = m.user_id
       where m.org_id = ${orgId}
       order by m.created_at, m.user_id`),
@@ -252,6 +260,7 @@ export async function usageOfMembers(db: Db, orgId: string, since: Date) {
 /**
  * The members' tool calls as the audit log records them, metadata only: who, when, which server
  * and tool, the outcome. The entry's content (arguments, results, hashes) is never selected.
+ * Only entries from when the member joined: their history before is not the organization's.
  */
 export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: Date }) {
   return db
@@ -266,7 +275,10 @@ export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: n
       outcome: auditEntries.outcome,
     })
     .from(auditEntries)
-    .innerJoin(orgMemberships, and(eq(orgMemberships.userId, auditEntries.userId), eq(orgMemberships.orgId, orgId)))
+    .innerJoin(
+      orgMemberships,
+      and(eq(orgMemberships.userId, auditEntries.userId), eq(orgMemberships.orgId, orgId), gte(auditEntries.at, orgMemberships.createdAt)),
+    )
     .innerJoin(users, eq(users.id, auditEntries.userId))
     .where(and(inArray(auditEntries.kind, ['tool_call', 'client_call']), opts.before ? lt(auditEntries.at, opts.before) : undefined))
     .orderBy(desc(auditEntries.at), desc(auditEntries.id))

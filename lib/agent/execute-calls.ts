@@ -13,7 +13,7 @@ import { auditEndedCalls } from './audit-calls';
 import type { EngineDeps } from './deps';
 import { follow, hasTask, startFollowing } from './follow-task';
 import { HOST_SERVER, READ_RESULT_TOOL_NAME, readStoredResult } from './read-result-tool';
-import { callsNoLongerAllowed, noLongerAvailable } from './recheck';
+import { callsNoLongerAllowed, notRunMessage, type NotAllowed } from './recheck';
 import { SEARCH_TOOLS_TOOL, searchTools } from './search-tools-tool';
 import { onlyTools } from './step-offer';
 import { keepWithinStoredQuota, quotaFullNote } from './stored-results';
@@ -46,8 +46,8 @@ export async function executeCalls(
   const refused = await callsNoLongerAllowed(host, run, runnable, servers, { plan, toolsRev });
   const done = await Promise.all(
     runnable.map((c) => {
-      const why = refused.get(c.id);
-      return why ? refuse(deps, c, why) : executeOne(deps, host, run, c, servers, signal);
+      const notAllowed = refused.get(c.id);
+      return notAllowed ? refuse(deps, c, notAllowed) : executeOne(deps, host, run, c, servers, signal);
     }),
   );
   // Every call finished, each by this drive's own write: nobody else can change them now (a
@@ -57,9 +57,10 @@ export async function executeCalls(
   return settled.every((c) => c.result && isOneOf(FINISHED_CALL_STATUSES, c.status)) ? settled : null;
 }
 
-/** A call whose grant no longer holds: it is not run, and the model is told why. */
-async function refuse(deps: EngineDeps, call: ToolCallRow, why: string): Promise<ToolCallRow | null> {
-  const message = noLongerAvailable(call.modelName, why);
+/** A call whose grant no longer holds (or that would now ask): it is not run, and the model is told why. */
+async function refuse(deps: EngineDeps, call: ToolCallRow, notAllowed: NotAllowed): Promise<ToolCallRow | null> {
+  const why = notAllowed.why;
+  const message = notRunMessage(call.modelName, notAllowed);
   return complete(deps, call, {
     status: 'rejected',
     verdict: { v: 1, verdict: 'reject', reason: why, warnings: [], grantId: call.verdict?.grantId ?? null, constraint: null },

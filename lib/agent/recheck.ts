@@ -10,7 +10,10 @@ import type { ToolHost } from './tool-host';
  * The grant is checked again right before a call executes, not only when the step's tools were
  * offered: a tool switched off, a grant revoked, expired or ended by a sign-out, a definition
  * that changed, or a new constraint the input does not meet, between the proposal (or the
- * person's approval) and now — the call does not run. Returns, for each call that may no longer
+ * person's approval) and now — the call does not run. Nor does a call that was to run without
+ * asking (`auto_approved`) of a tool the organization's policy now makes ask (`org.askAlways`):
+ * nobody was asked, so it is refused with the policy's reason (the model may propose it again,
+ * and then the person is asked). Returns, for each call that may no longer
  * run, why in words. A server whose listing fails now is not judged here: its call fails (or
  * waits for a sign-in, and is checked again after it) without running anything.
  */
@@ -21,8 +24,8 @@ export async function callsNoLongerAllowed(
   calls: ToolCallRow[],
   servers: McpServerConfig[],
   read: { plan?: string | null; toolsRev?: number } = {},
-): Promise<Map<string, string>> {
-  const refused = new Map<string, string>();
+): Promise<Map<string, NotAllowed>> {
+  const refused = new Map<string, NotAllowed>();
   const byServer = new Map<string, ToolCallRow[]>();
   for (const call of calls) {
     if (!call.serverId || !call.tool) continue;
@@ -47,19 +50,37 @@ export async function callsNoLongerAllowed(
       const tool = tools.get(call.tool!);
       const grant = tool ? grants.get(tool) : undefined;
       if (!tool || !grant) {
-        refused.set(call.id, `${server.displayName} no longer offers it as it was approved.`);
+        refused.set(call.id, gone(`${server.displayName} no longer offers it as it was approved.`));
       } else if (!isUsable(grant)) {
-        refused.set(call.id, grant.why ?? NOT_SWITCHED_ON);
+        refused.set(call.id, gone(grant.why ?? NOT_SWITCHED_ON));
+      } else if (call.status === 'auto_approved' && grant.org?.askAlways) {
+        // It was to run without asking; the organization now makes every call of it ask, and nobody was asked.
+        refused.set(call.id, { why: grant.org.askAlways.why, asksNow: true });
       } else {
         const why = constraintUnmetBy(grant.constraint, call.input);
-        if (why) refused.set(call.id, `The arguments are outside what the person's grant now allows for this tool: ${why}`);
+        if (why) refused.set(call.id, gone(`The arguments are outside what the person's grant now allows for this tool: ${why}`));
       }
     }
   }
   return refused;
 }
 
-/** The error result's words: the model is told the tool is gone, and why, so it does not retry blindly. */
-export function noLongerAvailable(modelName: string, why: string): string {
-  return `${modelName} was not run: it is no longer available in this conversation. ${why}`;
+/** Why a call may no longer run, in words (`why`: the reason stored on its verdict). */
+export interface NotAllowed {
+  why: string;
+  /** The tool is still offered, but a call of it now asks (the organization's policy): this one was to run unasked. */
+  asksNow: boolean;
+}
+
+const gone = (why: string): NotAllowed => ({ why, asksNow: false });
+
+/**
+ * The error result's words, so the model does not retry blindly: the tool is gone, and why; or
+ * it is still there but now asks, so proposing it again puts it to the person.
+ */
+export function notRunMessage(modelName: string, n: NotAllowed): string {
+  return n.asksNow
+    ? `${modelName} was not run: it was to run without asking, and now every call of it asks. ${n.why} ` +
+        'Propose it again if it is still needed; the person will be asked.'
+    : `${modelName} was not run: it is no longer available in this conversation. ${n.why}`;
 }

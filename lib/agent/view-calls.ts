@@ -212,7 +212,7 @@ async function runAllowed(deps: EngineDeps, call: ToolCallRow, sessionId: string
   const host = hostOf(deps);
   const servers = await host.serversFor(call.userId);
   const who = { userId: call.userId, conversationId: call.conversationId, sessionId };
-  const why = (await callsNoLongerAllowed(host, who, [call], servers)).get(call.id);
+  const why = (await callsNoLongerAllowed(host, who, [call], servers)).get(call.id)?.why;
   const server = servers.find((s) => s.id === call.serverId);
   if (why || !server || server.showViews === false) {
     const reason =

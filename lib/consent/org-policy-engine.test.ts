@@ -13,6 +13,7 @@ import { startRun } from '@/lib/agent/engine';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { callExposedTool } from '@/lib/gateway/call';
 import { approvalStateCodec } from '@/lib/gateway/elicit-approval';
+import { createGatewayTools } from '@/lib/gateway/service';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
@@ -154,6 +155,37 @@ for (const { kind, available } of TEST_DATABASES) {
       await s.env.close();
     });
 
+    it('auto-approve turned off while a step waits: its call that was to run without asking does not run unasked', async () => {
+      // A asks (a grant without auto-approve), B runs without asking (a grant with it): the step waits on A.
+      const s = await setup(
+        [{ blocks: [toolUse('tu_a', 'fx__counter', {}), toolUse('tu_b', 'fx__write', {})] }, { blocks: [text('ok')] }],
+        [{ name: 'counter' }, { name: 'write', autoApprove: true }],
+      );
+      const runId = await s.start();
+      expect((await getRun(h.db, runId))!.status).toBe('awaiting_approval');
+      const proposed = await s.calls();
+      const a = proposed.find((c) => c.toolUseId === 'tu_a')!;
+      expect(proposed.find((c) => c.toolUseId === 'tu_b')).toMatchObject({ status: 'auto_approved' });
+
+      await s.setPolicy({ autoApprove: { allowed: false, neverFor: [] } });
+      await decideCall(s.env.deps, { userId: s.user.id, toolCallId: a.id, decision: 'allow_once', argsHash: a.argsHash });
+      await s.env.deps.idle();
+
+      expect((await getRun(h.db, runId))!.status).toBe('completed');
+      const after = await s.calls();
+      // The person approved A: it runs. B was never asked about: it does not run, and the model is told why.
+      expect(after.find((c) => c.toolUseId === 'tu_a')).toMatchObject({ status: 'succeeded', attempts: 1 });
+      const b = after.find((c) => c.toolUseId === 'tu_b')!;
+      expect(b).toMatchObject({ status: 'rejected', attempts: 0 });
+      const why = 'Your organization "Acme" does not allow tools to run without asking: every call asks.';
+      expect(b.verdict).toMatchObject({ verdict: 'reject', reason: expect.stringContaining(why) });
+      expect(said(b.result)).toContain(why);
+      expect(said(s.env.model.requests[1]!.body.messages.at(-1)!.content)).toContain(
+        'fx__write was not run: it was to run without asking, and now every call of it asks.',
+      );
+      await s.env.close();
+    });
+
     it('the /mcp gateway holds an MCP client of the member to the same policy', async () => {
       const s = await setup([], []);
       const echo = (await s.env.deps.tools!.gateway.listTools(s.env.server, { userId: s.user.id })).tools.find((t) => t.name === 'echo')!;
@@ -189,6 +221,48 @@ for (const { kind, available } of TEST_DATABASES) {
         isError: true,
         content: [{ text: 'fx__echo was not run: Your organization "Acme" does not allow the tool "fx__echo".' }],
       });
+      await s.env.close();
+    });
+
+    it('the /mcp gateway does not list a tool the policy forbids to an MCP client of the member', async () => {
+      const s = await setup([], []);
+      const principal = {
+        origin: 'http://localhost',
+        userId: s.user.id,
+        plan: 'pro',
+        toolsRev: 0,
+        client: { kind: 'access_token' as const, id: randomUUID(), name: 'ci' },
+        profile: {
+          v: 1 as const,
+          tools: ['echo', 'counter'].map((tool) => ({ serverId: FIXTURE_SERVER_ID, tool, name: `fx__${tool}` })),
+        },
+        tainted: null,
+      };
+      const gateway = createGatewayTools({
+        db: h.db,
+        tools: s.env.deps.tools!,
+        auditKeys: s.env.deps.auditKeys,
+        bus: s.env.deps.bus,
+        approvalWaitMs: 1_000,
+        stateKey: randomBytes(32),
+      });
+      const listed = async () => (await gateway.list(principal)).map((t) => t.name).sort();
+      expect(await listed()).toEqual(['fx__counter', 'fx__echo']);
+      await s.setPolicy({ tools: { allow: null, deny: ['fx__counter'] } });
+      expect(await listed()).toEqual(['fx__echo']);
+      // A client that calls it anyway is told the policy's reason, not that no such tool exists.
+      expect(
+        await gateway.call(principal, 'fx__counter', {}, new AbortController().signal, {
+          canElicit: false,
+          inputResponses: undefined,
+          approvalId: null,
+        }),
+      ).toMatchObject({
+        isError: true,
+        content: [{ text: 'fx__counter was not run: Your organization "Acme" does not allow the tool "fx__counter".' }],
+      });
+      await s.setPolicy({ tools: { allow: ['fx__counter'], deny: [] } });
+      expect(await listed()).toEqual(['fx__counter']);
       await s.env.close();
     });
 

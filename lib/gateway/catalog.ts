@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 
 import type { StoredTokenProfile } from '@/db/stored-json';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { toolRefusal, type OrgPolicyOf } from '@/lib/consent/org-policy';
 import { isOnPlan, planOf } from '@/lib/consent/plan-tools';
 import { isTrustedReadOnly } from '@/lib/consent/policy';
 import { buildToolNames, namespaceProblem } from '@/lib/mcp/naming';
@@ -11,8 +12,10 @@ import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
  * The tools a person could expose to MCP clients, named as their chat names them
  * (`<namespace>__<tool>`, lib/mcp/naming.ts): every tool of the servers they have switched on
  * (the built-in ones and their enabled servers, only reviewed tools of the latter: the tool
- * host filters those), within their plan, that a model may call (a tool marked for its views only
- * is not). Catalogs come from the same caches the chat uses.
+ * host filters those), within their plan and their organizations' tool lists (`orgPolicies`: a
+ * tool the policy forbids is not listed; its call is refused anyway, lib/gateway/call.ts), that a
+ * model may call (a tool marked for its views only is not). Catalogs come from the same caches the
+ * chat uses.
  */
 export interface ExposableTool {
   name: string;
@@ -23,15 +26,18 @@ export interface ExposableTool {
 export async function exposableTools(
   host: ToolHost,
   /** `toolsRev`: the person's `users.tools_rev` as read for this request, when it was (their servers read at it are reused). */
-  user: { id: string; plan: string | null; toolsRev?: number },
+  user: { id: string; plan: string | null; toolsRev?: number; orgPolicies?: readonly OrgPolicyOf[] },
 ): Promise<ExposableTool[]> {
   const servers = [...(await host.serversFor(user.id, { toolsRev: user.toolsRev }))]
     .filter((s) => namespaceProblem(s.namespace) === null)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: user.id })));
   const plan = planOf(user.plan);
+  const policies = user.orgPolicies ?? [];
   const listed = catalogs.flatMap((c) =>
-    c.tools.filter((t) => t.view?.modelVisible !== false && isOnPlan(plan, t.serverId, t.name)).map((tool) => ({ tool, server: c.server })),
+    c.tools
+      .filter((t) => t.view?.modelVisible !== false && isOnPlan(plan, t.serverId, t.name) && toolRefusal(policies, t) === null)
+      .map((tool) => ({ tool, server: c.server })),
   );
   const names = buildToolNames(listed.map((l) => ({ serverId: l.tool.serverId, namespace: l.tool.namespace, name: l.tool.name })));
   return listed.map((l) => ({ name: names.modelNameOf(l.tool.serverId, l.tool.name), ...l }));

@@ -1,5 +1,6 @@
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
@@ -23,10 +24,20 @@ export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
  * server bumps it): a client's calls in a row do not re-read them.
  */
 export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
-  const exposed = async (p: GatewayPrincipal) =>
+  // Listing, the person's organizations' tool lists apply: a tool they forbid is not listed. A call
+  // of it still finds it, so that callExposedTool refuses it with the policy's reason.
+  const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) =>
     p.profile.tools.length === 0
       ? []
-      : inProfile(await exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }), p.profile);
+      : inProfile(
+          await exposableTools(deps.tools, {
+            id: p.userId,
+            plan: p.plan,
+            toolsRev: p.toolsRev,
+            ...(opts.listing && { orgPolicies: await listPoliciesOfUser(deps.db, p.userId) }),
+          }),
+          p.profile,
+        );
   // Valid as long as the call may wait, plus a minute for the client to send its answer back.
   const stateCodec = approvalStateCodec(deps.stateKey, Math.ceil(deps.approvalWaitMs / 1000) + 60);
   /** Calls in progress per client on this instance (`mcpConcurrentCalls`). */
@@ -34,7 +45,7 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
   return {
     stateCodec,
     async list(principal): Promise<Tool[]> {
-      return (await exposed(principal)).map(toMcpTool);
+      return (await exposed(principal, { listing: true })).map(toMcpTool);
     },
     async call(principal, name, args, signal, ask): Promise<CallToolResult | InputRequiredResult> {
       const busy = inFlight.get(principal.client.id) ?? 0;

@@ -1,13 +1,22 @@
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { createConversation } from '@/db/queries/conversations';
+import { addModelTokens } from '@/db/queries/model-usage';
 import { addMembership, insertOrg, roleIn } from '@/db/queries/orgs';
+import { insertRun } from '@/db/queries/runs';
+import { insertToolCalls } from '@/db/queries/tool-calls';
 import { createUser, type UserRow } from '@/db/queries/users';
-import { users } from '@/db/schema';
+import { auditEntries, runs, toolCalls, users } from '@/db/schema';
+import { argsHash } from '@/lib/agent/args-hash';
+import { appendAudit } from '@/lib/audit/append';
+import { auditKeyring } from '@/lib/audit/key';
 import { signUp } from '@/lib/auth/signup';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 
+import { orgAudit, orgUsage } from './admin';
 import { DEFAULT_ORG_NAME } from './default-org';
 import { acceptInvitationToken, createInvitation, INVITATION_TTL_MS } from './invitations';
 import { joinByEmailDomain } from './join';
@@ -121,6 +130,81 @@ for (const { kind, available } of TEST_DATABASES) {
       await expect(removeMember(h.db, org.id, owner.id, owner.id)).rejects.toMatchObject({ type: 'conflict' });
       await removeMember(h.db, org.id, admin.id, member.id);
       expect(await roleIn(h.db, org.id, member.id)).toBeNull();
+    });
+
+    /** One turn of the person with one tool call, audited, and some model tokens, all at `at`. */
+    async function activity(userId: string, tool: string, at: Date) {
+      const conversation = await createConversation(h.db, { userId, model: 'demo' });
+      const run = (await insertRun(h.db, {
+        conversationId: conversation.id,
+        userId,
+        sessionId: null,
+        model: 'demo',
+        leaseOwner: 'test',
+        leaseExpiresAt: at,
+      }))!;
+      const [call] = await insertToolCalls(h.db, [
+        {
+          runId: run.id,
+          conversationId: conversation.id,
+          userId,
+          step: 1,
+          position: 0,
+          toolUseId: `tu_${tool}`,
+          modelName: `fx__${tool}`,
+          input: {},
+          argsHash: argsHash({}),
+          serverId: 'fx',
+          serverName: 'Fixture',
+          tool,
+          trust: 'untrusted',
+          annotations: {},
+          status: 'succeeded',
+        },
+      ]);
+      const iso = at.toISOString();
+      await appendAudit(h.db, auditKeyring(randomBytes(32)), [
+        {
+          userId,
+          content: {
+            v: 1,
+            kind: 'tool_call',
+            toolCallId: call!.id,
+            runId: run.id,
+            conversation: { id: conversation.id, title: 'T' },
+            server: { id: 'fx', name: 'Fixture' },
+            tool,
+            modelName: `fx__${tool}`,
+            trust: 'untrusted',
+            arguments: { proposed: {}, proposedHash: 'h', executed: {}, executedHash: 'h', edited: false },
+            verdict: { kind: 'allowed', rule: null, by: userId, decision: 'allow_once', reason: null, warnings: [] },
+            grant: { id: null, constraint: null },
+            outcome: 'succeeded',
+            timing: { proposedAt: iso, startedAt: iso, endedAt: iso, durationMs: 0 },
+            attempts: 1,
+            result: { isError: false, bytes: 1, sha256: 'x', totalChars: null, truncated: false },
+          },
+        },
+      ]);
+      await h.db.update(runs).set({ status: 'completed', createdAt: at }).where(eq(runs.id, run.id));
+      await h.db.update(toolCalls).set({ createdAt: at }).where(eq(toolCalls.id, call!.id));
+      await h.db.update(auditEntries).set({ at }).where(eq(auditEntries.toolCallId, call!.id));
+      await addModelTokens(h.db, userId, 100, at);
+    }
+
+    it("the admin pages show a member's usage and audit only from when they joined, not their history before", async () => {
+      const org = await insertOrg(h.db, { name: `Team ${++n}` });
+      const [admin, joiner] = [await person(), await person()];
+      await addMembership(h.db, org.id, admin.id, 'admin');
+      // Two days before joining: their own, not the organization's.
+      await activity(joiner.id, 'before', new Date(Date.now() - 2 * 86_400_000));
+      await addMembership(h.db, org.id, joiner.id, 'member');
+      await activity(joiner.id, 'after', new Date(Date.now() + 1_000));
+
+      const usage = await orgUsage(h.db, org.id, admin.id);
+      expect(usage.members.find((m) => m.userId === joiner.id)).toMatchObject({ turns: 1, tokens: 100, toolCalls: 1 });
+      const audit = await orgAudit(h.db, org.id, admin.id);
+      expect(audit.entries.filter((e) => e.userId === joiner.id).map((e) => e.tool)).toEqual(['after']);
     });
 
     it('anyone makes an organization and owns it; it has nobody else', async () => {

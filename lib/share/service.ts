@@ -92,6 +92,18 @@ async function linkViewOf(db: Db, userId: string, link: ShareLinkRow, now = new 
   return toLinkView(listing, now);
 }
 
+/**
+ * The person's organizations may allow only links for signed-in people, or none with tool
+ * details: making a link, or publishing newer turns on one, is refused with the policy's reason.
+ */
+async function requireSharePolicy(db: Db, userId: string, link: { audience: ShareAudience; includeToolDetails: boolean }) {
+  const refused = shareRefusal(await listPoliciesOfUser(db, userId), link);
+  if (refused) {
+    const field = refused.rule === 'share_anyone' ? 'audience' : 'includeToolDetails';
+    throw new AppError('forbidden', 'org_policy', `${field}: ${refused.why}`, field);
+  }
+}
+
 export async function createShare(
   rt: ShareRuntime,
   userId: string,
@@ -101,12 +113,7 @@ export async function createShare(
 ): Promise<CreatedShare> {
   const db = rt.handle.db;
   const point = await snapshotPointOf(db, userId, conversationId);
-  // The person's organizations may allow only links for signed-in people, or none with tool details.
-  const refused = shareRefusal(await listPoliciesOfUser(db, userId), options);
-  if (refused) {
-    const field = refused.rule === 'share_anyone' ? 'audience' : 'includeToolDetails';
-    throw new AppError('forbidden', 'org_policy', `${field}: ${refused.why}`, field);
-  }
+  await requireSharePolicy(db, userId, options);
   const { token, hash } = newShareToken();
   const now = new Date();
   const link = await insertShareLink(db, {
@@ -143,6 +150,8 @@ export async function updateShareSnapshot(rt: ShareRuntime, userId: string, shar
   const db = rt.handle.db;
   const link = await getShareLinkForUser(db, userId, shareId);
   if (!link) throw new AppError('not_found', 'share', `No share link with id "${shareId}".`);
+  // A link made before the policy forbade links like it publishes nothing newer.
+  await requireSharePolicy(db, userId, link);
   const point = await snapshotPointOf(db, userId, link.conversationId);
   const moved = await moveShareSnapshot(db, userId, shareId, point, new Date());
   if (!moved) throw new AppError('not_found', 'share', `No share link with id "${shareId}".`);
@@ -158,7 +167,8 @@ export async function revokeShare(rt: ShareRuntime, userId: string, shareId: str
 
 /**
  * The link a token opens, within the limit of failed lookups: unknown, revoked and expired links are the same
- * 404 (nothing says which); a signed-in-only link asks a signed-out visitor to sign in.
+ * 404 (nothing says which); a signed-in-only link asks a signed-out visitor to sign in; a link its owner's
+ * organization now forbids (public, or with tool details) is a 403 saying so.
  */
 async function resolveShare(rt: ShareRuntime, token: string, visitor: ShareVisitor): Promise<ShareLinkRow> {
   const db = rt.handle.db;
@@ -172,6 +182,17 @@ async function resolveShare(rt: ShareRuntime, token: string, visitor: ShareVisit
   }
   if (link.audience === 'signed_in' && !visitor.userId) {
     throw new AppError('unauthorized', 'share', 'Sign in to read this conversation: its owner shares it with signed-in people only.');
+  }
+  // A link made before its owner's organization forbade links like it opens nothing (told in
+  // words for the visitor, who is not the one the policy's "Your organization …" speaks to).
+  const refused = shareRefusal(await listPoliciesOfUser(db, link.userId), link);
+  if (refused) {
+    const kind = refused.rule === 'share_anyone' ? 'public links' : 'links with tool details';
+    throw new AppError(
+      'forbidden',
+      'share',
+      `This shared conversation is not available: its owner's organization no longer allows ${kind}.`,
+    );
   }
   return link;
 }

@@ -77,7 +77,14 @@ export function PolicyForm({ orgId, initial }: { orgId: string; initial: StoredO
             />
           </Field>
         )}
-        <Field label="Never these servers and tools" id="policy-deny" hint="Wins over the list above.">
+        <Field
+          label="Never these servers and tools"
+          id="policy-deny"
+          hint={
+            'Wins over the list above. Advisory only: entries match server names, which members can rename. ' +
+            'To enforce, list what is allowed instead.'
+          }
+        >
           <Textarea value={deny} onChange={(e) => setDeny(e.target.value)} rows={3} spellCheck={false} className="font-mono text-[13px]" />
         </Field>
       </Group>

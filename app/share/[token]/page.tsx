@@ -49,8 +49,10 @@ export default async function SharedConversationPage({ params }: Params) {
     if (err instanceof AppError && err.type === 'not_found') notFound();
     if (err instanceof AppError && err.type === 'unauthorized') redirect(signInToReturnHref(token));
     if (err instanceof AppError && err.type === 'rate_limited') return null;
+    if (err instanceof AppError && err.type === 'forbidden') return { forbidden: err.message };
     throw err;
   });
+  if (opened && 'forbidden' in opened) return <SharedUnavailable title="Not available" description={opened.forbidden} />;
   if (!opened) {
     return (
       <SharedUnavailable

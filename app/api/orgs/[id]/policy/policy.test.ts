@@ -28,6 +28,8 @@ describe('organization policy through the API', () => {
     tools: typeof import('@/app/api/conversations/[id]/tools/route');
     grants: typeof import('@/app/api/conversations/[id]/grants/route');
     shares: typeof import('@/app/api/conversations/[id]/shares/route');
+    share: typeof import('@/app/api/shares/[id]/route');
+    open: typeof import('@/app/api/share/[token]/route');
     servers: typeof import('@/app/api/servers/route');
   };
 
@@ -38,6 +40,8 @@ describe('organization policy through the API', () => {
       tools: await import('@/app/api/conversations/[id]/tools/route'),
       grants: await import('@/app/api/conversations/[id]/grants/route'),
       shares: await import('@/app/api/conversations/[id]/shares/route'),
+      share: await import('@/app/api/shares/[id]/route'),
+      open: await import('@/app/api/share/[token]/route'),
       servers: await import('@/app/api/servers/route'),
     };
   });
@@ -158,6 +162,43 @@ describe('organization policy through the API', () => {
     expect(details.status).toBe(403);
     expect(await errorOf(details)).toMatchObject({ field: 'includeToolDetails' });
     expect((await share({ audience: 'signed_in' })).status).toBe(201);
+  });
+
+  it('a link made before the policy forbade it: updating it is refused, and it no longer opens, with the reason', async () => {
+    const { org, admin, member } = await orgWithPolicy({});
+    const made = await routes.shares.POST(
+      req('POST', member.cookie, { audience: 'anyone', includeToolDetails: true }),
+      at(member.conversationId),
+    );
+    expect(made.status).toBe(201);
+    const { id, url } = (await made.json()) as { id: string; url: string };
+    const token = new URL(url).pathname.split('/').at(-1)!;
+    const open = () => routes.open.GET(new Request(`${ORIGIN}/api/share/${token}`), { params: Promise.resolve({ token }) });
+    const update = () => routes.share.PATCH(req('PATCH', member.cookie, { snapshot: 'latest' }), at(id));
+    expect((await open()).status).toBe(200);
+    expect((await update()).status).toBe(200);
+
+    const setShares = async (shares: Policy['shares']) => {
+      const res = await routes.policy.PUT(req('PUT', admin.cookie, { ...DEFAULT_ORG_POLICY, v: undefined, shares }), at(org.id));
+      expect(res.status).toBe(200);
+    };
+    await setShares({ anyone: false, toolDetails: true });
+    const refused = await update();
+    expect(refused.status).toBe(403);
+    expect(await errorOf(refused)).toMatchObject({
+      field: 'audience',
+      message: expect.stringMatching(/does not allow public share links/),
+    });
+    const closed = await open();
+    expect(closed.status).toBe(403);
+    expect((await errorOf(closed)).message).toMatch(/owner's organization no longer allows public links/);
+
+    await setShares({ anyone: true, toolDetails: false });
+    expect(await errorOf(await update())).toMatchObject({ field: 'includeToolDetails' });
+    expect((await errorOf(await open())).message).toMatch(/no longer allows links with tool details/);
+
+    await setShares({ anyone: true, toolDetails: true });
+    expect((await open()).status).toBe(200);
   });
 
   it('a member cannot add a server of their own, or one outside the allowed hosts', async () => {
