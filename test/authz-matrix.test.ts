@@ -413,7 +413,10 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH account/tokens/[id]': { name: 'Renamed by the owner', tools: [] },
 };
 
-/** A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`; a function gets what the factories made. */
+/**
+ * A query string for a route whose owner-success is about one of its answers, keyed `METHOD path`;
+ * a function gets what the factories made.
+ */
 const QUERIES: Record<string, string | ((made: Made) => string)> = {
   // The JSON document (Markdown, the default, is the same conversation read the same way).
   'GET conversations/[id]/export': '?format=json',
