@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { searchNotes } from '@/db/queries/notes';
-import { createUser } from '@/db/queries/users';
+import { createUser, findUserById } from '@/db/queries/users';
 import { auditEntries, clientApprovals } from '@/db/schema';
 import type { StoredAuditClientCall } from '@/db/stored-json';
 import type { ClientApprovalView } from '@/lib/gateway/approvals';
+import { limitsFor } from '@/lib/limits';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
 import { openRouteRuntime } from '@/test/route-runtime';
 import { sessionCookie } from '@/test/route-session';
@@ -248,6 +249,25 @@ describe('/mcp: calls that wait for approval', () => {
     tab.abort();
     await reader.cancel().catch(() => {});
     await client.close();
+  });
+
+  it("counts a tab's inbox stream with the person's other event streams: past the cap, the oldest is closed and told why", async () => {
+    const ada = await personWithToken([]);
+    const cap = limitsFor((await findUserById(h.db, ada.userId))!.plan).eventStreamsPerUser;
+    const tabs = Array.from({ length: cap + 1 }, () => new AbortController());
+    const readers = [];
+    for (const tab of tabs) {
+      const res = await events.GET(
+        new Request('http://localhost/api/client-approvals/events', { headers: { cookie: ada.cookie }, signal: tab.signal }),
+        none,
+      );
+      readers.push(res.body!.pipeThrough(new TextDecoderStream()).getReader());
+    }
+    let oldest = '';
+    for (let chunk = await readers[0]!.read(); !chunk.done; chunk = await readers[0]!.read()) oldest += chunk.value;
+    expect(oldest).toMatch(/event: stream\.closed\ndata: \{"reason":"too_many_streams"/);
+    for (const tab of tabs) tab.abort();
+    for (const r of readers.slice(1)) await r.cancel().catch(() => {});
   });
 
   it('marks the call cancelled when the client closes its request while waiting, and the inbox drops it', async () => {

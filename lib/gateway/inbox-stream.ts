@@ -1,4 +1,4 @@
-import { STREAM_EVENTS } from '@/lib/agent/events';
+import { STREAM_EVENTS, type StreamClosed } from '@/lib/agent/events';
 
 import { inboxTopic, type ApprovalDeps } from './approvals';
 import { INBOX_CHANGED } from './inbox-events';
@@ -15,6 +15,8 @@ export async function openInboxStream(
   userId: string,
   signal: AbortSignal,
   pingMs: number,
+  /** Counts the stream in with the person's other open streams (the same caps as a conversation's); closing it when evicted. */
+  register: (close: (closed: StreamClosed) => void) => () => void,
 ): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
   let stop = () => {};
@@ -38,11 +40,16 @@ export async function openInboxStream(
         () => send(INBOX_CHANGED, { id: null, status: null }),
       );
       const ping = setInterval(() => send(STREAM_EVENTS.ping, {}), pingMs);
+      const release = register((closed) => {
+        send(STREAM_EVENTS.closed, { ...closed });
+        stop();
+      });
       stop = () => {
         if (!open) return;
         open = false;
         clearInterval(ping);
         unsubscribe();
+        release();
         try {
           controller.close();
         } catch {

@@ -197,7 +197,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
             </p>
             <ToolPicker tools={tools} value={picked} onChange={setPicked} idPrefix="new-token" labelledBy="token-tools-label" />
             <p className="text-xs text-faint">
-              Tools that need approval are listed to the client but not run for it yet: approving MCP clients&rsquo; calls is coming.
+              A call that needs your approval waits in Other clients until you allow or deny it there.
             </p>
           </div>
           <Button type="submit" icon={Plus} loading={busy}>
