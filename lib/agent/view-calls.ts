@@ -77,12 +77,13 @@ export async function askFromView(deps: EngineDeps, req: ViewCallRequest): Promi
   if (!parent.result || !callRan(parent.status)) {
     throw new ViewCallError('conflict', `The view can call tools only once its own call has run (this one is ${parent.status}).`);
   }
-  const tooMany = await viewCallRateRefusal(deps.db, { conversationId: parent.conversationId, viewOf: parent.id });
-  if (tooMany) throw new ViewCallError('rate_limited', tooMany);
   const server = (await host.serversFor(req.userId)).find((s) => s.id === parent.serverId);
   if (!server) throw new ViewCallError('conflict', `${parent.serverName ?? 'The server'} is no longer one of your enabled servers.`);
   // A view still open in a page when the person switched its server's views off asks nothing more.
   if (server.showViews === false) throw new ViewCallError('conflict', viewsSwitchedOff(server.displayName));
+  // Counted only once the view may ask at all (a refused view spends no budget and writes no counter).
+  const tooMany = await viewCallRateRefusal(deps.db, { conversationId: parent.conversationId, viewOf: parent.id });
+  if (tooMany) throw new ViewCallError('rate_limited', tooMany);
 
   const caller = { userId: req.userId, conversationId: parent.conversationId };
   const catalog = await host.gateway.listTools(server, caller);

@@ -3,6 +3,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 
 import type { ClientDecisionKind } from '@/db/vocabulary';
+import { STREAM_EVENTS } from '@/lib/agent/events';
 import type { ClientApprovalView } from '@/lib/gateway/approvals';
 import { INBOX_CHANGED } from '@/lib/gateway/inbox-events';
 
@@ -46,6 +47,8 @@ export function InboxProvider({ children }: { children: React.ReactNode }) {
     // The stream says "read again" when it opens (and EventSource reopens it after a drop).
     const source = new EventSource('/api/client-approvals/events');
     source.addEventListener(INBOX_CHANGED, () => void reload());
+    // Closed on purpose (too many open tabs): not reopened, or it would close another tab's in turn.
+    source.addEventListener(STREAM_EVENTS.closed, () => source.close());
     return () => source.close();
   }, [reload]);
 
@@ -53,8 +56,11 @@ export function InboxProvider({ children }: { children: React.ReactNode }) {
     async (call: ClientApprovalView, decision: ClientDecisionKind) => {
       try {
         await api(`/api/client-approvals/${call.id}/decision`, { method: 'POST', body: { decision, argsHash: call.argsHash } });
-      } finally {
+      } catch (err) {
+        // Decided elsewhere meanwhile, or gone: show the list as it is now. A decision that landed is
+        // announced on the stream, which reads the list again (no second read here).
         await reload();
+        throw err;
       }
     },
     [reload],

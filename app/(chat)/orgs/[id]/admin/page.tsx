@@ -2,6 +2,7 @@ import { Activity, ScrollText, Shield, Users } from 'lucide-react';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 
+import { OUTCOME_BADGE } from '@/app/_components/activity/activity-view';
 import { MembersTable } from '@/app/_components/org-admin/members-table';
 import { PolicyForm } from '@/app/_components/org-admin/policy-form';
 import { Badge, CardBody } from '@/app/_components/ui';
@@ -14,14 +15,6 @@ import { Section } from '../../../account/ui';
 
 export const metadata: Metadata = { title: 'Organization · Switchboard' };
 export const dynamic = 'force-dynamic';
-
-const OUTCOME_TONE: Record<string, 'success' | 'danger' | 'neutral' | 'warning'> = {
-  succeeded: 'success',
-  errored: 'danger',
-  timed_out: 'warning',
-  denied: 'warning',
-  rejected: 'neutral',
-};
 
 const POLICY_WORDS =
   'What members may use, above their own choices. A change applies at the next step of every running conversation and ' +
@@ -129,7 +122,7 @@ export default async function OrgAdminPage({ params }: { params: Promise<{ id: s
                         <span className="font-mono text-[13px]">{e.tool ?? '—'}</span>
                       </td>
                       <td className="py-2 text-right">
-                        <Badge tone={OUTCOME_TONE[e.outcome ?? ''] ?? 'neutral'}>{(e.outcome ?? 'unknown').replace('_', ' ')}</Badge>
+                        <Badge tone={OUTCOME_BADGE[e.outcome ?? 'unknown'].tone}>{OUTCOME_BADGE[e.outcome ?? 'unknown'].label}</Badge>
                       </td>
                     </tr>
                   ))}
