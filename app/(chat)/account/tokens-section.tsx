@@ -196,9 +196,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
               <span className="font-normal text-faint">({picked.length === 0 ? 'none yet' : `${picked.length} picked`})</span>
             </p>
             <ToolPicker tools={tools} value={picked} onChange={setPicked} idPrefix="new-token" labelledBy="token-tools-label" />
-            <p className="text-xs text-faint">
-              A call that needs your approval waits in Other clients until you allow or deny it there.
-            </p>
+            <p className="text-xs text-faint">A call that needs your approval waits in Other clients until you allow or deny it there.</p>
           </div>
           <Button type="submit" icon={Plus} loading={busy}>
             Create token
