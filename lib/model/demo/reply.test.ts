@@ -108,6 +108,31 @@ describe('decideReply', () => {
     expect(text).toBe('Tool results:\n- a__b returned: 2 notes found');
   });
 
+  it("does not name the tool twice when the host's error already names it", () => {
+    const reply = decideReply(
+      request([
+        { role: 'user', content: 'go a__b and c__d' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't1', name: 'a__b', input: {} },
+            { type: 'tool_use', id: 't2', name: 'c__d', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: 'a__b timed out: no answer for 30 s.', is_error: true },
+            { type: 'tool_result', tool_use_id: 't2', content: 'a__b is busy', is_error: true },
+          ],
+        },
+      ]),
+      { newToolUseId: ids },
+    );
+    const text = reply.blocks[0]?.type === 'text' ? reply.blocks[0].text : '';
+    expect(text).toBe('Tool results:\n- a__b timed out: no answer for 30 s.\n- c__d failed: a__b is busy');
+  });
+
   it('builds tool_use blocks with the given ids after an intro sentence', () => {
     const reply = decideReply(request([{ role: 'user', content: 'a__b and c__d and e__f' }]), { newToolUseId: ids });
     expect(reply.stopReason).toBe('tool_use');

@@ -15,7 +15,8 @@ export function toolResultBlocks(message: RequestMessage | undefined): RequestBl
 
 /**
  * `Tool results:` then one line per result:
- * `- <tool name> returned: <text>` or `- <tool name> failed: <text>`.
+ * `- <tool name> returned: <text>` or `- <tool name> failed: <text>` (or `- <text>` when the
+ * error already begins with the tool's name).
  * Tool names come from the `tool_use` blocks of the assistant message before
  * the results (matched by `tool_use_id`).
  */
@@ -24,8 +25,10 @@ export function describeToolResults(results: RequestBlock[], messages: RequestMe
   const lines = results.map((result) => {
     const id = String(result.tool_use_id ?? '');
     const name = names.get(id) ?? `unknown tool (${id || 'no tool_use_id'})`;
-    const verb = result.is_error === true ? 'failed' : 'returned';
-    return `- ${name} ${verb}: ${quote(result.content)}`;
+    const text = quote(result.content);
+    if (result.is_error !== true) return `- ${name} returned: ${text}`;
+    // A host's error often names the tool itself ("notes__search timed out: …"): not twice.
+    return text.startsWith(`${name} `) ? `- ${text}` : `- ${name} failed: ${text}`;
   });
   return ['Tool results:', ...lines].join('\n');
 }
