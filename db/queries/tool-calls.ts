@@ -322,6 +322,22 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
 }
 
 /**
+ * The calls asked for on these messages (a page of a path), read by the turns they came from
+ * rather than the whole conversation's: a long conversation's page reads its own calls only.
+ */
+export async function listToolCallsAskedOn(
+  db: Db,
+  conversationId: string,
+  messages: readonly { role: string; runId: string | null; content: StoredMessageContent }[],
+): Promise<ToolCallRow[]> {
+  const runIds = new Set<string>();
+  for (const m of messages) {
+    if (m.role === 'assistant' && m.runId && m.content.some((b) => b.type === 'tool_use')) runIds.add(m.runId);
+  }
+  return callsAskedOn(messages, await listToolCallsOfRuns(db, conversationId, [...runIds]));
+}
+
+/**
  * The calls asked for by the assistant messages of a path (a call belongs to the branch of the
  * answer whose tool_use it is): what a view of one branch shows of a conversation's calls.
  */

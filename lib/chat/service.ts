@@ -14,7 +14,7 @@ import { listHistorySummaries } from '@/db/queries/history-summaries';
 import { countChildren, listPath } from '@/db/queries/messages';
 import { getLatestRun, listEndedRunUsage, type RunRow } from '@/db/queries/runs';
 import { serversWithViewsOff } from '@/db/queries/servers';
-import { callsAskedOn, listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
+import { listToolCallsAskedOn, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import { DEFAULT_THINKING_EFFORT, type ThinkingEffort } from '@/db/vocabulary';
 import { activeRunOf, cancelRun, RunConflict, startRun } from '@/lib/agent/engine';
@@ -77,9 +77,8 @@ async function owned(rt: ChatRuntime, userId: string, id: string) {
 export async function view(rt: ChatRuntime, userId: string, id: string): Promise<ConversationView> {
   const c = await owned(rt, userId, id);
   const active = await activeRunOf(rt.engine, id);
-  const [messages, calls, latest, summaries, runUsage, viewsOff] = await Promise.all([
+  const [messages, latest, summaries, runUsage, viewsOff] = await Promise.all([
     listPath(rt.handle.db, id),
-    listConversationToolCalls(rt.handle.db, id),
     getLatestRun(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
@@ -88,7 +87,11 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
   // The end of the path only; the page asks for the rest as the person scrolls back (./path-page.ts).
   const start = pageStart(messages, FIRST_PAGE_MESSAGES);
   const page = messages.slice(start);
-  const [files, answersElsewhere] = await Promise.all([filesOf(rt, userId, page), unansweredLeafAnswers(rt, id, messages, active)]);
+  const [files, answersElsewhere, calls] = await Promise.all([
+    filesOf(rt, userId, page),
+    unansweredLeafAnswers(rt, id, messages, active),
+    listToolCallsAskedOn(rt.handle.db, id, page),
+  ]);
   // A page starts a turn, so the turns' marks read from it alone are those of the whole path.
   const marked = withTurnMarks(
     page.map((m) => toPathMessageView(m, files)),
@@ -105,7 +108,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     },
     messages: marked,
     earlier: start,
-    toolCalls: toolCardsOf(callsAskedOn(page, calls), viewsOff),
+    toolCalls: toolCardsOf(calls, viewsOff),
     activeLeafId: c.activeLeafId,
     activeRun: active ? toRunView(active) : null,
     lastRun: (await lastRunOnPath(rt, messages, latest)) ?? null,
@@ -126,9 +129,8 @@ export async function earlierMessages(
   limit: number,
 ): Promise<EarlierMessagesView> {
   await owned(rt, userId, id);
-  const [path, calls, summaries, runUsage, viewsOff] = await Promise.all([
+  const [path, summaries, runUsage, viewsOff] = await Promise.all([
     listPath(rt.handle.db, id, beforeId),
-    listConversationToolCalls(rt.handle.db, id),
     listHistorySummaries(rt.handle.db, id),
     listEndedRunUsage(rt.handle.db, id),
     serversWithViewsOff(rt.handle.db, userId),
@@ -138,13 +140,13 @@ export async function earlierMessages(
   const start = pageStart(before, limit);
   // Marked with the message after the page, so a turn answered again from there shows no tokens (withTurnMarks).
   const page = path.slice(start);
-  const files = await filesOf(rt, userId, page);
+  const [files, calls] = await Promise.all([filesOf(rt, userId, page), listToolCallsAskedOn(rt.handle.db, id, page.slice(0, -1))]);
   const marked = withTurnMarks(
     page.map((m) => toPathMessageView(m, files)),
     summaries,
     runUsage,
   ).slice(0, -1);
-  return { messages: marked, earlier: start, toolCalls: toolCardsOf(callsAskedOn(page.slice(0, -1), calls), viewsOff) };
+  return { messages: marked, earlier: start, toolCalls: toolCardsOf(calls, viewsOff) };
 }
 
 /** The cards of these calls: a call of a server whose interactive views the person switched off shows none. */
