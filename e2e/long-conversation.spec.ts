@@ -4,11 +4,16 @@ import { appOrigin, jsonWrite, signedInUser, waitForIdle } from './helpers';
 
 // A long conversation reaches the page a page at a time (lib/chat/path-page.ts): the page comes with
 // the end of the path, and scrolling back reads the messages before it, keeping the reader's place.
+// Shared, it is read from its start: the shared page comes with the first turns, scrolling down reads the rest.
 
 const TOOL_TURNS = 16; // four messages each: the question, the call, its result, the answer
 const FIRST_QUESTION = 'The very first question';
 
-test('a long conversation opens at its end; scrolling back reads the earlier messages in place', async ({ page, context, baseURL }) => {
+test('a long conversation opens at its end and scrolls back; shared, it opens at its start and scrolls on', async ({
+  page,
+  context,
+  baseURL,
+}) => {
   test.setTimeout(90_000);
   const origin = appOrigin(baseURL);
   await signedInUser(context, origin, 'long');
@@ -59,4 +64,24 @@ test('a long conversation opens at its end; scrolling back reads the earlier mes
   await expect(page.getByTestId('tool-call').first()).toBeVisible();
   expect(await page.getByTestId('tool-call').count()).toBe(TOOL_TURNS);
   expect(await questions.count()).toBe(TOOL_TURNS + 1);
+
+  // Shared: the link's page starts at the first question and reads the rest as the reader scrolls down.
+  const shared = await page.request.post(`/api/conversations/${id}/shares`, {
+    headers: jsonWrite(origin),
+    data: { includeToolDetails: true, audience: 'anyone', expiresIn: 'never' },
+  });
+  expect(shared.status(), await shared.text()).toBe(201);
+  const { url } = (await shared.json()) as { url: string };
+  const sharedPath = new URL(url).pathname;
+  const sharedHtml = await (await page.request.get(sharedPath)).text();
+  expect(sharedHtml).toContain(FIRST_QUESTION);
+  expect(sharedHtml).not.toContain('The last question');
+  await page.goto(sharedPath);
+  const more = page.getByTestId('later-messages');
+  await expect(more).toContainText(/Show \d+ more messages?/);
+  await page.evaluate(() => window.scrollTo({ top: document.body.scrollHeight }));
+  await expect(questions.last()).toContainText('The last question');
+  await expect(more).toBeHidden();
+  expect(await questions.count()).toBe(TOOL_TURNS + 1);
+  expect(await page.getByTestId('tool-call').count()).toBe(TOOL_TURNS);
 });

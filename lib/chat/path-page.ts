@@ -1,4 +1,5 @@
 import type { StoredMessageContent } from '@/db/stored-json';
+import { AppError } from '@/lib/http/errors';
 
 /*
  * A long conversation reaches the page a page at a time: the conversation's view carries the end
@@ -6,13 +7,15 @@ import type { StoredMessageContent } from '@/db/stored-json';
  * messages before its first one as the person scrolls back (`GET /api/conversations/:id/messages
  * ?before=`). Without it the page's server-rendered payload carried every message of the path —
  * 300 messages with their tool results for a long conversation — before the first one was drawn.
+ * A shared conversation is read from its start instead: its view carries the first turns and the
+ * reader's page asks for the ones after as they scroll down (`GET /api/share/:token/messages?after=`).
  */
 
-/** Messages of the path's end in the conversation's view (more when that would cut a turn in two). */
+/** Messages of the first page (the path's end, or a share's start; more when that would cut a turn in two). */
 export const FIRST_PAGE_MESSAGES = 60;
-/** Messages per earlier page, unless the request asks for fewer or more. */
-export const EARLIER_PAGE_MESSAGES = 100;
-/** The most an earlier page may ask for. */
+/** Messages per further page, unless the request asks for fewer or more. */
+export const PAGE_MESSAGES = 100;
+/** The most a further page may ask for. */
 export const MAX_PAGE_MESSAGES = 200;
 
 type PathMessage = { role: 'user' | 'assistant'; content: StoredMessageContent };
@@ -32,4 +35,23 @@ export function pageStart(path: readonly PathMessage[], limit: number): number {
   let start = Math.max(0, path.length - limit);
   while (start > 0 && !startsTurn(path[start]!)) start--;
   return start;
+}
+
+/**
+ * Where a page of about `limit` messages starting at `from` ends (exclusive): after the last message
+ * of the turn its last message belongs to, so a page never ends inside a turn. A share's pages.
+ */
+export function pageEnd(path: readonly PathMessage[], from: number, limit: number): number {
+  let end = Math.min(path.length, from + limit);
+  while (end < path.length && !startsTurn(path[end]!)) end++;
+  return end;
+}
+
+/** The `limit` of a further page's query (PAGE_MESSAGES when absent); a 400 naming it when malformed. */
+export function pageLimitOf(query: URLSearchParams): number {
+  const raw = query.get('limit') ?? String(PAGE_MESSAGES);
+  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE_MESSAGES) {
+    throw new AppError('bad_request', 'query', `limit: must be a whole number from 1 to ${MAX_PAGE_MESSAGES} (got "${raw}").`, 'limit');
+  }
+  return Number(raw);
 }

@@ -27,9 +27,9 @@ export const HIDDEN_RESULT_TEXT = 'Hidden by the owner of the shared conversatio
  * only counted — no id, name or URL of a hidden file is in the view.
  */
 export function toSharedMessage(m: MessageRow, files: ReadonlyMap<string, FileView> | null): SharedMessageView | null {
+  if (!isShown(m)) return null;
   const content = readableBlocks(m.content);
   const fileIds = fileRefIds(m.content);
-  if (content.length === 0 && fileIds.length === 0) return null;
   const shown = files && fileIds.flatMap((id) => files.get(id) ?? []);
   return {
     id: m.id,
@@ -42,6 +42,11 @@ export function toSharedMessage(m: MessageRow, files: ReadonlyMap<string, FileVi
     ...(shown?.length && { files: shown }),
     ...(!files && fileIds.length && { filesHidden: fileIds.length }),
   };
+}
+
+/** Whether the shared page shows anything of a message (not when it carries a turn's tool results only). */
+export function isShown(m: Pick<MessageRow, 'content'>): boolean {
+  return m.content.some((b) => b.type === 'text' || b.type === 'tool_use') || fileRefIds(m.content).length > 0;
 }
 
 /** What a fork's copy says where the owner did not share the files of a message. */

@@ -16,10 +16,13 @@ import {
   readSnapshot,
   type ShareLinkListing,
   type ShareLinkRow,
+  type SnapshotRows,
 } from '@/db/queries/shares';
 import { getConversationTaint } from '@/db/queries/taint';
+import { callsAskedOn } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
+import { FIRST_PAGE_MESSAGES, pageEnd } from '@/lib/chat/path-page';
 import { shareRefusal } from '@/lib/consent/org-policy';
 import { copyFiles, fileDeps, readSharedFile } from '@/lib/files/service';
 import { toFileView, type FileView } from '@/lib/files/view';
@@ -27,9 +30,9 @@ import { AppError } from '@/lib/http/errors';
 
 import { isExpired, shareExpiresAt } from './expiry';
 import { admitShareLookup, countFailedShareLookup } from './lookup-limits';
-import { forkMessageContent, forkRuns, forkToolCall, toSharedMessage, toSharedToolCall } from './redact';
+import { forkMessageContent, forkRuns, forkToolCall, isShown, toSharedMessage, toSharedToolCall } from './redact';
 import { hashShareToken, isWellFormedShareToken, newShareToken, shareUrl } from './tokens';
-import type { CreatedShare, SharedConversationView, ShareLinkView } from './views';
+import type { CreatedShare, SharedConversationView, SharedMessagesPage, ShareLinkView } from './views';
 
 /** What the share use-cases need of the app's runtime (a test passes just these). */
 export interface ShareRuntime {
@@ -197,7 +200,10 @@ async function resolveShare(rt: ShareRuntime, token: string, visitor: ShareVisit
   return link;
 }
 
-/** `GET /api/share/:token` and the `/share/<token>` page: the snapshot with the link's redactions. */
+/**
+ * `GET /api/share/:token` and the `/share/<token>` page: the snapshot with the link's redactions —
+ * its first turns; the reader's page asks for the rest as they scroll (`openSharedMessages`).
+ */
 export async function openShare(
   rt: ShareRuntime,
   token: string,
@@ -206,7 +212,6 @@ export async function openShare(
 ): Promise<SharedConversationView> {
   const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
   const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
-  const files = link.includeFiles ? await snapshotFiles(rt.handle.db, link.userId, snapshot.messages) : null;
   return {
     title: link.snapshotTitle,
     snapshotAt: link.snapshotAt.toISOString(),
@@ -214,8 +219,39 @@ export async function openShare(
     includeToolDetails: link.includeToolDetails,
     includeFiles: link.includeFiles,
     audience: link.audience,
-    messages: snapshot.messages.flatMap((m) => toSharedMessage(m, files) ?? []),
-    toolCalls: snapshot.toolCalls.map((c) => toSharedToolCall(c, link.includeToolDetails)),
+    ...(await sharedPage(rt.handle.db, link, snapshot, 0, FIRST_PAGE_MESSAGES)),
+  };
+}
+
+/**
+ * `GET /api/share/:token/messages?after=<id>[&limit=]`: the page of the snapshot after one of its
+ * messages (the reader's page passes the `next` it was given). A message outside the snapshot —
+ * another conversation's, or one written after it was taken — is not found.
+ */
+export async function openSharedMessages(
+  rt: ShareRuntime,
+  token: string,
+  viewer: { userId: string } | null,
+  clientKey: string | null,
+  page: { after: string; limit: number },
+): Promise<SharedMessagesPage> {
+  const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
+  const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
+  const at = snapshot.messages.findIndex((m) => m.id === page.after);
+  if (at < 0) throw new AppError('not_found', 'message', `No message with id "${page.after}" in this shared conversation.`);
+  return sharedPage(rt.handle.db, link, snapshot, at + 1, page.limit);
+}
+
+/** The page of about `limit` messages from `from` (whole turns), redacted as the link says. */
+async function sharedPage(db: Db, link: ShareLinkRow, snapshot: SnapshotRows, from: number, limit: number): Promise<SharedMessagesPage> {
+  const end = pageEnd(snapshot.messages, from, limit);
+  const page = snapshot.messages.slice(from, end);
+  const files = link.includeFiles ? await snapshotFiles(db, link.userId, page) : null;
+  return {
+    messages: page.flatMap((m) => toSharedMessage(m, files) ?? []),
+    toolCalls: callsAskedOn(page, snapshot.toolCalls).map((c) => toSharedToolCall(c, link.includeToolDetails)),
+    later: snapshot.messages.slice(end).filter(isShown).length,
+    next: end < snapshot.messages.length ? snapshot.messages[end - 1]!.id : null,
   };
 }
 

@@ -60,8 +60,21 @@ export type SharedMessageView = Omit<MessageView, 'runId'> & {
   filesHidden?: number;
 };
 
-/** `GET /api/share/:token` and the `/share/<token>` page: exactly the same redactions. */
-export interface SharedConversationView {
+/**
+ * A page of a shared conversation, from its start (lib/chat/path-page.ts): whole turns, with their
+ * tool calls, how many messages come after, and the message to ask for the next page after.
+ */
+export interface SharedMessagesPage {
+  messages: SharedMessageView[];
+  toolCalls: SharedToolCallView[];
+  /** Messages shown after this page (0 at the end). */
+  later: number;
+  /** `?after=` of the next page (the last message of this one, which may show nothing); null at the end. */
+  next: string | null;
+}
+
+/** `GET /api/share/:token` and the `/share/<token>` page: exactly the same redactions, the first page of messages. */
+export interface SharedConversationView extends SharedMessagesPage {
   title: string;
   snapshotAt: string;
   /** Set when the owner moved the snapshot after creating the link (same instant as snapshotAt). */
@@ -73,8 +86,6 @@ export interface SharedConversationView {
    */
   includeFiles: boolean;
   audience: ShareAudience;
-  messages: SharedMessageView[];
-  toolCalls: SharedToolCallView[];
 }
 
 /** Where a forked conversation came from: part of the conversation's own view (lib/chat), re-exported for the share pages. */

@@ -22,12 +22,12 @@ import { enabledCount } from '../tools-panel/tools-view';
 import { useConversationTools } from '../tools-panel/use-conversation-tools';
 import type { ConversationView } from '../types';
 import { Button, Notice } from '../ui/index';
-import { EarlierMessages } from './earlier-messages';
 import { EmptyConversation } from './empty-conversation';
 import { ExportMenu } from './export-menu';
 import { Note } from './message-item';
 import { MessageList } from './message-list';
 import { ModelPicker } from './model-picker';
+import { MoreMessages } from './more-messages';
 import { usePendingSettings } from './pending-settings';
 import { ThinkingSection } from './thinking-section';
 import { ThinkingToggle } from './thinking-toggle';
@@ -56,7 +56,7 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
   const { conversations, reload: reloadConversations } = useConversationList();
   // The list is re-read when a turn ends, so a title the turn wrote shows here too.
   const title = conversations.find((c) => c.id === initial.id)?.title ?? initial.title;
-  const { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier } =
+  const { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier, earlierFailed } =
     useConversationTurns(initial, pingMs, {
       settled: settings.settled,
       onTurnEnded: () => {
@@ -166,7 +166,14 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
           {empty && <EmptyConversation modelLabel={modelLabel} />}
           {/* Kept while older messages are drawn above (shownFrom > 0), so what is below does not move when it goes. */}
           {(state.earlier > 0 || shownFrom > 0) && (
-            <EarlierMessages count={state.earlier} busy={loadingEarlier || shownFrom > 0} onLoad={loadEarlier} scroller={scroller} />
+            <MoreMessages
+              direction="earlier"
+              count={state.earlier}
+              busy={loadingEarlier || shownFrom > 0}
+              failed={earlierFailed}
+              onLoad={loadEarlier}
+              scroller={scroller}
+            />
           )}
           <MessageList
             messages={state.messages}

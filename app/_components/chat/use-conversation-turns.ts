@@ -82,6 +82,7 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
   const [sending, setSending] = useState(false);
   const [notice, setNotice] = useState('');
   const [loadingEarlier, setLoadingEarlier] = useState(false);
+  const [earlierFailed, setEarlierFailed] = useState(false);
 
   // A turn an edit or a regeneration started: when it ends, the page reads the conversation again,
   // so its new answer shows its place among its versions (`‹ 2 / 2 ›`), which no event carries.
@@ -144,7 +145,9 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     try {
       const page = await api<EarlierMessagesView>(`/api/conversations/${initial.id}/messages?before=${firstId}`);
       dispatch({ kind: 'earlier', beforeId: firstId, page });
+      setEarlierFailed(false);
     } catch (err) {
+      setEarlierFailed(true);
       setNotice(err instanceof ApiError ? err.message : 'Could not load the earlier messages.');
     } finally {
       setLoadingEarlier(false);
@@ -267,5 +270,5 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
     [],
   );
 
-  return { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier };
+  return { state, sending, notice, setNotice, closed, resync, send, stop, decide, cardActions, loadEarlier, loadingEarlier, earlierFailed };
 }

@@ -12,6 +12,7 @@ export type {
   ForkOrigin,
   ShareLinkView,
   SharedConversationView,
+  SharedMessagesPage,
   SharedMessageView,
   SharedToolCallView,
 } from '@/lib/share/views';

@@ -4,18 +4,22 @@ import { Link2, LogIn } from 'lucide-react';
 import Link from 'next/link';
 import { useCallback, useMemo, useState } from 'react';
 
+import { api, ApiError } from '@/app/_components/api';
 import { MessageList } from '@/app/_components/chat/message-list';
+import { MoreMessages } from '@/app/_components/chat/more-messages';
 import { sharedFileHref } from '@/app/_components/files/file-view';
 import { Logo, LogoMark } from '@/app/_components/shell/logo';
 import { buttonClasses, cx, Notice } from '@/app/_components/ui';
 
 import { ForkButton } from './fork-button';
+import { withLaterPage } from './later-pages';
 import {
   readerToolDetailsSentence,
   sharedSubtitle,
   SIGN_IN_TO_CONTINUE,
   signInToReturnHref,
   type SharedConversationView,
+  type SharedMessagesPage,
 } from './share-view';
 import { useWhen } from './use-when';
 
@@ -28,8 +32,9 @@ import { useWhen } from './use-when';
 export function SharedConversation({ view, token, signedIn }: { view: SharedConversationView; token: string; signedIn: boolean }) {
   const when = useWhen();
   const [error, setError] = useState('');
-  const toolCalls = useMemo(() => Object.fromEntries(view.toolCalls.map((c) => [c.toolUseId, c])), [view.toolCalls]);
-  const hasToolCalls = view.toolCalls.length > 0;
+  const { shown, loadLater, loadingLater, laterFailed } = useLaterPages(view, token, setError);
+  const toolCalls = useMemo(() => Object.fromEntries(shown.toolCalls.map((c) => [c.toolUseId, c])), [shown.toolCalls]);
+  const hasToolCalls = shown.toolCalls.length > 0;
   const fileHref = useCallback((fileId: string) => sharedFileHref(token, fileId), [token]);
 
   return (
@@ -69,8 +74,34 @@ export function SharedConversation({ view, token, signedIn }: { view: SharedConv
         </div>
         {error && <Notice tone="error">{error}</Notice>}
         {/* Files the owner included are read through this link's token, never the owner's own URL. */}
-        <MessageList readOnly messages={view.messages} toolCalls={toolCalls} fileHref={fileHref} />
+        <MessageList readOnly messages={shown.messages} toolCalls={toolCalls} fileHref={fileHref} />
+        {shown.later > 0 && (
+          <MoreMessages direction="later" count={shown.later} busy={loadingLater} failed={laterFailed} onLoad={loadLater} />
+        )}
       </main>
     </div>
   );
+}
+
+/** The pages after the first one, read as the reader scrolls down to them (./later-pages.ts). */
+function useLaterPages(view: SharedConversationView, token: string, onError: (message: string) => void) {
+  const [shown, setShown] = useState<SharedMessagesPage>(view);
+  const [loadingLater, setLoadingLater] = useState(false);
+  const [laterFailed, setLaterFailed] = useState(false);
+  const next = shown.next;
+  const loadLater = useCallback(async () => {
+    if (!next || loadingLater) return;
+    setLoadingLater(true);
+    try {
+      const page = await api<SharedMessagesPage>(`/api/share/${encodeURIComponent(token)}/messages?after=${next}`);
+      setShown((s) => withLaterPage(s, next, page));
+      setLaterFailed(false);
+    } catch (err) {
+      setLaterFailed(true);
+      onError(err instanceof ApiError ? err.message : 'Could not load the rest of the conversation.');
+    } finally {
+      setLoadingLater(false);
+    }
+  }, [token, next, loadingLater, onError]);
+  return { shown, loadLater, loadingLater, laterFailed };
 }

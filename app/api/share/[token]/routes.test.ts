@@ -24,6 +24,7 @@ describe('share link routes', () => {
     mine: typeof import('../../shares/route');
     link: typeof import('../../shares/[id]/route');
     read: typeof import('./route');
+    messages: typeof import('./messages/route');
     fork: typeof import('./fork/route');
     conversation: typeof import('../../conversations/[id]/route');
   };
@@ -35,6 +36,7 @@ describe('share link routes', () => {
       mine: await import('../../shares/route'),
       link: await import('../../shares/[id]/route'),
       read: await import('./route'),
+      messages: await import('./messages/route'),
       fork: await import('./fork/route'),
       conversation: await import('../../conversations/[id]/route'),
     };
@@ -137,6 +139,39 @@ describe('share link routes', () => {
     const gone = await routes.read.GET(req('GET'), at({ token }));
     expect(gone.status).toBe(404);
     expect((await gone.json()).error.code).toBe('not_found:share');
+  });
+
+  it('reads the page after a message of the snapshot, names a wrong query, and keeps the read’s headers and audience', async () => {
+    const owner = await signedIn();
+    const id = await answered(owner.userId);
+    const token = tokenOf((await share(owner.cookie, id)).url);
+    const view = (await (await routes.read.GET(req('GET'), at({ token }))).json()) as SharedConversationView;
+    expect(view).toMatchObject({ later: 0, next: null });
+    const page = (query: string, cookie?: string) =>
+      routes.messages.GET(
+        new Request(`${ORIGIN}/api/share/${token}/messages?${query}`, { headers: cookie ? { cookie } : {} }),
+        at({ token }),
+      );
+
+    const after = await page(`after=${view.messages[0]!.id}&limit=1`);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('cache-control')).toBe('no-store');
+    expect(await after.json()).toMatchObject({ messages: [{ id: view.messages[1]!.id, role: 'assistant' }], later: 0, next: null });
+
+    const missing = await page('limit=5');
+    expect(missing.status).toBe(400);
+    expect((await missing.json()).error).toMatchObject({ field: 'after' });
+    const tooMany = await page(`after=${view.messages[0]!.id}&limit=500`);
+    expect(tooMany.status).toBe(400);
+    expect((await tooMany.json()).error.message).toMatch(/^limit: must be a whole number from 1 to 200/);
+    expect((await page('after=not-an-id')).status).toBe(404);
+
+    const { url } = await share(owner.cookie, id, { audience: 'signed_in' });
+    const signedOut = await routes.messages.GET(
+      new Request(`${ORIGIN}/api/share/x/messages?after=${view.messages[0]!.id}`),
+      at({ token: tokenOf(url) }),
+    );
+    expect(signedOut.status).toBe(401);
   });
 
   it('a signed-in-only link is 401 signed out and readable signed in', async () => {

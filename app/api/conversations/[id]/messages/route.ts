@@ -1,6 +1,6 @@
 import { continueAnswer } from '@/lib/chat/continue';
 import { MAX_MESSAGE_BODY_BYTES, messageRequestSchema } from '@/lib/chat/message-request';
-import { EARLIER_PAGE_MESSAGES, MAX_PAGE_MESSAGES } from '@/lib/chat/path-page';
+import { pageLimitOf } from '@/lib/chat/path-page';
 import { assertOwned, earlierMessages, sendMessage } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
 import { readJson } from '@/lib/http/json';
@@ -17,16 +17,8 @@ export const GET = authed<P>(async ({ req, rt, session, params }) => {
   const query = new URL(req.url).searchParams;
   const before = query.get('before');
   if (before === null) throw new AppError('bad_request', 'query', 'before: give the id of the first message the page has.', 'before');
-  const rawLimit = query.get('limit') ?? String(EARLIER_PAGE_MESSAGES);
-  if (!/^\d{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > MAX_PAGE_MESSAGES) {
-    throw new AppError(
-      'bad_request',
-      'query',
-      `limit: must be a whole number from 1 to ${MAX_PAGE_MESSAGES} (got "${rawLimit}").`,
-      'limit',
-    );
-  }
-  return Response.json(await earlierMessages(rt, session.user.id, id, requireUuid(before, 'message'), Number(rawLimit)));
+  const limit = pageLimitOf(query);
+  return Response.json(await earlierMessages(rt, session.user.id, id, requireUuid(before, 'message'), limit));
 });
 
 /** Starts a turn (or continues a cut answer: `{ continue: true }`). `Accept: text/event-stream`: the turn's events; else 202. */
