@@ -93,7 +93,7 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(first.later).toBe(path.filter(isShown).length - first.messages.length);
 
       const pages: SharedMessagesPage[] = [first];
-      for (let page = first; page.next;) {
+      for (let page: SharedMessagesPage = first; page.next;) {
         page = await openSharedMessages(rt, token, null, null, { after: page.next, limit: 7 });
         pages.push(page);
       }
