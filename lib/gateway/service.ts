@@ -10,6 +10,7 @@ import { clientNames } from './client-names';
 import { createGatewayContent } from './content';
 import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
+import { createClientListenBus } from './list-changed';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
@@ -21,7 +22,7 @@ export interface GatewayDeps extends ClientCallDeps {
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
 export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
   const tools = createGatewayTools(deps);
-  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), createClientListenBus(deps.bus));
 }
 
 /**
