@@ -27,10 +27,18 @@ export const SERVER_EXPECTED_FAILURES = [
   {
     scenario: 'server-stateless',
     versions: ['2026-07-28'],
-    checks: ['sep-2575-server-rejects-undeclared-capability', 'sep-2575-missing-capability-http-400'],
+    checks: [
+      'sep-2575-server-rejects-undeclared-capability',
+      'sep-2575-missing-capability-http-400',
+      'sep-2575-server-sends-tools-list-changed-on-subscription',
+      'sep-2575-server-sends-prompts-list-changed-on-subscription',
+    ],
     reason:
-      `${NOT_RELAYED} The check needs a tool that itself asks the client for sampling (test_missing_capability); the upstream ` +
-      'has none to expose, since such a call could not be passed on. The other checks of the scenario pass.',
+      `${NOT_RELAYED} The first two checks need a tool that itself asks the client for sampling (test_missing_capability); ` +
+      'the upstream has none to expose, since such a call could not be passed on. The two list-changed checks (SHOULD, ' +
+      "warnings) call the scenario's hooks test_trigger_tool_change / test_trigger_prompt_change, which mutate the server's " +
+      "own lists: /mcp's lists change when the person changes the client's profile, and that is sent on the listen stream " +
+      "(app/mcp/content.test.ts); an upstream server's own list changes are not passed on yet. The other checks pass.",
   },
   ...[
     'input-required-result-basic-elicitation',

@@ -356,7 +356,9 @@ function startSwitchboard() {
       },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
+    let stopping = false;
     const stop = () => {
+      stopping = true;
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {
@@ -380,7 +382,7 @@ function startSwitchboard() {
     child.on('exit', (code) => {
       clearTimeout(timer);
       done(null);
-      if (code) console.error(`scripts/mcp-conformance-server.ts exited with ${code}`);
+      if (code && !stopping) console.error(`scripts/mcp-conformance-server.ts exited with ${code}`);
     });
   });
 }

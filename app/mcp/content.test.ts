@@ -229,4 +229,42 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await Promise.all([a.subscription.close(), b.subscription.close()]);
     await Promise.all([a.client.close(), b.client.close(), legacy.close()]);
   });
+
+  it('reaches a listen stream held by another instance (its own event bus, the same database)', async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const { createEventBus } = await import('@/lib/agent/bus');
+    const { createGatewayEndpoint } = await import('@/lib/gateway/service');
+    const { requestStateKey } = await import('@/lib/gateway/elicit-approval');
+    const rt = await getRuntime();
+    const endpoint = createGatewayEndpoint({
+      db: h.db,
+      tools: rt.tools.host,
+      connectDeps: rt.tools.connectDeps,
+      auditKeys: rt.engine.auditKeys,
+      bus: createEventBus(h),
+      approvalWaitMs: 120_000,
+      stateKey: requestStateKey(rt.secret),
+    });
+    const serve = (req: Request) => endpoint.serve(req);
+    const other = await serveMcpRoutes({ mcp: { GET: serve, POST: serve, DELETE: serve }, metadata: () => new Response(null) });
+    try {
+      const di = await person();
+      await addServer(di.userId, 'alpha', alpha.url);
+      const made = await createToken(di.cookie, ['alpha__test_simple_text']);
+      const client = await connectWithToken(other.url, made.token);
+      const told = new Promise<void>((resolve) => client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
+      const subscription = await client.listen({ toolsListChanged: true });
+      // A request after the stream opened: its statements run after the other instance's LISTEN on the one PGlite.
+      expect(await toolNames(client)).toEqual(['alpha__test_simple_text']);
+      // The change is made through the app's own runtime (this suite's instance), the stream is held by the other.
+      await patchToken(di.cookie, made.id, { tools: ['alpha__test_simple_text', 'alpha__test_error_handling'] });
+      await told;
+      expect(await toolNames(client)).toEqual(['alpha__test_error_handling', 'alpha__test_simple_text']);
+      await subscription.close();
+      await client.close();
+    } finally {
+      await other.close();
+      await endpoint.close();
+    }
+  });
 });
