@@ -3,8 +3,8 @@
 // (vitest, on PGlite and — when DATABASE_URL is set — on Postgres too; the event-bus suites also on Redis, at
 // REDIS_URL or a local one that answers), then a production build and e2e in Chromium
 // (Playwright against `next start` on the embedded default) and the fault suite (test/faults) on the same build,
-// then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client scenarios (SKIP_CONFORMANCE=1
-// skips them). Ends with `N passed, N failed`; each part prints its time.
+// then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client and server scenarios
+// (SKIP_CONFORMANCE=1 skips them). Ends with `N passed, N failed`; each part prints its time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
@@ -160,9 +160,11 @@ if (process.env.SKIP_E2E === '1') {
   playwright('e2e first-run (dev)', ['-c', 'playwright.first-run.config.ts'], 'test-results/e2e-first-run-results.json', e2eEnv);
 }
 
-// 4. the official MCP conformance client scenarios (2025-11-25 and 2026-07-28) against the app's
-// own connection, OAuth and tool-call code; scripts/test-conformance.mjs keeps to a 15-minute
-// budget and installs its runner (tools/conformance, with Node 22) when it is missing.
+// 4. the official MCP conformance scenarios (2025-11-25 and 2026-07-28): the client ones against the
+// app's own connection, OAuth and tool-call code, the server ones through the app's own /mcp;
+// scripts/test-conformance.mjs keeps to a 15-minute budget and installs its runner
+// (tools/conformance, with Node 22) when it is missing. A server scenario /mcp does not pass for a
+// stated reason (scripts/conformance-server-expected.mjs) counts as skipped here, named in its table.
 if (process.env.SKIP_CONFORMANCE === '1') {
   console.log('\n=== conformance skipped (SKIP_CONFORMANCE=1)');
 } else {
@@ -175,7 +177,7 @@ if (process.env.SKIP_CONFORMANCE === '1') {
     seconds: conf.seconds,
     passed: c?.passed ?? 0,
     failed: c ? c.failed + (conf.status !== 0 && c.failed === 0 ? 1 : 0) : 1,
-    skipped: c?.skipped ?? 0,
+    skipped: (c?.skipped ?? 0) + (c?.expectedFailures ?? 0),
   });
 }
 

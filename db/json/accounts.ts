@@ -14,6 +14,9 @@ const tokenProfileV1 = z.object({
   // A call that needs approval is also asked in the client's own window (MCP elicitation), and its
   // answer there counts. Off (absent) by default: an unattended agent could answer its own form.
   askInClient: z.boolean().optional(),
+  // The client sees the servers' own tool and prompt names instead of `<server>__<tool>`, while
+  // nothing clashes (lib/gateway/client-names.ts). Off (absent) by default.
+  ownNames: z.boolean().optional(),
 });
 export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
 export const storedTokenProfile = tokenProfileV1;

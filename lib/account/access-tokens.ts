@@ -51,18 +51,21 @@ export const createAccessTokenSchema = z
 export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
 
 /**
- * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, and/or whether
- * a call that needs approval is also asked in the client's own window (`askInClient`).
+ * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, whether a call
+ * that needs approval is also asked in the client's own window (`askInClient`), and/or whether the
+ * client sees the servers' own tool and prompt names while nothing clashes (`ownNames`,
+ * lib/gateway/client-names.ts).
  */
 export const updateAccessTokenSchema = z
   .object({
     name: tokenName.optional(),
     tools: toolNames.optional(),
     askInClient: z.boolean({ error: 'must be true or false' }).optional(),
+    ownNames: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
-  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined, {
-    message: 'give at least one of name, tools or askInClient',
+  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined || v.ownNames !== undefined, {
+    message: 'give at least one of name, tools, askInClient or ownNames',
   });
 
 export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
@@ -80,6 +83,8 @@ export interface AccessTokenView {
   tools: string[];
   /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
   askInClient: boolean;
+  /** The client sees the servers' own names (no `<server>__` prefix) while nothing clashes. */
+  ownNames: boolean;
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -115,6 +120,7 @@ export async function createAccessToken(
     lastUsedAt: null,
     tools: profile.tools.map((t) => t.name),
     askInClient: profile.askInClient === true,
+    ownNames: profile.ownNames === true,
   };
 }
 
@@ -130,6 +136,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: tokenProfileOf(r).tools.map((t) => t.name),
     askInClient: tokenProfileOf(r).askInClient === true,
+    ownNames: tokenProfileOf(r).ownNames === true,
   }));
 }
 

@@ -173,6 +173,7 @@ export async function callExposedTool(
     signal,
     timeoutMs: server.timeoutMs,
     inputSchema: tool.inputSchema,
+    ...(ask.onProgress && { onProgress: (update) => ask.onProgress?.(update, { untrustedWords: server.trustContent !== true }) }),
   });
   if (server.trustContent !== true && CARRIES_SERVER_TEXT[outcome.kind]) {
     await markAccessTokenTainted(

@@ -6,6 +6,7 @@ import { AppError, errorResponse } from '@/lib/http/errors';
 import { appOrigin } from '@/lib/http/origin';
 import { errorSummary } from '@/lib/log-safe';
 
+import { declareListChanged, type ClientListenBus } from './list-changed';
 import { unauthorizedResponse } from './metadata';
 import { principalAuthInfo, principalOf, type GatewayPrincipal } from './principal';
 
@@ -26,18 +27,27 @@ import { principalAuthInfo, principalOf, type GatewayPrincipal } from './princip
 
 export interface McpEndpoint {
   serve(req: Request): Promise<Response>;
+  /** The person changed this client's profile: its open listen streams hear list_changed (./list-changed.ts). */
+  profileChanged(clientId: string): void;
   close(): Promise<void>;
 }
 
-export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrincipal) => Server): McpEndpoint {
+export function createMcpEndpoint(
+  db: Db,
+  buildServer: (principal: GatewayPrincipal) => Server,
+  /** Where list-changed notifications go; without it, none are sent. */
+  listen?: ClientListenBus,
+): McpEndpoint {
   const handler: McpHttpHandler = createMcpHandler(
-    ({ authInfo }) => {
+    ({ authInfo, era }) => {
       const principal = principalOf(authInfo);
       // The endpoint sets it on every request it passes on; without it nothing is served.
       if (!principal) throw new Error('no principal: /mcp requests pass through the endpoint first');
-      return buildServer(principal);
+      const server = buildServer(principal);
+      if (listen) declareListChanged(server, era);
+      return server;
     },
-    { onerror: (err) => console.error('[mcp] handler error:', errorSummary(err)) },
+    { onerror: (err) => console.error('[mcp] handler error:', errorSummary(err)), ...(listen && { bus: listen }) },
   );
 
   async function serve(req: Request): Promise<Response> {
@@ -58,11 +68,12 @@ export function createMcpEndpoint(db: Db, buildServer: (principal: GatewayPrinci
         profile: auth.token.profile,
         tainted: auth.token.tainted,
       };
-      return await handler.fetch(req, { authInfo: principalAuthInfo(auth.token.id, principal) });
+      const serveIt = () => handler.fetch(req, { authInfo: principalAuthInfo(auth.token.id, principal) });
+      return await (listen ? listen.within(principal.client.id, serveIt) : serveIt());
     } catch (err) {
       return errorResponse(err);
     }
   }
 
-  return { serve, close: () => handler.close() };
+  return { serve, profileChanged: (clientId) => listen?.profileChanged(clientId), close: () => handler.close() };
 }

@@ -1,7 +1,10 @@
 import { Server, type CallToolResult, type InputRequiredResult, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 
+import type { GatewayContent } from './content';
+import { serveExposedContent } from './content-server';
 import { declaresFormElicitation, type ApprovalStateCodec } from './elicit-approval';
 import type { GatewayPrincipal } from './principal';
+import { relayedProgress } from './progress';
 
 /** How a call may ask the client (./elicit-approval.ts), and what a retried call brings back. */
 export interface ClientAsk {
@@ -17,6 +20,8 @@ export interface ClientAsk {
    * start again while the person has not decided yet.
    */
   onWaiting?: (waitedMs: number) => void;
+  /** The upstream server's progress while the call runs, to a client that asked for progress (./progress.ts). */
+  onProgress?: ReturnType<typeof relayedProgress>;
 }
 
 /** What the MCP server of one request asks of the gateway: the principal's exposed tools, and one call. */
@@ -31,6 +36,8 @@ export interface GatewayTools {
   ): Promise<CallToolResult | InputRequiredResult>;
   /** Seals and opens the request state of a call that asked the client. */
   stateCodec: ApprovalStateCodec;
+  /** The exposed servers' resources and prompts (./content.ts). */
+  content?: GatewayContent;
 }
 
 const INSTRUCTIONS =
@@ -52,8 +59,10 @@ export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrinci
       inputResponses: ctx.mcpReq.inputResponses,
       approvalId: ctx.mcpReq.requestState<{ approvalId: string }>()?.approvalId ?? null,
       onWaiting: waitingProgress(ctx),
+      onProgress: relayedProgress(ctx),
     }),
   );
+  if (tools.content) serveExposedContent(server, tools.content, principal);
   return server;
 }
 

@@ -2,18 +2,27 @@ import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextpro
 
 import { listPoliciesOfUser } from '@/db/queries/orgs';
 import { limitExceeded, limitsFor } from '@/lib/limits';
+import type { ConnectDeps } from '@/lib/mcp/connection';
 
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
-import { exposableTools, inProfile, toMcpTool } from './catalog';
+import { exposableTools, inProfile, toMcpTool, type ExposableTool } from './catalog';
+import { clientNames } from './client-names';
+import { createGatewayContent } from './content';
 import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
+import { createClientListenBus } from './list-changed';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
+export interface GatewayDeps extends ClientCallDeps {
+  /** How servers are reached for their resources and prompts (the app's, as the chat reads them); without it /mcp offers tools only. */
+  connectDeps?: ConnectDeps;
+}
+
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
-export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
+export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
   const tools = createGatewayTools(deps);
-  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), createClientListenBus(deps.bus));
 }
 
 /**
@@ -23,27 +32,39 @@ export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
  * again only when the person's `tools_rev`, read with the token, has moved (every change to a
  * server bumps it): a client's calls in a row do not re-read them.
  */
-export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
+export function createGatewayTools(deps: GatewayDeps): GatewayTools {
   // Listing, the person's organizations' tool lists apply: a tool they forbid is not listed. A call
   // of it still finds it, so that callExposedTool refuses it with the policy's reason.
   const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) =>
     p.profile.tools.length === 0
       ? []
-      : inProfile(
-          await exposableTools(deps.tools, {
-            id: p.userId,
-            plan: p.plan,
-            toolsRev: p.toolsRev,
-            ...(opts.listing && { orgPolicies: await listPoliciesOfUser(deps.db, p.userId) }),
-          }),
-          p.profile,
+      : withClientNames(
+          inProfile(
+            await exposableTools(deps.tools, {
+              id: p.userId,
+              plan: p.plan,
+              toolsRev: p.toolsRev,
+              ...(opts.listing && { orgPolicies: await listPoliciesOfUser(deps.db, p.userId) }),
+            }),
+            p.profile,
+          ),
+          p,
         );
+  const { connectDeps } = deps;
+  const content =
+    connectDeps &&
+    createGatewayContent({
+      db: deps.db,
+      connectDeps,
+      servers: async (p) => [...new Map((await exposed(p)).map((t) => [t.server.id, t.server])).values()],
+    });
   // Valid as long as the call may wait, plus a minute for the client to send its answer back.
   const stateCodec = approvalStateCodec(deps.stateKey, Math.ceil(deps.approvalWaitMs / 1000) + 60);
   /** Calls in progress per client on this instance (`mcpConcurrentCalls`). */
   const inFlight = new Map<string, number>();
   return {
     stateCodec,
+    ...(content && { content }),
     async list(principal): Promise<Tool[]> {
       return (await exposed(principal, { listing: true })).map(toMcpTool);
     },
@@ -84,4 +105,10 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
     }
     return callExposedTool({ ...deps, stateCodec }, principal, tool, args, signal, ask);
   }
+}
+
+/** The exposed tools under the names this client sees (./client-names.ts). */
+function withClientNames(tools: ExposableTool[], p: GatewayPrincipal): ExposableTool[] {
+  const names = clientNames(tools, { own: (t) => t.tool.name, namespaced: (t) => t.name }, { ownNames: p.profile.ownNames });
+  return tools.map((t, i) => ({ ...t, name: names[i]! }));
 }

@@ -21,6 +21,8 @@ export interface ConnectedClientView {
   tools: string[];
   /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
   askInClient: boolean;
+  /** The client sees the servers' own names while nothing clashes (lib/gateway/client-names.ts). */
+  ownNames: boolean;
 }
 
 export async function connectedClients(db: Db, userId: string): Promise<ConnectedClientView[]> {
@@ -34,5 +36,6 @@ export async function connectedClients(db: Db, userId: string): Promise<Connecte
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: r.profile.tools.map((t) => t.name),
     askInClient: r.profile.askInClient === true,
+    ownNames: r.profile.ownNames === true,
   }));
 }

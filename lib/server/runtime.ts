@@ -71,6 +71,7 @@ async function build(): Promise<Runtime> {
     mcp: createGatewayEndpoint({
       db: handle.db,
       tools: tools.host,
+      connectDeps: tools.connectDeps,
       auditKeys: engine.auditKeys,
       bus: engine.bus,
       approvalWaitMs: readConfig().MCP_APPROVAL_WAIT_MS,

@@ -9,8 +9,9 @@ import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
 
 /**
- * Changes which tools a token exposes (PATCH, the whole list) and whether a call that needs approval
- * is also asked in the client's own window; a client using it sees the change at its next request.
+ * Changes which tools a token exposes (PATCH, the whole list), whether a call that needs approval
+ * is also asked in the client's own window, and whether the client sees the servers' own names; a
+ * client using it sees the change at its next request.
  */
 export function EditToolsDialog({
   token,
@@ -19,7 +20,7 @@ export function EditToolsDialog({
   onSaved,
 }: {
   /** A personal token or a connected client (both are token rows). */
-  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient'>;
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'ownNames'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;
@@ -27,15 +28,17 @@ export function EditToolsDialog({
   // A name picked earlier whose tool is gone (server switched off) cannot be kept: it is dropped on save.
   const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n)));
   const [askInClient, setAskInClient] = useState(token.askInClient);
+  const [ownNames, setOwnNames] = useState(token.ownNames);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const askHint = useId();
+  const namesHint = useId();
 
   async function save() {
     setBusy(true);
     setError('');
     try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient } });
+      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, ownNames } });
       await onSaved();
       onClose();
     } catch (err) {
@@ -77,6 +80,22 @@ export function EditToolsDialog({
             A call that needs your approval always waits in Other clients. With this on, a client that can ask its user (MCP elicitation)
             asks there too, and the answer given there counts. Only for a client you watch: an agent running on its own could answer for
             you.
+          </p>
+        </div>
+      </div>
+      <div className="mt-4 flex items-start gap-3">
+        <Switch
+          checked={ownNames}
+          onChange={setOwnNames}
+          label="Use the tools' own names"
+          aria-describedby={namesHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Use the tools&apos; own names</p>
+          <p id={namesHint} className="text-[13px] text-muted">
+            The client sees search rather than server__search, for an agent written against one server. Only while no two exposed tools or
+            prompts share a name; otherwise every name keeps its server prefix.
           </p>
         </div>
       </div>

@@ -6,19 +6,26 @@ import { authed, requireUuid } from '@/lib/server/route';
 type P = { id: string };
 
 /**
- * `{ name?, tools?, askInClient? }`: renames the token, replaces the tools it exposes on /mcp (the
- * whole list; a client using it sees the change at its next request), and/or lets a call that needs
- * approval be asked in the client's own window too (off by default). Only a signed-in session may:
- * a token cannot change what it reaches.
+ * `{ name?, tools?, askInClient?, ownNames? }`: renames the token, replaces the tools it exposes on
+ * /mcp (the whole list; a client using it sees the change at its next request), lets a call that
+ * needs approval be asked in the client's own window too, and/or shows the client the servers' own
+ * names (both off by default). Only a signed-in session may: a token cannot change what it reaches.
  */
 export const PATCH = authed<P>(
   async ({ req, params, session, rt }) => {
     const id = requireUuid(params.id, 'access_token');
     const input = await readJson(req, updateAccessTokenSchema, { maxBytes: 64 * 1024 });
     const tools = input.tools === undefined ? undefined : (await resolveProfile(rt.tools.host, session.user, input.tools)).tools;
-    const profile = { ...(tools && { tools }), ...(input.askInClient !== undefined && { askInClient: input.askInClient }) };
+    const profile = {
+      ...(tools && { tools }),
+      ...(input.askInClient !== undefined && { askInClient: input.askInClient }),
+      ...(input.ownNames !== undefined && { ownNames: input.ownNames }),
+    };
     const change = { ...(input.name !== undefined && { name: input.name }), ...(Object.keys(profile).length > 0 && { profile }) };
-    return Response.json(await updateAccessToken(rt.handle.db, session.user.id, id, change));
+    const updated = await updateAccessToken(rt.handle.db, session.user.id, id, change);
+    // A client holding a listen stream hears that its lists changed (lib/gateway/list-changed.ts).
+    if (input.tools !== undefined || input.ownNames !== undefined) rt.mcp.profileChanged(id);
+    return Response.json(updated);
   },
   { write: true },
 );

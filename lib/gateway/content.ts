@@ -1,0 +1,233 @@
+import { ProtocolError as UpstreamError, type Client } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  UriTemplate,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType,
+} from '@modelcontextprotocol/server';
+
+import type { Db } from '@/db/connection';
+import { markAccessTokenTainted } from '@/db/queries/access-tokens';
+import type { TaintSource } from '@/db/vocabulary';
+import { taintOf } from '@/lib/agent/taint';
+import { errorSummary } from '@/lib/log-safe';
+import type { ConnectDeps } from '@/lib/mcp/connection';
+import { joinToolName } from '@/lib/mcp/naming';
+import { listPrompts, type PromptInfo } from '@/lib/mcp/prompts';
+import { listResources, type ResourceListing } from '@/lib/mcp/resources';
+import { withServer } from '@/lib/mcp/server-content';
+import type { McpServerConfig } from '@/lib/mcp/types';
+
+import { clientNames } from './client-names';
+import type { GatewayPrincipal } from './principal';
+
+/**
+ * The resources and prompts of the servers a client's profile exposes, passed through `/mcp`
+ * (issue 25). A server is exposed to a client when its profile exposes at least one of the
+ * server's tools; only those servers are listed, read or asked. Every request to a server goes
+ * through the same connection code as the chat's own reads of prompts and resources
+ * (lib/mcp/server-content.ts `withServer`: the URL guard, the person's credentials, the timeout
+ * and the response bound).
+ *
+ * - **Names**: prompts are named as tools are (`<server>__<prompt>`, or their own names when the
+ *   profile asks for them and nothing clashes: ./client-names.ts). Resource URIs are passed
+ *   unchanged — they are the server's identifiers, which its tool results and embedded
+ *   resources quote — and a read goes to the exposed server that lists the URI, else the one with
+ *   a template that matches it, else the only exposed server that offers resources at all (so its
+ *   own "not found" reaches the client); with none of these, -32602 with the URI, as SEP-2164 asks.
+ * - **Taint**: what a server whose content the person does not trust returns (a resource, a
+ *   rendered prompt) has been read by the client's model, so it taints the client's standing
+ *   context (`access_tokens.tainted`) as a tool result does.
+ * - **Audit**: not audited — the chat does not audit reading a prompt or a resource either;
+ *   neither runs a tool.
+ * - An upstream's JSON-RPC error (its code, message and data) is passed on as it came; a failure
+ *   to reach the server is an internal error in words naming the server.
+ */
+
+export interface ContentDeps {
+  db: Db;
+  connectDeps: ConnectDeps;
+  /** The servers the principal's profile exposes, in namespace order. */
+  servers(p: GatewayPrincipal): Promise<McpServerConfig[]>;
+}
+
+export interface GatewayContent {
+  listResources(p: GatewayPrincipal): Promise<Resource[]>;
+  listResourceTemplates(p: GatewayPrincipal): Promise<ResourceTemplateType[]>;
+  readResource(p: GatewayPrincipal, uri: string): Promise<ReadResourceResult>;
+  listPrompts(p: GatewayPrincipal): Promise<Prompt[]>;
+  getPrompt(p: GatewayPrincipal, name: string, args: Record<string, string>): Promise<GetPromptResult>;
+  complete(p: GatewayPrincipal, params: CompleteRequest['params']): Promise<CompleteResult>;
+}
+
+type Listed = { server: McpServerConfig; listing: ResourceListing };
+type NamedPrompt = { name: string; prompt: PromptInfo; server: McpServerConfig };
+
+export function createGatewayContent(deps: ContentDeps): GatewayContent {
+  const caller = (p: GatewayPrincipal) => ({ userId: p.userId });
+
+  async function listings(p: GatewayPrincipal): Promise<Listed[]> {
+    const servers = await deps.servers(p);
+    const read = await Promise.all(servers.map((s) => listResources(deps.connectDeps, s, caller(p))));
+    return servers.flatMap((server, i) => {
+      const r = read[i]!;
+      return r.ok ? [{ server, listing: r.value }] : [];
+    });
+  }
+
+  async function prompts(p: GatewayPrincipal): Promise<NamedPrompt[]> {
+    const servers = await deps.servers(p);
+    const read = await Promise.all(servers.map((s) => listPrompts(deps.connectDeps, s, caller(p))));
+    const all = servers.flatMap((server, i) => {
+      const r = read[i]!;
+      return r.ok ? r.value.map((prompt) => ({ prompt, server })) : [];
+    });
+    const names = clientNames(
+      all,
+      { own: (x) => x.prompt.name, namespaced: (x) => joinToolName(x.server.namespace, x.prompt.name) },
+      { ownNames: p.profile.ownNames },
+    );
+    return all.map((x, i) => ({ ...x, name: names[i]! }));
+  }
+
+  /** Which exposed server a URI is read from (see above), or null. */
+  async function serverOfUri(p: GatewayPrincipal, uri: string): Promise<McpServerConfig | null> {
+    const listed = await listings(p);
+    const exact = listed.find((l) => l.listing.resources.some((r) => r.uri === uri));
+    if (exact) return exact.server;
+    const templated = listed.find((l) => l.listing.templates.some((t) => matches(t.uriTemplate, uri)));
+    if (templated) return templated.server;
+    const offering = listed.filter((l) => l.listing.resources.length > 0 || l.listing.templates.length > 0);
+    return offering.length === 1 ? offering[0]!.server : null;
+  }
+
+  async function taint(p: GatewayPrincipal, server: McpServerConfig, source: TaintSource): Promise<void> {
+    if (server.trustContent === true || p.tainted) return;
+    await markAccessTokenTainted(deps.db, p.client.id, taintOf(source, { serverId: server.id, serverName: server.displayName })).catch(
+      (err: unknown) => console.error('[mcp] could not mark the client tainted:', errorSummary(err)),
+    );
+  }
+
+  return {
+    async listResources(p) {
+      return (await listings(p)).flatMap((l) => l.listing.resources.map((r) => withDescription(r, l.server)));
+    },
+    async listResourceTemplates(p) {
+      // `variables` is the composer's own (lib/mcp/uri-template.ts), not MCP's.
+      return (await listings(p)).flatMap((l) =>
+        l.listing.templates.map((t) =>
+          withDescription(
+            { uriTemplate: t.uriTemplate, name: t.name, title: t.title, mimeType: t.mimeType, description: t.description },
+            l.server,
+          ),
+        ),
+      );
+    },
+    async readResource(p, uri) {
+      const server = await serverOfUri(p, uri);
+      if (!server) throw notFound(uri);
+      const result = await upstream(deps, p, server, `read ${uri}`, (client, request) => client.readResource({ uri }, request));
+      await taint(p, server, 'resource');
+      return { contents: result.contents };
+    },
+    async listPrompts(p) {
+      return (await prompts(p)).map(({ name, prompt, server }) => ({
+        name,
+        ...(prompt.title && { title: prompt.title }),
+        description: `[${server.displayName}] ${prompt.description ?? prompt.title ?? prompt.name}`,
+        arguments: prompt.arguments.map((a) => ({
+          name: a.name,
+          required: a.required,
+          ...(a.description && { description: a.description }),
+        })),
+      }));
+    },
+    async getPrompt(p, name, args) {
+      const found = (await prompts(p)).find((x) => x.name === name);
+      if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}" is exposed to this client.`);
+      const result = await upstream(deps, p, found.server, `render the prompt "${found.prompt.name}"`, (client, request) =>
+        client.getPrompt({ name: found.prompt.name, arguments: args }, request),
+      );
+      await taint(p, found.server, 'prompt');
+      return { ...(result.description && { description: result.description }), messages: result.messages };
+    },
+    async complete(p, params) {
+      const empty: CompleteResult = { completion: { values: [], hasMore: false } };
+      let server: McpServerConfig | undefined;
+      let ref = params.ref;
+      if (ref.type === 'ref/prompt') {
+        const asked = ref.name;
+        const found = (await prompts(p)).find((x) => x.name === asked);
+        if (!found) return empty;
+        server = found.server;
+        ref = { type: 'ref/prompt', name: found.prompt.name };
+      } else {
+        const uri = ref.uri;
+        server = (await listings(p)).find((l) => l.listing.templates.some((t) => t.uriTemplate === uri))?.server;
+        if (!server) return empty;
+      }
+      const target = server;
+      const result = await upstream(deps, p, target, 'complete an argument', (client, request) =>
+        client.getServerCapabilities()?.completions ? client.complete({ ...params, ref }, request) : Promise.resolve(empty),
+      );
+      return { completion: result.completion };
+    },
+  };
+}
+
+/** A description that names the server, as tool descriptions do (an item without one gets its name). */
+function withDescription<T extends { name: string; description?: string }>(item: T, server: McpServerConfig): T {
+  return { ...item, description: `[${server.displayName}] ${item.description ?? item.name}` };
+}
+
+function matches(template: string, uri: string): boolean {
+  try {
+    return new UriTemplate(template).match(uri) !== null;
+  } catch {
+    return false;
+  }
+}
+
+function notFound(uri: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Resource not found: ${uri} is not offered by any server exposed to this client.`,
+    {
+      uri,
+    },
+  );
+}
+
+/**
+ * One request to an exposed server through `withServer`. The server's own JSON-RPC error is
+ * carried through as it came (its code and data matter to the client: "not found" is -32602
+ * with the URI); any other failure is an internal error with withServer's sentence.
+ */
+async function upstream<T>(
+  deps: ContentDeps,
+  p: GatewayPrincipal,
+  server: McpServerConfig,
+  action: string,
+  ask: (client: Client, request: { timeout: number; signal: AbortSignal }) => Promise<T>,
+): Promise<T> {
+  const fetched = await withServer(deps.connectDeps, server, { userId: p.userId }, action, async (client, request) => {
+    try {
+      return { ok: true as const, value: await ask(client, request) };
+    } catch (error) {
+      if (error instanceof UpstreamError) return { ok: false as const, error };
+      throw error;
+    }
+  });
+  if (!fetched.ok) throw new ProtocolError(ProtocolErrorCode.InternalError, fetched.message);
+  if (!fetched.value.ok) {
+    const { code, message, data } = fetched.value.error;
+    throw new ProtocolError(code, message, data);
+  }
+  return fetched.value.value;
+}
