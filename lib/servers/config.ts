@@ -60,7 +60,8 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
   return {
     id: row.id,
     namespace: row.namespace,
-    displayName: row.name,
+    // A shared server is named with its organization wherever a member sees it (Tools panel, approval and sign-in cards, Activity).
+    displayName: row.org ? `${row.name} (${row.org.orgName})` : row.name,
     url: row.url,
     trust: row.trust,
     trustContent: row.trustContent,
