@@ -12,6 +12,9 @@ import { appOrigin, conversationWithTools, jsonWrite, sendWithEnter, waitForIdle
 
 const DOMAIN = 'shared.test';
 
+// The IdP's people join by their first sign-in, and the domain is taken once per app: a retry would meet both done.
+test.describe.configure({ retries: 0 });
+
 /** "Continue with" the IdP, its login page (any password), and back in the app. */
 async function signInWithIdp(browser: Browser, login: string): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext();
@@ -61,7 +64,7 @@ async function whoami(page: Page, origin: string, serverId: string): Promise<str
   await expect(page.getByTestId('sign-in-card')).toHaveCount(0);
   await expect(page.getByTestId('tool-call').first()).toHaveAttribute('data-status', 'succeeded');
   const answer = page.getByTestId('assistant-message').last();
-  await expect(answer).toContainText(/whoami ran with scopes: mcp:read \(grant \w+\)/);
+  await expect(answer).toContainText(/whoami ran with scopes: mcp:read[^(]*\(grant \w+\)/);
   return /\(grant (\w+)\)/.exec((await answer.textContent()) ?? '')![1]!;
 }
 
@@ -69,7 +72,7 @@ test('an admin shares a server with per-person OAuth; members connect and use it
   browser,
   baseURL,
 }) => {
-  test.setTimeout(60_000);
+  test.setTimeout(150_000);
   const origin = appOrigin(baseURL);
 
   // The admin signs in through the IdP, makes the organization and has it take the domain.
