@@ -23,7 +23,7 @@ const LIB_MAY_IMPORT = {
   auth: ['http', 'audit', 'consent', 'orgs'],
   orgs: ['http'],
   account: ['auth', 'audit', 'consent', 'http', 'files'],
-  servers: ['mcp', 'secrets', 'http', 'consent'],
+  servers: ['mcp', 'secrets', 'http', 'consent', 'orgs'],
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
   share: ['agent', 'chat', 'http', 'files', 'consent'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],

@@ -145,6 +145,10 @@ export type Plan = (typeof PLANS)[number];
 export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
+/** How an organization's shared server authenticates: each member's own OAuth connection, or one credential the organization keeps. */
+export const ORG_SERVER_AUTH = ['oauth', 'shared'] as const;
+export type OrgServerAuth = (typeof ORG_SERVER_AUTH)[number];
+
 /**
  * The tool annotations an organization's policy may name as "never run without asking"
  * (`organizations.policy`, lib/consent/org-policy.ts), read as the MCP spec defines them: a tool

@@ -14,6 +14,7 @@ import { insertClientApproval } from '@/db/queries/client-approvals';
 import { createConversation } from '@/db/queries/conversations';
 import { replaceGrant } from '@/db/queries/grants';
 import { appendMessage } from '@/db/queries/messages';
+import { insertOrgServer } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { insertRun, updateRunIfVersion } from '@/db/queries/runs';
 import { enableServer, insertServer } from '@/db/queries/servers';
@@ -201,6 +202,23 @@ async function toolCallOf(owner: Owner, waiting: 'pending_approval' | 'awaiting_
   return { id: call!.id, argsHash: call!.argsHash };
 }
 
+/** A shared server of the organization (lib/servers/org-servers.ts), as an admin's add would store it. */
+async function orgServerOf(orgId: string): Promise<string> {
+  const row = await insertOrgServer(h.db, {
+    id: randomUUID(),
+    orgId,
+    name: 'Matrix Shared',
+    namespace: `shared${randomBytes(3).toString('hex')}`,
+    url: oauthFixture.url,
+    auth: 'oauth',
+    headersSealed: null,
+    required: false,
+    trust: 'untrusted',
+    createdBy: null,
+  });
+  return row!.id;
+}
+
 /** One factory per dynamic segment, keyed by the segment before it: the resource the param names. */
 const FACTORIES: Record<string, Factory> = {
   'conversations/[id]': async (owner) => ({ id: (await conversationOf(owner)).conversationId }),
@@ -269,6 +287,8 @@ const FACTORIES: Record<string, Factory> = {
     await addMembership(h.db, org.id, owner.id, 'owner');
     return { id: org.id };
   },
+  // A shared server of that organization (optional, per-user OAuth at the OAuth fixture: nothing to sign in to here).
+  'servers/[serverId]': async (_owner, made) => ({ id: await orgServerOf(made.id!) }),
   // A member of that organization (the owner sets their role).
   'members/[userId]': async (_owner, made) => {
     const member = (await createUser(h.db, { email: `member-${randomBytes(4).toString('hex')}@example.test` }))!;
@@ -399,6 +419,11 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'PATCH orgs/[id]/members/[userId]': { role: 'admin' },
   'PUT orgs/[id]/policy': { ...DEFAULT_ORG_POLICY, v: undefined },
   'POST orgs/[id]/invitations': NO_BODY,
+  // Port 9 (discard) on loopback: the add stores the server and finds it unreachable.
+  'POST orgs/[id]/servers': { name: 'Matrix Added', url: 'http://127.0.0.1:9/mcp', auth: 'oauth' },
+  'PATCH orgs/[id]/servers/[serverId]': { name: 'Renamed by an admin' },
+  'POST orgs/[id]/servers/[serverId]/review': { tools: {} },
+  'POST orgs/[id]/servers/[serverId]/use': NO_BODY,
   'PATCH shares/[id]': { snapshot: 'latest' },
   'POST servers/[id]/enable': { tools: {} },
   'POST servers/[id]/oauth/start': { returnTo: '/servers' },
@@ -565,13 +590,15 @@ describe('authorization matrix over app/api', () => {
   // Roles (issue 26): the organization routes are admin routes. Ada is an admin of organization A
   // and Bob a member of it; Cy owns organization B. Every method of every `orgs/[id]/**` route.
   describe('roles', () => {
-    const orgRoutes = () => findRoutes().filter((r) => r.path.startsWith('orgs/[id]'));
+    // A member's own use of a shared server (turn an optional one on or off): every member's, not an admin route.
+    const MEMBER_ROUTES = new Set(['orgs/[id]/servers/[serverId]/use']);
+    const orgRoutes = () => findRoutes().filter((r) => r.path.startsWith('orgs/[id]') && !MEMBER_ROUTES.has(r.path));
     async function orgWith(roles: [Owner, 'owner' | 'admin' | 'member'][]) {
       const org = await insertOrg(h.db, { name: `Org ${randomBytes(3).toString('hex')}` });
       for (const [u, role] of roles) await addMembership(h.db, org.id, u.id, role);
       const target = (await createUser(h.db, { email: `target-${randomBytes(4).toString('hex')}@example.test` }))!;
       await addMembership(h.db, org.id, target.id, 'member');
-      return { id: org.id, userId: target.id };
+      return { id: org.id, userId: target.id, serverId: await orgServerOf(org.id) };
     }
     const bodyOf = (method: Method, route: Route) => {
       const entry = BODIES[`${method} ${route.path}`];
@@ -601,8 +628,37 @@ describe('authorization matrix over app/api', () => {
         }
       }
       expect(routesSeen).toEqual(
-        expect.arrayContaining(['GET orgs/[id]/members', 'PUT orgs/[id]/policy', 'GET orgs/[id]/usage', 'GET orgs/[id]/audit']),
+        expect.arrayContaining([
+          'GET orgs/[id]/members',
+          'PUT orgs/[id]/policy',
+          'GET orgs/[id]/usage',
+          'GET orgs/[id]/audit',
+          'GET orgs/[id]/servers',
+          'POST orgs/[id]/servers',
+          'PATCH orgs/[id]/servers/[serverId]',
+          'DELETE orgs/[id]/servers/[serverId]',
+          'POST orgs/[id]/servers/[serverId]/review',
+        ]),
       );
+    });
+
+    it('a member turns an optional shared server on and off; someone of another organization finds nothing', async () => {
+      const [ada, bob, cy] = users as [(typeof users)[0], (typeof users)[0], (typeof users)[0]];
+      const a = await orgWith([
+        [ada, 'owner'],
+        [bob, 'member'],
+      ]);
+      const route = findRoutes().find((r) => r.path === 'orgs/[id]/servers/[serverId]/use')!;
+      const handlers = new Map(await handlersOf(route));
+      const call = (method: Method, who: typeof ada) =>
+        handlers.get(method)!(request(method, route, a, who.cookie, undefined), { params: Promise.resolve(a) });
+      expect((await call('POST', cy)).status).toBe(404);
+      const on = await call('POST', bob);
+      expect(on.status, await on.clone().text()).toBe(201);
+      const view = (await on.json()) as { server: { org: { orgName: string; required: boolean } } };
+      expect(view.server.org).toMatchObject({ required: false });
+      expect((await call('DELETE', cy)).status).toBe(404);
+      expect((await call('DELETE', bob)).status).toBe(204);
     });
 
     it("an admin sees members' tool calls as metadata only: never their arguments or results", async () => {

@@ -4,6 +4,7 @@ import type { Db } from '../connection';
 import { auditEntries, organizations, orgInvitations, orgMemberships, users } from '../schema';
 import { DEFAULT_ORG_POLICY, parseStored, storedOrgPolicy, type StoredOrgPolicy } from '../stored-json';
 import type { OrgRole } from '../vocabulary';
+import { deleteMemberRowsOfOrg } from './org-servers';
 import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
@@ -217,6 +218,8 @@ export async function changeMembership(
     if (change.kind === 'remove') {
       // Their tools_rev moves first: the organization's policy stops applying at their next step.
       await bumpToolsRevOfOrg(tx, orgId, userId);
+      // Their use of the organization's shared servers ends with the membership.
+      await deleteMemberRowsOfOrg(tx, orgId, userId);
       await tx.delete(orgMemberships).where(where);
     } else {
       await tx.update(orgMemberships).set({ role: change.role }).where(where);

@@ -1,13 +1,28 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { mcpServers } from '../schema';
+import { mcpServers, organizations, orgServers } from '../schema';
 import { parseStored, storedReviewedTools, type StoredReviewedTools } from '../stored-json';
-import type { ServerStatus, ServerTransport, Trust } from '../vocabulary';
+import type { OrgServerAuth, ServerStatus, ServerTransport, Trust } from '../vocabulary';
 
 type RawRow = typeof mcpServers.$inferSelect;
-/** A server row with its JSON column parsed. */
-export type ServerRow = Omit<RawRow, 'reviewedTools'> & { reviewedTools: StoredReviewedTools };
+
+/**
+ * What a member's row of an organization's shared server carries of it (read with the row): the
+ * organization names it, `required` keeps it on, and in `shared` auth the connection opens the
+ * organization's sealed headers (never copied into the member's row, never put in a view).
+ */
+export interface OrgLink {
+  orgServerId: string;
+  orgId: string;
+  orgName: string;
+  auth: OrgServerAuth;
+  required: boolean;
+  headersSealed: string | null;
+}
+
+/** A server row with its JSON column parsed, and the organization's server it is a member's use of (null: the person's own). */
+export type ServerRow = Omit<RawRow, 'reviewedTools'> & { reviewedTools: StoredReviewedTools; org: OrgLink | null };
 
 export interface NewServer {
   name: string;
@@ -36,11 +51,51 @@ export interface ServerCheck {
 
 const NONE_REVIEWED: StoredReviewedTools = { v: 2, tools: {} };
 
-function parse(row: RawRow): ServerRow {
+function parse(row: RawRow, org: OrgLink | null = null): ServerRow {
   return {
     ...row,
     reviewedTools: parseStored(storedReviewedTools, row.reviewedTools, 'mcp_servers.reviewed_tools', row.id) ?? NONE_REVIEWED,
+    org,
   };
+}
+
+/** Server rows with the organization's server they use, when they use one. */
+function selectWithOrg(db: Db) {
+  return db
+    .select({
+      server: mcpServers,
+      orgServerId: orgServers.id,
+      orgId: orgServers.orgId,
+      orgName: organizations.name,
+      auth: orgServers.auth,
+      required: orgServers.required,
+      orgHeadersSealed: orgServers.headersSealed,
+    })
+    .from(mcpServers)
+    .leftJoin(orgServers, eq(orgServers.id, mcpServers.orgServerId))
+    .leftJoin(organizations, eq(organizations.id, orgServers.orgId));
+}
+
+type JoinedRow = Awaited<ReturnType<typeof selectWithOrg>>[number];
+
+function parseJoined(r: JoinedRow): ServerRow {
+  const org =
+    r.orgServerId && r.orgId && r.orgName !== null && r.auth && r.required !== null
+      ? {
+          orgServerId: r.orgServerId,
+          orgId: r.orgId,
+          orgName: r.orgName,
+          auth: r.auth,
+          required: r.required,
+          headersSealed: r.orgHeadersSealed,
+        }
+      : null;
+  return parse(r.server, org);
+}
+
+/** A write's returned row, read again with its organization's server (null when the write matched nothing). */
+async function reread(db: Db, userId: string, row: RawRow | undefined): Promise<ServerRow | null> {
+  return row ? getServer(db, userId, row.id) : null;
 }
 
 /**
@@ -48,7 +103,11 @@ function parse(row: RawRow): ServerRow {
  * are bound to the row's id before the row exists (lib/secrets/seal-contexts.ts): with any, the
  * caller chooses the id, since one the database picked would not open them.
  */
-export async function insertServer(db: Db, userId: string, input: NewServer & { id?: string }): Promise<ServerRow | null> {
+export async function insertServer(
+  db: Db,
+  userId: string,
+  input: NewServer & { id?: string; orgServerId?: string; enabled?: boolean; reviewedTools?: StoredReviewedTools },
+): Promise<ServerRow | null> {
   if (!input.id && (input.headersSealed !== null || input.oauthClientSecretSealed !== null)) {
     throw new Error('insertServer: sealed values need the id they were sealed for');
   }
@@ -57,7 +116,7 @@ export async function insertServer(db: Db, userId: string, input: NewServer & { 
     .values({ ...input, userId })
     .onConflictDoNothing({ target: [mcpServers.userId, mcpServers.namespace] })
     .returning();
-  return rows[0] ? parse(rows[0]) : null;
+  return reread(db, userId, rows[0]);
 }
 
 /** The user's servers, oldest first (the order they were added). */
@@ -71,31 +130,22 @@ export async function serversWithViewsOff(db: Db, userId: string): Promise<Set<s
 }
 
 export async function listServers(db: Db, userId: string): Promise<ServerRow[]> {
-  const rows = await db
-    .select()
-    .from(mcpServers)
-    .where(eq(mcpServers.userId, userId))
-    .orderBy(asc(mcpServers.createdAt), asc(mcpServers.id));
-  return rows.map(parse);
+  const rows = await selectWithOrg(db).where(eq(mcpServers.userId, userId)).orderBy(asc(mcpServers.createdAt), asc(mcpServers.id));
+  return rows.map(parseJoined);
 }
 
 /** The user's enabled servers, for the tool host. */
 export async function listEnabledServers(db: Db, userId: string): Promise<ServerRow[]> {
-  const rows = await db
-    .select()
-    .from(mcpServers)
+  const rows = await selectWithOrg(db)
     .where(and(eq(mcpServers.userId, userId), eq(mcpServers.enabled, true)))
     .orderBy(asc(mcpServers.namespace));
-  return rows.map(parse);
+  return rows.map(parseJoined);
 }
 
 /** Ownership is part of the lookup: another user's server reads as not found (null). */
 export async function getServer(db: Db, userId: string, id: string): Promise<ServerRow | null> {
-  const rows = await db
-    .select()
-    .from(mcpServers)
-    .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)));
-  return rows[0] ? parse(rows[0]) : null;
+  const rows = await selectWithOrg(db).where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)));
+  return rows[0] ? parseJoined(rows[0]) : null;
 }
 
 /**
@@ -129,7 +179,7 @@ export async function updateServer(
       .set({ ...patch, ...reset, updatedAt: new Date() })
       .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
       .returning();
-    return rows[0] ? parse(rows[0]) : null;
+    return await reread(db, userId, rows[0]);
   } catch (err) {
     if (isUniqueViolation(err)) return 'conflict';
     throw err;
@@ -143,7 +193,7 @@ export async function recordServerCheck(db: Db, userId: string, id: string, chec
     .set(check)
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
     .returning();
-  return rows[0] ? parse(rows[0]) : null;
+  return reread(db, userId, rows[0]);
 }
 
 /**
@@ -163,7 +213,7 @@ export async function enableServer(db: Db, userId: string, id: string, reviewed:
     .set({ enabled: true, reviewedTools, updatedAt: new Date() })
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
     .returning();
-  return rows[0] ? parse(rows[0]) : null;
+  return reread(db, userId, rows[0]);
 }
 
 /**
@@ -193,7 +243,7 @@ export async function setServerEnabled(db: Db, userId: string, id: string, enabl
     .set({ enabled, updatedAt: new Date() })
     .where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)))
     .returning();
-  return rows[0] ? parse(rows[0]) : null;
+  return reread(db, userId, rows[0]);
 }
 
 export async function deleteServer(db: Db, userId: string, id: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
-import type { StoredOrgPolicy } from '../stored-json';
-import { ORG_ROLES } from '../vocabulary';
+import type { StoredOrgPolicy, StoredReviewedToolsAnyVersion } from '../stored-json';
+import { ORG_ROLES, ORG_SERVER_AUTH, TRUST_LEVELS } from '../vocabulary';
 import { ownerRef, users } from './accounts';
 import { createdAt } from './columns';
 
@@ -63,4 +63,32 @@ export const orgInvitations = pgTable(
     usedBy: uuid('used_by').references(() => users.id, { onDelete: 'set null' }),
   },
   (t) => [index('org_invitations_org_idx').on(t.orgId)],
+);
+
+// A server an admin added once for the whole organization (issue 26, shared servers). Each member
+// who uses it has a row of their own in mcp_servers (`org_server_id`), so the engine, catalogs,
+// grants and gateway treat it as any server of theirs; that row holds nothing of the shared
+// credential, which stays here (sealed, bound to this row and organization) and is opened when a
+// connection is made. `reviewed_tools` is what the admin reviewed; members' rows follow it.
+export const orgServers = pgTable(
+  'org_servers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: orgRef(),
+    name: text('name').notNull(),
+    namespace: text('namespace').notNull(),
+    url: text('url').notNull(),
+    auth: text('auth', { enum: ORG_SERVER_AUTH }).notNull(),
+    // `shared` auth: a sealed JSON object of header name → value. Never in a member's row or view.
+    headersSealed: text('headers_sealed'),
+    // On for every member (they cannot turn it off); optional: each member turns it on.
+    required: boolean('required').notNull().default(false),
+    trust: text('trust', { enum: TRUST_LEVELS }).notNull().default('untrusted'),
+    timeoutMs: integer('timeout_ms').notNull().default(60_000),
+    reviewedTools: jsonb('reviewed_tools').$type<StoredReviewedToolsAnyVersion>().notNull().default({ v: 1, tools: {} }),
+    createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('org_servers_namespace_idx').on(t.orgId, t.namespace)],
 );

@@ -5,6 +5,7 @@ import { SERVER_STATUSES, SERVER_TRANSPORTS, TRUST_LEVELS } from '../vocabulary'
 import { authSessions, ownerRef } from './accounts';
 import { createdAt } from './columns';
 import { conversationRef } from './conversations';
+import { orgServers } from './organizations';
 
 /** MCP servers, their OAuth sign-ins and the sessions kept with them. */
 
@@ -124,8 +125,14 @@ export const mcpServers = pgTable(
     protocolVersion: text('protocol_version'),
     transport: text('transport', { enum: SERVER_TRANSPORTS }),
     checkedAt: timestamp('checked_at', { withTimezone: true }),
+    // A member's use of an organization's shared server (org_servers): the member cannot edit or
+    // remove it; in per-user OAuth mode their own tokens are found by its URL as for any server.
+    orgServerId: uuid('org_server_id').references(() => orgServers.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('mcp_servers_user_namespace_idx').on(t.userId, t.namespace)],
+  (t) => [
+    uniqueIndex('mcp_servers_user_namespace_idx').on(t.userId, t.namespace),
+    uniqueIndex('mcp_servers_user_org_server_idx').on(t.userId, t.orgServerId),
+  ],
 );

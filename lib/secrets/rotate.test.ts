@@ -3,8 +3,9 @@ import { eq, getTableName } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { insertOrg } from '@/db/queries/orgs';
 import { createUser } from '@/db/queries/users';
-import { authSessions, mcpServers, oauthCredentials, oauthFlows } from '@/db/schema';
+import { authSessions, mcpServers, oauthCredentials, oauthFlows, orgServers } from '@/db/schema';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { sealV1 } from '@/test/legacy-seal';
 
@@ -35,6 +36,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await h.db.delete(oauthFlows);
       await h.db.delete(oauthCredentials);
       await h.db.delete(mcpServers);
+      await h.db.delete(orgServers);
     });
 
     /** One of each sealed column, as an earlier release stored it: v1, under `key`. */
@@ -81,6 +83,16 @@ for (const { kind, available } of TEST_DATABASES) {
           expiresAt: new Date(Date.now() + 600_000),
         })
         .returning();
+      // A shared server's credential (no v1 was ever written there, but rotation treats every column alike).
+      const org = await insertOrg(h.db, { name: 'Legacy Org' });
+      await h.db.insert(orgServers).values({
+        orgId: org.id,
+        name: 'Legacy shared',
+        namespace: `shared${randomBytes(3).toString('hex')}`,
+        url: 'https://mcp.example.test/mcp',
+        auth: 'shared',
+        headersSealed: sealV1(key, '{"X-Api-Key":"old"}'),
+      });
       return { user: user.id, server: server!, credential: credential!, flow: flow! };
     }
 

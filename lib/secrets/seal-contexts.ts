@@ -40,3 +40,11 @@ export function credentialSecretContext(
 export function flowSecretContext(flow: { id: string; userId: string }): SealContext {
   return { table: 'oauth_flows', column: 'code_verifier', row: { id: flow.id, userId: flow.userId } };
 }
+
+/**
+ * `org_servers.headers_sealed`: the organization's shared credential, bound to the shared server's
+ * id and its organization — a value copied into a member's row (or another organization's) does not open.
+ */
+export function orgServerSecretContext(server: { id: string; orgId: string }): SealContext {
+  return { table: 'org_servers', column: 'headers_sealed', row: { id: server.id, orgId: server.orgId } };
+}

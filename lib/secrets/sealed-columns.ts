@@ -1,7 +1,7 @@
-import { mcpServers, oauthCredentials, oauthFlows } from '@/db/schema';
+import { mcpServers, oauthCredentials, oauthFlows, orgServers } from '@/db/schema';
 
 import type { SealedColumn } from './rotate';
-import { credentialSecretContext, flowSecretContext, serverSecretContext } from './seal-contexts';
+import { credentialSecretContext, flowSecretContext, orgServerSecretContext, serverSecretContext } from './seal-contexts';
 
 const serverKeys = { id: mcpServers.id, userId: mcpServers.userId };
 const credentialKeys = { userId: oauthCredentials.userId, issuer: oauthCredentials.issuer, resource: oauthCredentials.resource };
@@ -51,6 +51,14 @@ export const SEALED_COLUMNS: SealedColumn[] = [
     value: oauthFlows.codeVerifier,
     keys: { id: oauthFlows.id, userId: oauthFlows.userId },
     context: (row) => flowSecretContext(row),
+  }),
+  column({
+    label: 'org_servers.headers_sealed',
+    table: orgServers,
+    id: orgServers.id,
+    value: orgServers.headersSealed,
+    keys: { id: orgServers.id, orgId: orgServers.orgId },
+    context: (row) => orgServerSecretContext(row),
   }),
 ];
 

@@ -20,6 +20,7 @@ import { createGuardedFetch } from '@/lib/mcp/url-guard';
 import { processSingleton } from '@/lib/process-singleton';
 import { getSecretBox, type SecretBox } from '@/lib/secrets/secret-box';
 import { serverConfig } from '@/lib/servers/config';
+import { ensureRequiredServers } from '@/lib/servers/org-servers';
 
 /**
  * The app's tools: the first-party servers, reached in-process through the same client code as
@@ -122,6 +123,8 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     // Read at the same users.tools_rev (every change to a server bumps it): what was read then still holds.
     const cached = servers.get(userId);
     if (opts.toolsRev !== undefined && cached?.rev === opts.toolsRev) return cached.list;
+    // A required shared server of the person's organizations is theirs from their first step after it (or they) arrived.
+    await ensureRequiredServers({ db }, userId);
     const rows = await listEnabledServers(db, userId);
     const own: McpServerConfig[] = [];
     for (const row of rows) {

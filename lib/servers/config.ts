@@ -1,7 +1,7 @@
 import type { ServerRow } from '@/db/queries/servers';
 import { sealedHeaders } from '@/db/stored-json';
 import type { McpServerConfig } from '@/lib/mcp/types';
-import { serverSecretContext } from '@/lib/secrets/seal-contexts';
+import { orgServerSecretContext, serverSecretContext } from '@/lib/secrets/seal-contexts';
 import type { SecretBox } from '@/lib/secrets/secret-box';
 
 /** Which server a sealed value belongs to: its id and owner are bound into the value (lib/secrets/seal-contexts.ts). */
@@ -29,13 +29,39 @@ export function openClientSecret(row: ServerKey & Pick<ServerRow, 'oauthClientSe
   return box.open(row.oauthClientSecretSealed, serverSecretContext('oauth_client_secret_sealed', row));
 }
 
+/** An organization's shared credential, sealed for its shared server. */
+export function sealOrgHeaders(box: SecretBox, server: { id: string; orgId: string }, headers: Record<string, string>): string | null {
+  return Object.keys(headers).length ? box.seal(JSON.stringify(headers), orgServerSecretContext(server)) : null;
+}
+
+/** The organization's shared credential, opened (empty when there is none). Throws if it cannot be opened. */
+export function openOrgHeaders(
+  server: { id: string; orgId: string; headersSealed: string | null },
+  box: SecretBox,
+): Record<string, string> {
+  if (!server.headersSealed) return {};
+  return sealedHeaders.parse(JSON.parse(box.open(server.headersSealed, orgServerSecretContext(server))));
+}
+
+/**
+ * The headers a connection sends: the person's own, or — for a member's use of an organization's
+ * server with a shared credential — the organization's, opened here at connect time and never
+ * copied into the member's row.
+ */
+function connectionHeaders(row: ServerRow, box: SecretBox): Record<string, string> {
+  if (row.org?.auth === 'shared')
+    return openOrgHeaders({ id: row.org.orgServerId, orgId: row.org.orgId, headersSealed: row.org.headersSealed }, box);
+  return openHeaders(row, box);
+}
+
 /** How the gateway reaches a user-added server: its headers opened, its reviewed tools attached. */
 export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
-  const headers = openHeaders(row, box);
+  const headers = connectionHeaders(row, box);
   return {
     id: row.id,
     namespace: row.namespace,
-    displayName: row.name,
+    // A shared server is named with its organization wherever a member sees it (Tools panel, approval and sign-in cards, Activity).
+    displayName: row.org ? `${row.name} (${row.org.orgName})` : row.name,
     url: row.url,
     trust: row.trust,
     trustContent: row.trustContent,

@@ -76,6 +76,19 @@ async function own(ctx: ServersContext, userId: string, id: string): Promise<Ser
   return row;
 }
 
+/** A server the person may change: their own, not their use of an organization's shared server. */
+async function ownEditable(ctx: ServersContext, userId: string, id: string, doing: string): Promise<ServerRow> {
+  const row = await own(ctx, userId, id);
+  if (row.org) {
+    throw new AppError(
+      'forbidden',
+      'org_server',
+      `"${row.name}" is a shared server of your organization "${row.org.orgName}": only its owners and admins can ${doing} it.`,
+    );
+  }
+  return row;
+}
+
 /** Whether this person holds OAuth tokens for the server's URL (its credential, found as the calls find it). */
 async function isSignedIn(ctx: ServersContext, userId: string, url: string): Promise<boolean> {
   const rows = await findCredentialsForResources(ctx.db, userId, resourceCandidates(url));
@@ -88,7 +101,8 @@ export async function serverView(ctx: ServersContext, userId: string, row: Serve
   let credentialsUnreadable = false;
   let config: McpServerConfig;
   try {
-    headerNames = Object.keys(openHeaders(row, ctx.box));
+    // A shared credential is the organization's: a member sees not even its header names.
+    headerNames = row.org ? [] : Object.keys(openHeaders(row, ctx.box));
     config = serverConfig(row, ctx.box);
   } catch (err) {
     console.error(`[servers] credentials of ${row.id} cannot be opened:`, errorSummary(err));
@@ -193,7 +207,7 @@ export async function addServer(ctx: ServersContext, userId: string, raw: unknow
  */
 export async function editServer(ctx: ServersContext, userId: string, id: string, raw: unknown): Promise<ServerView> {
   const body = checkBody(raw, 'edit');
-  const row = await own(ctx, userId, id);
+  const row = await ownEditable(ctx, userId, id, 'change');
   const patch: ServerPatch = {};
   if (body.name !== undefined) patch.name = checkName(body.name);
   if (body.namespace !== undefined) patch.namespace = checkNamespace(body.namespace);
@@ -258,7 +272,7 @@ export async function editServer(ctx: ServersContext, userId: string, id: string
 }
 
 export async function removeServer(ctx: ServersContext, userId: string, id: string): Promise<void> {
-  const row = await own(ctx, userId, id);
+  const row = await ownEditable(ctx, userId, id, 'remove');
   if (!(await deleteServer(ctx.db, userId, id))) throw notFound(id);
   await dropCatalogs(ctx.db, id);
   await runUrlChangeHooks(ctx, { userId, serverId: id, oldUrl: row.url, newUrl: null });
@@ -268,7 +282,7 @@ export async function removeServer(ctx: ServersContext, userId: string, id: stri
  * Connects and lists the tools, bypassing the cache; records the status, protocol version,
  * transport and last error (in words, without secrets).
  */
-async function checkServer(ctx: ServersContext, userId: string, row: ServerRow): Promise<ServerView> {
+export async function checkServer(ctx: ServersContext, userId: string, row: ServerRow): Promise<ServerView> {
   let config: McpServerConfig;
   try {
     config = serverConfig(row, ctx.box);
@@ -290,7 +304,7 @@ async function checkServer(ctx: ServersContext, userId: string, row: ServerRow):
   });
   if (!updated) throw notFound(row.id);
   return userServerView(updated, listed.error ? await ctx.remote.lastListing(config, { userId }) : listed, {
-    headerNames: Object.keys(config.headers ?? {}),
+    headerNames: row.org ? [] : Object.keys(config.headers ?? {}),
     signedIn: await isSignedIn(ctx, userId, row.url),
   });
 }
@@ -323,8 +337,10 @@ export async function enableServerTools(
   userId: string,
   id: string,
   tools: Record<string, string>,
+  opts: { orgReview?: boolean } = {},
 ): Promise<ServerView> {
-  const row = await own(ctx, userId, id);
+  // A member's row of a shared server follows the organization's review (lib/servers/org-servers.ts), which passes `orgReview`.
+  const row = opts.orgReview ? await own(ctx, userId, id) : await ownEditable(ctx, userId, id, 'review the tools of');
   const config = usableConfig(ctx, row);
   const listing = (await ctx.remote.lastListing(config, { userId })) ?? (await ctx.remote.listTools(config, { userId }, { refresh: true }));
   const current = new Map(listing.tools.map((t) => [t.name, t.fingerprint]));

@@ -1,5 +1,5 @@
 import type { ServerRow } from '@/db/queries/servers';
-import type { ServerStatus, ServerTransport, Trust } from '@/db/vocabulary';
+import type { OrgServerAuth, ServerStatus, ServerTransport, Trust } from '@/db/vocabulary';
 import { reviewState } from '@/lib/mcp/catalog';
 import type { ListedCatalog } from '@/lib/mcp/gateway';
 import type { CatalogTool, ServerCatalog, ToolAnnotations } from '@/lib/mcp/types';
@@ -58,6 +58,11 @@ export interface ServerView {
   skipped: Array<{ name: string; reason: string }>;
   /** This person has an OAuth sign-in (tokens) stored for the server: the page offers Disconnect. */
   signedIn: boolean;
+  /**
+   * The organization's shared server this is the person's use of (null: their own): they cannot
+   * edit or remove it; `required` ones they cannot turn off either. Never the shared credential.
+   */
+  org: { serverId: string; orgId: string; orgName: string; required: boolean; auth: OrgServerAuth } | null;
 }
 
 function toolViews(listing: ServerCatalog | null, isReviewed: (tool: CatalogTool) => boolean): ServerToolView[] {
@@ -100,6 +105,9 @@ export function userServerView(
     tools,
     skipped: (listing?.skipped ?? []).map((s) => ({ name: s.name, reason: s.reason })),
     signedIn: extra.signedIn === true,
+    org: row.org
+      ? { serverId: row.org.orgServerId, orgId: row.org.orgId, orgName: row.org.orgName, required: row.org.required, auth: row.org.auth }
+      : null,
   };
 }
 
@@ -128,5 +136,6 @@ export function builtinServerView(listing: ListedCatalog): ServerView {
     tools: toolViews(listing, () => true),
     skipped: listing.skipped.map((x) => ({ name: x.name, reason: x.reason })),
     signedIn: false,
+    org: null,
   };
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import { LogIn, LogOut, Pencil, PlugZap, RefreshCw, Server, ShieldAlert, ShieldCheck, Trash2 } from 'lucide-react';
+import { Building2, LogIn, LogOut, Pencil, PlugZap, PowerOff, RefreshCw, Server, ShieldAlert, ShieldCheck, Trash2 } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
@@ -15,13 +15,23 @@ const REMOVE_DESCRIPTION =
   'Its tools leave every conversation, and its stored headers and sign-in are deleted. ' +
   'The activity log keeps the record of past calls.';
 
-type Busy = null | 'test' | 'refresh' | 'connect' | 'disconnect' | 'remove';
+type Busy = null | 'test' | 'refresh' | 'connect' | 'disconnect' | 'remove' | 'turn-off';
 
 /** Trust and status as badges: words first, colour only as a second hint. */
 export function ServerBadges({ server }: { server: ServerView }) {
   const status = STATUS[server.status];
   return (
     <>
+      {server.org && (
+        <Badge
+          appearance="outline"
+          icon={Building2}
+          data-testid="server-org"
+          title="Added by your organization; only its owners and admins change it."
+        >
+          {server.org.orgName} · {server.org.required ? 'required' : 'optional'}
+        </Badge>
+      )}
       {server.builtin ? (
         <Badge appearance="outline" icon={ShieldCheck}>
           built in
@@ -75,7 +85,12 @@ function Details({ server }: { server: ServerView }) {
     ]);
   rows.push(['Protocol', server.protocolVersion ?? 'not known yet']);
   rows.push(['Transport', server.transport ? TRANSPORT[server.transport] : 'not known yet']);
-  if (!server.builtin) {
+  if (!server.builtin && server.org) {
+    rows.push([
+      'Sign-in',
+      server.org.auth === 'oauth' ? 'your own account (Connect once; Switchboard keeps you signed in)' : 'kept by your organization',
+    ]);
+  } else if (!server.builtin) {
     rows.push([
       'Headers',
       server.headerNames.length > 0 ? (
@@ -133,7 +148,9 @@ export function ServerCard({
   const [removing, setRemoving] = useState(false);
   const headingId = `server-${server.id}-name`;
   const oauth = oauthActions(server);
-  const reviewing = needsReview(server);
+  // A shared server's tools are reviewed by the organization's admins, not here.
+  const reviewing = needsReview(server) && !server.org;
+  const waitingForOrg = server.org !== null && server.tools.some((t) => !t.reviewed);
 
   async function act(kind: Exclude<Busy, null>, run: () => Promise<void>) {
     setBusy(kind);
@@ -165,6 +182,11 @@ export function ServerCard({
     act('disconnect', async () => {
       await api(`/api/servers/${server.id}/oauth`, { method: 'DELETE' });
       onChange((await api<{ server: ServerView }>(`/api/servers/${server.id}/test`, { method: 'POST', body: {} })).server);
+    });
+  const turnOff = () =>
+    act('turn-off', async () => {
+      await api(`/api/orgs/${server.org!.orgId}/servers/${server.org!.serverId}/use`, { method: 'DELETE' });
+      onRemoved?.(server.id);
     });
   const remove = () =>
     act('remove', async () => {
@@ -208,6 +230,11 @@ export function ServerCard({
         {!reviewing && server.tools.length === 0 && server.status === 'connected' && (
           <p className="text-sm text-muted">This server lists no tools.</p>
         )}
+        {waitingForOrg && (
+          <p className="text-sm text-muted" data-testid="org-review-waiting">
+            Some of its tools wait for your organization&rsquo;s review before they can be used.
+          </p>
+        )}
         <SkippedTools skipped={server.skipped} />
         {error && <Notice tone="error">{error}</Notice>}
       </CardBody>
@@ -224,20 +251,36 @@ export function ServerCard({
           <Button size="sm" icon={RefreshCw} loading={busy === 'refresh'} onClick={() => void post('refresh')}>
             Refresh tools
           </Button>
-          <Button size="sm" variant="ghost" icon={Pencil} onClick={() => (setEditKey((k) => k + 1), setEditing(true))}>
-            Edit
-          </Button>
+          {!server.org && (
+            <Button size="sm" variant="ghost" icon={Pencil} onClick={() => (setEditKey((k) => k + 1), setEditing(true))}>
+              Edit
+            </Button>
+          )}
           {oauth.disconnect && (
             <Button size="sm" variant="ghost" icon={LogOut} loading={busy === 'disconnect'} onClick={() => void disconnect()}>
               Disconnect
             </Button>
           )}
-          <Button size="sm" variant="danger-subtle" icon={Trash2} className="sm:ml-auto" onClick={() => setRemoving(true)}>
-            Remove
-          </Button>
+          {server.org && !server.org.required && (
+            <Button
+              size="sm"
+              variant="ghost"
+              icon={PowerOff}
+              className="sm:ml-auto"
+              loading={busy === 'turn-off'}
+              onClick={() => void turnOff()}
+            >
+              Turn off
+            </Button>
+          )}
+          {!server.org && (
+            <Button size="sm" variant="danger-subtle" icon={Trash2} className="sm:ml-auto" onClick={() => setRemoving(true)}>
+              Remove
+            </Button>
+          )}
         </CardFooter>
       )}
-      {!server.builtin && (
+      {!server.builtin && !server.org && (
         <ServerFormDialog
           key={editKey}
           open={editing}
@@ -249,7 +292,7 @@ export function ServerCard({
           }}
         />
       )}
-      {!server.builtin && (
+      {!server.builtin && !server.org && (
         <ConfirmDialog
           open={removing}
           onClose={() => setRemoving(false)}

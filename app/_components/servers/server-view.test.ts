@@ -62,6 +62,7 @@ function server(over: Partial<ServerView> = {}): ServerView {
     ],
     skipped: [{ name: 'weird', reason: 'Its input schema is nested deeper than 32 levels.' }],
     signedIn: false,
+    org: null,
     ...over,
   };
 }

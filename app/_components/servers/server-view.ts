@@ -4,6 +4,7 @@
 import type { BadgeTone } from '@/app/_components/ui';
 import type { ServerStatus, ServerTransport } from '@/db/vocabulary';
 import type { SignInFailure } from '@/lib/mcp/oauth';
+import type { SharedServerOffer } from '@/lib/servers/org-servers';
 import type { ServerView as LibServerView, ServerToolView } from '@/lib/servers/view';
 
 export type { ServerStatus, ServerTransport } from '@/db/vocabulary';
@@ -15,7 +16,8 @@ type ToolAnnotations = NonNullable<ServerToolView['annotations']>;
 /** What GET /api/servers sends of each server (lib/servers/view.ts). */
 export type ServerView = LibServerView;
 
-export type ServerList = { servers: ServerView[]; builtin: ServerView[] };
+/** `shared`: the organizations' optional shared servers the person does not use yet (they may turn them on). */
+export type ServerList = { servers: ServerView[]; builtin: ServerView[]; shared: SharedServerOffer[] };
 
 /** Status in words (never by colour alone), with the badge tone that goes with it. */
 export const STATUS: Record<ServerStatus, { label: string; tone: BadgeTone }> = {

@@ -1,10 +1,11 @@
 'use client';
 
-import { FileUp, Plus, Server } from 'lucide-react';
+import { Building2, FileUp, Plus, Power, Server } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, EmptyState, Notice, Spinner } from '@/app/_components/ui';
+import { Badge, Button, Card, CardBody, CardFooter, CardHeader, EmptyState, Notice, Spinner } from '@/app/_components/ui';
+import type { SharedServerOffer } from '@/lib/servers/org-servers';
 
 import { ImportDialog } from './import-dialog';
 import { ServerCard } from './server-card';
@@ -44,6 +45,10 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
   const append = (added: ServerView[]) =>
     setList((l) => l && { ...l, servers: [...l.servers.filter((s) => !added.some((a) => a.id === s.id)), ...added] });
   const removed = (id: string) => setList((l) => l && { ...l, servers: l.servers.filter((s) => s.id !== id) });
+  // A shared server turned off goes back to the offers (the list says which).
+  const turnedOff = () => void load();
+  const own = list?.servers.filter((s) => !s.org) ?? [];
+  const shared = list?.servers.filter((s) => s.org) ?? [];
   // The new server's review takes the keyboard focus (and scrolls into view) once, after an add:
   // after the Add dialog has closed, since closing gives the focus back to whatever opened it.
   const focusReview = useCallback((el: HTMLHeadingElement | null) => {
@@ -81,7 +86,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
             <h1 className="text-2xl font-semibold tracking-tight">Servers</h1>
             <p className="mt-1.5 text-[15px] text-muted">The MCP servers whose tools Claude can use in your conversations.</p>
           </div>
-          {list && list.servers.length > 0 && actions}
+          {list && own.length > 0 && actions}
         </div>
 
         {oauthNotice && (
@@ -120,14 +125,14 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
             <h2 id="your-servers" className="text-lg font-semibold">
               Your servers
             </h2>
-            {list.servers.length === 0 ? (
+            {own.length === 0 ? (
               <div className="rounded-card border border-dashed border-border-strong py-10">
                 <EmptyState icon={Server} headingLevel="h3" title="No servers of your own yet" description={EMPTY_DESCRIPTION}>
                   <div className="flex justify-center">{actions}</div>
                 </EmptyState>
               </div>
             ) : (
-              list.servers.map((s) => (
+              own.map((s) => (
                 <ServerCard
                   key={s.id}
                   server={s}
@@ -137,6 +142,26 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
                 />
               ))
             )}
+          </section>
+        )}
+
+        {list && (shared.length > 0 || list.shared.length > 0) && (
+          <section aria-labelledby="org-servers" className="space-y-4" data-testid="org-servers">
+            <div>
+              <h2 id="org-servers" className="text-lg font-semibold">
+                From your organization
+              </h2>
+              <p className="mt-1 text-sm text-muted">
+                Added by your organization&rsquo;s admins, who reviewed their tools. Required ones are always on; turn optional ones on when
+                you need them. Where a server signs in with your own account, press Connect once: your sign-in is yours alone.
+              </p>
+            </div>
+            {shared.map((s) => (
+              <ServerCard key={s.id} server={s} onChange={replace} onRemoved={turnedOff} />
+            ))}
+            {list.shared.map((offer) => (
+              <SharedOfferCard key={offer.id} offer={offer} onTurnedOn={(server) => append([server])} />
+            ))}
           </section>
         )}
 
@@ -167,5 +192,56 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
       />
       <ImportDialog open={importing} onClose={() => setImporting(false)} onAdded={append} />
     </div>
+  );
+}
+
+/** An optional shared server the person does not use yet: what it is, whose, and Turn on. */
+function SharedOfferCard({ offer, onTurnedOn }: { offer: SharedServerOffer; onTurnedOn: (server: ServerView) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const headingId = `offer-${offer.id}-name`;
+  async function turnOn() {
+    setBusy(true);
+    setError('');
+    try {
+      onTurnedOn(
+        (await api<{ server: ServerView }>(`/api/orgs/${offer.orgId}/servers/${offer.id}/use`, { method: 'POST', body: {} })).server,
+      );
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Could not turn it on. Try again.');
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Card as="section" aria-labelledby={headingId} data-testid="shared-offer">
+      <CardHeader
+        icon={Server}
+        title={
+          <h3 id={headingId} className="text-base">
+            {offer.name}
+          </h3>
+        }
+        badges={
+          <>
+            <Badge appearance="outline" icon={Building2}>
+              {offer.orgName} · optional
+            </Badge>
+            <Badge>off</Badge>
+          </>
+        }
+        className="pt-4"
+      />
+      <CardBody className="text-sm text-muted">
+        <p className="font-mono text-[13px] break-all">{offer.url}</p>
+        <p>{offer.reviewed ? 'Its tools were reviewed by your organization.' : 'Its tools wait for your organization’s review.'}</p>
+        {error && <Notice tone="error">{error}</Notice>}
+      </CardBody>
+      <CardFooter>
+        <Button variant="primary" size="sm" icon={Power} loading={busy} onClick={() => void turnOn()}>
+          Turn on
+        </Button>
+      </CardFooter>
+    </Card>
   );
 }

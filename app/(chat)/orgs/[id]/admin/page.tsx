@@ -1,10 +1,11 @@
-import { Activity, ScrollText, Shield, Users } from 'lucide-react';
+import { Activity, ScrollText, Server, Shield, Users } from 'lucide-react';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 
 import { OUTCOME_BADGE } from '@/app/_components/activity/activity-view';
 import { MembersTable } from '@/app/_components/org-admin/members-table';
 import { PolicyForm } from '@/app/_components/org-admin/policy-form';
+import { SharedServers } from '@/app/_components/org-admin/shared-servers';
 import { Badge, CardBody } from '@/app/_components/ui';
 import { AppError } from '@/lib/http/errors';
 import { orgAdminPage } from '@/lib/orgs/admin';
@@ -19,6 +20,9 @@ export const dynamic = 'force-dynamic';
 const POLICY_WORDS =
   'What members may use, above their own choices. A change applies at the next step of every running conversation and ' +
   'suspends what it no longer allows; members see the reason in their Tools panel.';
+const SHARED_WORDS =
+  'Servers added once for every member. You review their tools; members see them on their servers page, named for the ' +
+  'organization, and cannot change them. Grants, approvals and the policy apply to them as to any server.';
 const AUDIT_WORDS =
   "Members' tool calls: who, when, which server and tool, the outcome. " +
   'Arguments and results stay with each member and are never shown here.';
@@ -64,6 +68,12 @@ export default async function OrgAdminPage({ params }: { params: Promise<{ id: s
         >
           <CardBody className="py-1">
             <MembersTable orgId={page.id} initial={page.members} me={session.user.id} />
+          </CardBody>
+        </Section>
+
+        <Section id="shared-servers-heading" title="Shared servers" icon={Server} description={SHARED_WORDS}>
+          <CardBody>
+            <SharedServers orgId={page.id} />
           </CardBody>
         </Section>
 

@@ -1,0 +1,282 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { DbHandle } from '@/db/connection';
+import { memberRowIdOf } from '@/db/queries/org-servers';
+import { addMembership, insertOrg } from '@/db/queries/orgs';
+import { getServer, listServers } from '@/db/queries/servers';
+import { mcpServers, oauthCredentials } from '@/db/schema';
+import { openTokens } from '@/lib/mcp/oauth/credentials';
+import { removeMember } from '@/lib/orgs/orgs';
+import { createAppTools } from '@/lib/server/tool-host';
+import { openTestDb, TEST_DATABASES } from '@/test/db';
+import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixture';
+import { loopbackFetch } from '@/test/loopback-fetch';
+import { approveAt, makeUserWithSession, startClientMetadataHost, testSecretBox } from '@/test/oauth-harness';
+
+import { finishServerSignIn, startServerSignIn, type ServersOAuthContext } from './oauth';
+import {
+  addOrgServer,
+  editOrgServer,
+  listOrgServerViews,
+  listServersWithShared,
+  removeOrgServer,
+  reviewOrgServer,
+  stopUsingSharedServer,
+  useSharedServer,
+} from './org-servers';
+import { editServer, removeServer } from './service';
+
+// Shared servers of an organization (issue 26), through the use-cases and the app's own tool host
+// (lib/server/tool-host.ts: the rows, serverConfig, the URL guard's place taken by loopback, OAuth
+// from lib/mcp/oauth), against the OAuth fixture (an authorization server and an MCP server
+// behind bearer tokens, telling which grant each call's token came from) and the MCP fixture
+// requiring an API key (the shared credential).
+
+const SECRET = 'org-shared-secret-9f2c7d1e';
+
+const callOpts = (userId: string) => ({ caller: { userId }, signal: new AbortController().signal, timeoutMs: 10_000 });
+
+describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)', ({ kind }) => {
+  let h: DbHandle;
+  let fx: OAuthFixture;
+  let keyed: FixtureServer;
+  let app: { origin: string; close(): Promise<void> };
+  const box = testSecretBox('org-servers');
+
+  beforeAll(async () => {
+    h = await openTestDb(kind);
+    // Token requests answered slowly, so concurrent refreshes would overlap at the provider if they were not one.
+    fx = await startOAuthFixture({ tokenDelayMs: 150 });
+    keyed = await startFixtureServer({ requireHeader: { name: 'X-Api-Key', value: SECRET } });
+    app = await startClientMetadataHost();
+  });
+  afterAll(async () => {
+    await Promise.all([fx.close(), keyed.close(), app.close()]);
+    await h.close();
+  });
+
+  /** One instance of the app: its own tool host (no memory shared with another). */
+  function instance() {
+    const tools = createAppTools(h.db, { fetch: loopbackFetch, oauthFetch: loopbackFetch, box: async () => box });
+    const ctx: ServersOAuthContext = {
+      db: h.db,
+      box,
+      remote: tools.remote,
+      builtinListing: tools.builtinListing,
+      allowLoopback: true,
+      oauthFetch: loopbackFetch,
+      appOrigin: app.origin,
+    };
+    return { tools, ctx };
+  }
+
+  async function organization() {
+    const org = await insertOrg(h.db, { name: `Acme ${kind} ${Math.random().toString(36).slice(2, 6)}` });
+    const admin = await makeUserWithSession(h.db);
+    const [m1, m2] = [await makeUserWithSession(h.db), await makeUserWithSession(h.db)];
+    await addMembership(h.db, org.id, admin.userId, 'owner');
+    await addMembership(h.db, org.id, m1.userId, 'member');
+    await addMembership(h.db, org.id, m2.userId, 'member');
+    return { org, admin, m1, m2 };
+  }
+
+  async function connect(ctx: ServersOAuthContext, who: { userId: string; sessionId: string }, rowId: string) {
+    const { authorizationUrl } = await startServerSignIn(ctx, who, rowId, '/servers');
+    const result = await finishServerSignIn(ctx, who, await approveAt(authorizationUrl), async () => {});
+    expect(result.ok).toBe(true);
+  }
+
+  /** Calls the member's row's tool through the app's tool host, as a turn does. */
+  async function callAs(tools: ReturnType<typeof instance>['tools'], userId: string, rowId: string, tool: string) {
+    const server = (await tools.host.serversFor(userId)).find((s) => s.id === rowId);
+    expect(server, 'the member’s tool host offers the shared server').toBeTruthy();
+    return tools.host.gateway.callTool(server!, tool, {}, callOpts(userId));
+  }
+
+  it('per-user OAuth: the admin adds and reviews it, each member connects, and every call carries that member’s own token', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+
+    const added = await addOrgServer(ctx, org.id, admin.userId, { name: 'Tracker', url: fx.url, auth: 'oauth', required: true });
+    expect(added).toMatchObject({ auth: 'oauth', required: true, reviewedCount: 0 });
+    expect(added.mine?.status).toBe('needs_sign_in');
+    // The admin reviews through their own sign-in: the server lists its tools only to a signed-in person.
+    await connect(ctx, admin, added.mine!.id);
+    const [listed] = await listOrgServerViews(ctx, org.id, admin.userId);
+    const whoami = listed!.mine!.tools.find((t) => t.name === 'whoami')!;
+    const reviewed = await reviewOrgServer(ctx, org.id, admin.userId, added.id, { whoami: whoami.fingerprint });
+    expect(reviewed.reviewedCount).toBe(1);
+
+    // A required server is on for every member: their own row, enabled with what the admin approved, named for the organization.
+    const rows: Record<string, string> = {};
+    for (const m of [m1, m2]) {
+      const page = await listServersWithShared(ctx, m.userId);
+      const mine = page.servers.find((s) => s.org?.serverId === added.id)!;
+      expect(mine).toMatchObject({ enabled: true, org: { orgName: org.name, required: true, auth: 'oauth' }, status: 'needs_sign_in' });
+      rows[m.userId] = mine.id;
+      // Not theirs to change.
+      await expect(editServer(ctx, m.userId, mine.id, { name: 'Mine now' })).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(removeServer(ctx, m.userId, mine.id)).rejects.toMatchObject({ type: 'forbidden' });
+      await expect(stopUsingSharedServer(ctx, m.userId, org.id, added.id)).rejects.toThrow(/requires "Tracker"/);
+    }
+
+    // Before connecting, a member's call needs their own sign-in — the admin's tokens are not theirs.
+    const before = await callAs(tools, m1.userId, rows[m1.userId]!, 'whoami');
+    expect(before.kind).toBe('needs_sign_in');
+
+    await connect(ctx, m1, rows[m1.userId]!);
+    await connect(ctx, m2, rows[m2.userId]!);
+    const tokenOf = async (userId: string) => {
+      const [cred] = await h.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, userId));
+      return openTokens(box, cred!)!.access_token;
+    };
+    for (const m of [m1, m2, m1]) {
+      const result = await callAs(tools, m.userId, rows[m.userId]!, 'whoami');
+      expect(result.kind).toBe('result');
+      expect(fx.calls.at(-1)!.token).toBe(await tokenOf(m.userId));
+    }
+    const grants = new Set(fx.calls.slice(-3).map((c) => c.grant));
+    expect(grants.size, 'two members, two grants').toBe(2);
+    expect(await tokenOf(m1.userId)).not.toBe(await tokenOf(m2.userId));
+  });
+
+  it('an expired access token is refreshed once for concurrent calls on two instances, and no call asks to sign in', async () => {
+    const a = instance();
+    const b = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(a.ctx, org.id, admin.userId, {
+      name: 'Refresher',
+      namespace: 'refresher',
+      url: fx.url,
+      auth: 'oauth',
+      required: true,
+    });
+    await connect(a.ctx, admin, added.mine!.id);
+    const [listed] = await listOrgServerViews(a.ctx, org.id, admin.userId);
+    await reviewOrgServer(a.ctx, org.id, admin.userId, added.id, {
+      whoami: listed!.mine!.tools.find((t) => t.name === 'whoami')!.fingerprint,
+    });
+    await listServersWithShared(a.ctx, m1.userId);
+    const rowId = (await memberRowIdOf(h.db, m1.userId, added.id))!;
+    await connect(a.ctx, m1, rowId);
+
+    // The provider expires every token, and the stored one is past its time.
+    fx.expireAccessTokens();
+    await h.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(oauthCredentials.userId, m1.userId));
+    const refreshes = fx.counts.refresh;
+    const replays = fx.counts.replays;
+    const results = await Promise.all([
+      callAs(a.tools, m1.userId, rowId, 'whoami'),
+      callAs(b.tools, m1.userId, rowId, 'whoami'),
+      callAs(a.tools, m1.userId, rowId, 'whoami'),
+      callAs(b.tools, m1.userId, rowId, 'whoami'),
+    ]);
+    expect(results.map((r) => r.kind)).toEqual(['result', 'result', 'result', 'result']);
+    expect(fx.counts.refresh - refreshes, 'exactly one refresh reached the authorization server').toBe(1);
+    expect(fx.counts.replays).toBe(replays);
+  });
+
+  it('a shared credential is used by every member’s calls and is never in what a member (or an admin) is sent', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: false,
+    });
+    expect(added.headerNames).toEqual(['X-Api-Key']);
+    expect(added.mine?.status).toBe('connected');
+    const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
+    await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
+
+    // Optional: offered, not on, until the member turns it on.
+    const page = await listServersWithShared(ctx, m1.userId);
+    expect(page.servers.some((s) => s.org?.serverId === added.id)).toBe(false);
+    expect(page.shared).toEqual([expect.objectContaining({ id: added.id, orgName: org.name, required: false, reviewed: true })]);
+    const view = await useSharedServer(ctx, m1.userId, org.id, added.id);
+    expect(view).toMatchObject({ enabled: true, status: 'connected', headerNames: [], org: { auth: 'shared' } });
+
+    const result = await tools.host.gateway.callTool(
+      (await tools.host.serversFor(m1.userId)).find((s) => s.id === view.id)!,
+      'echo',
+      { text: 'hi' },
+      callOpts(m1.userId),
+    );
+    expect(result.kind).toBe('result');
+    expect(keyed.requests.at(-1)!.headers['x-api-key']).toBe(SECRET);
+
+    // Nowhere in a member's JSON, nor the admin's; not copied into the member's row.
+    const memberJson = JSON.stringify([await listServersWithShared(ctx, m1.userId), view]);
+    expect(memberJson).not.toContain(SECRET);
+    expect(JSON.stringify(await listOrgServerViews(ctx, org.id, admin.userId))).not.toContain(SECRET);
+    const [row] = await h.db.select().from(mcpServers).where(eq(mcpServers.id, view.id));
+    expect(row!.headersSealed).toBeNull();
+
+    // A new credential applies to the member's next call; turning it off ends their use.
+    const sent = keyed.requests.length;
+    await editOrgServer(ctx, org.id, admin.userId, added.id, { headers: { 'X-Api-Key': 'rotated' } });
+    const rotated = await tools.host.gateway.callTool(
+      (await tools.host.serversFor(m1.userId)).find((s) => s.id === view.id)!,
+      'echo',
+      { text: 'hi' },
+      callOpts(m1.userId),
+    );
+    expect(keyed.requests.slice(sent).map((r) => r.headers['x-api-key'])).toContain('rotated');
+    expect(rotated.kind).not.toBe('result'); // the server wants the old key: the admin's change reached the member
+    await stopUsingSharedServer(ctx, m1.userId, org.id, added.id);
+    expect(await getServer(h.db, m1.userId, view.id)).toBeNull();
+  });
+
+  it('removing a member or the server ends its use; another organization’s admin and a member are refused', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: true,
+    });
+    await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: added.mine!.tools.find((t) => t.name === 'echo')!.fingerprint });
+    const inHost = async (userId: string) => (await tools.host.serversFor(userId)).some((s) => s.namespace === 'keyed');
+    expect(await inHost(m1.userId)).toBe(true);
+    expect(await inHost(m2.userId)).toBe(true);
+
+    // Authorization: a member cannot manage; another organization's admin finds nothing.
+    await expect(addOrgServer(ctx, org.id, m1.userId, { name: 'X', url: keyed.url, auth: 'oauth' })).rejects.toMatchObject({
+      type: 'forbidden',
+    });
+    await expect(listOrgServerViews(ctx, org.id, m1.userId)).rejects.toMatchObject({ type: 'forbidden' });
+    const other = await organization();
+    await expect(removeOrgServer(ctx, other.org.id, other.admin.userId, added.id)).rejects.toMatchObject({ type: 'not_found' });
+    await expect(listOrgServerViews(ctx, org.id, other.admin.userId)).rejects.toMatchObject({ type: 'not_found' });
+    await expect(useSharedServer(ctx, other.m1.userId, org.id, added.id)).rejects.toMatchObject({ type: 'not_found' });
+
+    // Fields, by name.
+    await expect(addOrgServer(ctx, org.id, admin.userId, { name: 'X', url: keyed.url, auth: 'magic' })).rejects.toMatchObject({
+      field: 'auth',
+    });
+    await expect(addOrgServer(ctx, org.id, admin.userId, { name: 'X', url: keyed.url, auth: 'shared' })).rejects.toMatchObject({
+      field: 'headers',
+    });
+    await expect(
+      addOrgServer(ctx, org.id, admin.userId, { name: 'X', url: keyed.url, auth: 'oauth', headers: { A: 'b' } }),
+    ).rejects.toMatchObject({ field: 'headers' });
+
+    await removeMember(h.db, org.id, admin.userId, m1.userId);
+    expect(await inHost(m1.userId)).toBe(false);
+    expect((await listServers(h.db, m1.userId)).length).toBe(0);
+    expect(await inHost(m2.userId)).toBe(true);
+
+    await removeOrgServer(ctx, org.id, admin.userId, added.id);
+    expect(await inHost(m2.userId)).toBe(false);
+    expect(await inHost(admin.userId)).toBe(false);
+  });
+});
