@@ -15,6 +15,9 @@ import { throughApp } from './through-app';
  * its own on that server, dropped after). Ports BENCH_APP_PORT (default 3231) and the next one.
  *
  *   BENCH_APP_ONLY=through,load,page,memory   only these parts
+ *   BENCH_APP_BUILD=0                         measure the build in BENCH_NEXT_DIST_DIR as it is (e.g. one of an
+ *                                             earlier commit, for a before/after pair) instead of building this source
+ *   BENCH_APP_DATABASES=postgres              only these of the databases (pglite, and postgres with BENCH_DATABASE_URL)
  *   BENCH_APP_TURNS=40                        turns of each kind through the app
  *   BENCH_LOAD_LEVELS=50,100,200              conversations at once
  *   BENCH_LOAD_TURNS=3                        turns each conversation makes at every level
@@ -30,7 +33,10 @@ export async function runAppBench(report: BenchReport): Promise<void> {
   const only = env.BENCH_APP_ONLY?.split(',').map((s) => s.trim());
   const wanted = (part: string) => !only || only.includes(part);
   const port = num('BENCH_APP_PORT', 3231);
-  const databases: BenchDatabase[] = env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+  const onlyDatabases = env.BENCH_APP_DATABASES?.split(',').map((s) => s.trim());
+  const databases = (env.BENCH_DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
+    (d): d is BenchDatabase => !onlyDatabases || onlyDatabases.includes(d),
+  );
   if (env.BENCH_DATABASE_URL) env.BENCH_POSTGRES_URL ??= env.BENCH_DATABASE_URL;
   const step = (what: string) => process.stderr.write(`\n  app: ${what}…`);
   // A part that fails is said in the report's notes; the other parts still run.
@@ -46,7 +52,7 @@ export async function runAppBench(report: BenchReport): Promise<void> {
 
   step('build');
   try {
-    await ensureAppBuild((line) => process.stderr.write(`\n  app: ${line}`));
+    if (env.BENCH_APP_BUILD !== '0') await ensureAppBuild((line) => process.stderr.write(`\n  app: ${line}`));
   } catch (err) {
     // Every part needs the build: each says so, none runs.
     for (const section of ['Through the app', 'Load', 'Page', 'Memory'])

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { summarize } from '@/bench/stats';
 
 import { createConversation, turn } from './client';
+import { cpuMeter, type CpuMeter } from './cpu';
 import type { ModelCall } from './model';
 import { measured, single, type BenchRow } from './rows';
 import { startApp, type BenchDatabase, type RunningApp } from './server';
@@ -15,7 +16,9 @@ const p95Of = (values: number[]) => summarize(values).p95;
  * two-step turns back to back (a `notes__search` call, then the answer; ~300 streamed words in
  * all), every conversation starting at the same moment. Figures per level: turns per second,
  * turn time and host time (the turn minus the model's own time) at p50 / p95, errors, database
- * statements per turn (from /api/metrics), the pool's waiting queue and the server's peak RSS.
+ * statements per turn (from /api/metrics), CPU ms per turn of the server and (on Postgres) of
+ * the database's backends serving it, NOTIFYs per turn (./cpu.ts), the pool's waiting queue and
+ * the server's peak RSS.
  *
  * The users are written by the bench (./users.ts), one per `CONVERSATIONS_PER_USER`
  * conversations, and the per-user limits are raised for the run through SWITCHBOARD_LIMITS
@@ -83,7 +86,7 @@ async function conversation(app: RunningApp, user: BenchUser, conversationId: st
 
 const STATEMENTS = 'switchboard_db_statements_total';
 
-async function level(app: RunningApp, concurrent: number, opts: LoadOptions): Promise<BenchRow[]> {
+async function level(app: RunningApp, meter: CpuMeter, concurrent: number, opts: LoadOptions): Promise<BenchRow[]> {
   const conversations = await Promise.all(
     Array.from({ length: concurrent }, async (_, i) => {
       const user = app.users[Math.floor(i / CONVERSATIONS_PER_USER)]!;
@@ -91,6 +94,7 @@ async function level(app: RunningApp, concurrent: number, opts: LoadOptions): Pr
     }),
   );
   const before = await app.metrics();
+  await meter.take();
   let peakRss = 0;
   let peakWaiting = 0;
   const sampler = setInterval(() => {
@@ -105,6 +109,7 @@ async function level(app: RunningApp, concurrent: number, opts: LoadOptions): Pr
   await Promise.all(conversations.map((c) => conversation(app, c.user, c.id, opts.turnsEach, results)));
   const wallS = (performance.now() - t0) / 1000;
   clearInterval(sampler);
+  const cpu = await meter.take();
   const after = await app.metrics();
   peakRss = Math.max(peakRss, (await app.memory()).rssMb);
 
@@ -137,6 +142,13 @@ async function level(app: RunningApp, concurrent: number, opts: LoadOptions): Pr
     },
     single(SECTION, `${name}: errors`, errors.length, 'turns', gated ? { target: '0', met: errors.length === 0 } : {}),
     single(SECTION, `${name}: statements per turn`, statements, 'statements'),
+    single(SECTION, `${name}: server CPU per turn`, cpu.serverMs / results.length, 'ms'),
+    ...(app.databaseUrl
+      ? [
+          single(SECTION, `${name}: Postgres CPU per turn (its backends)`, cpu.postgresMs / results.length, 'ms'),
+          single(SECTION, `${name}: NOTIFYs per turn`, cpu.notifications / results.length, 'notifications'),
+        ]
+      : []),
     single(SECTION, `${name}: most queries waiting for a pool connection`, peakWaiting, 'queries'),
     single(SECTION, `${name}: peak RSS of the server`, peakRss, 'MB'),
   ];
@@ -151,12 +163,13 @@ export async function load(opts: LoadOptions): Promise<BenchRow[]> {
     users: Math.ceil(most / CONVERSATIONS_PER_USER),
     limits: LOAD_LIMITS,
   });
+  const meter = await cpuMeter(app.pid, app.databaseUrl);
   try {
     // Load the routes and warm the JIT before the first level.
-    await level(app, 4, { ...opts, turnsEach: 1 });
+    await level(app, meter, 4, { ...opts, turnsEach: 1 });
     const rows: BenchRow[] = [];
     for (const concurrent of opts.levels) {
-      const figures = await level(app, concurrent, opts);
+      const figures = await level(app, meter, concurrent, opts);
       rows.push(...figures);
       // Said as each level ends: a long run that is stopped still leaves what it measured.
       const said = figures.map((f) => `${f.figure} ${Math.round(f.value)}${f.p95 === undefined ? '' : ` (p95 ${Math.round(f.p95)})`}`);
@@ -165,6 +178,7 @@ export async function load(opts: LoadOptions): Promise<BenchRow[]> {
     if (app.model!.problems.length) throw new Error(`bench model: ${app.model!.problems.slice(0, 3).join('; ')}`);
     return rows;
   } finally {
+    await meter.close();
     await app.stop();
   }
 }

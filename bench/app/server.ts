@@ -46,6 +46,8 @@ export interface RunningApp {
   /** The process `next start` runs as (its children, if any, count in `memory`). */
   pid: number;
   database: BenchDatabase;
+  /** The app's own database on the Postgres server; null on PGlite. */
+  databaseUrl: string | null;
   users: BenchUser[];
   model: BenchModel | null;
   metricsToken: string;
@@ -106,7 +108,7 @@ async function prepareDatabase(
 }
 
 /** Every process whose parent chain reaches `root` (next start may run its server in a child). */
-async function processTree(root: number): Promise<number[]> {
+export async function processTree(root: number): Promise<number[]> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -247,6 +249,7 @@ export async function startApp(opts: AppOptions): Promise<RunningApp> {
     origin,
     pid: app.pid!,
     database: opts.database,
+    databaseUrl: db.env.DATABASE_URL || null,
     users: db.users,
     model,
     metricsToken,

@@ -15,7 +15,7 @@ import {
 import { appendEvent, listEventsAfter } from './events';
 import { appendMessage, listMessages } from './messages';
 import { hitRateLimit, rowsOf } from './rate-limits';
-import { claimLapsedRun, getActiveRun, insertRun, listLapsedRuns, renewRunLease, requestRunCancel, updateRunIfVersion } from './runs';
+import { claimLapsedRun, getActiveRun, insertRun, listLapsedRuns, renewRunLeases, requestRunCancel, updateRunIfVersion } from './runs';
 import { createUser, createUserWithIdentity, findUserByEmail, findUserByIdentity, linkIdentity, setUserPlan } from './users';
 
 for (const { kind, available } of TEST_DATABASES) {
@@ -158,14 +158,14 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await updateRunIfVersion(h.db, run!.id, moved!.version, { step: 2 }, 'b')).toBeNull();
 
       // Lease: renewable by its owner; a live lease cannot be claimed, a lapsed one can, once.
-      expect(await renewRunLease(h.db, run!.id, 'a', soon)).not.toBeNull();
+      expect(await renewRunLeases(h.db, [run!.id], 'a', soon)).toEqual([{ id: run!.id, cancelRequestedAt: null }]);
       expect(await claimLapsedRun(h.db, run!.id, 'b', soon)).toBeNull();
       const later = new Date(Date.now() + 60_000);
       expect((await listLapsedRuns(h.db, later)).map((r) => r.id)).toContain(run!.id);
       const claimed = await claimLapsedRun(h.db, run!.id, 'b', new Date(later.getTime() + 30_000), later);
       expect(claimed?.leaseOwner).toBe('b');
       expect(await claimLapsedRun(h.db, run!.id, 'c', later, later)).toBeNull();
-      expect(await renewRunLease(h.db, run!.id, 'a', soon)).toBeNull();
+      expect(await renewRunLeases(h.db, [run!.id], 'a', soon)).toEqual([]);
 
       const cancelled = await requestRunCancel(h.db, run!.id);
       expect(cancelled?.cancelRequestedAt).toBeInstanceOf(Date);

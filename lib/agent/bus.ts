@@ -8,6 +8,15 @@ import type { BusEvent, EventSink, RunEvent, StoredWith } from './events';
 const CHANNEL = 'switchboard_events';
 // NOTIFY payloads must stay under 8000 bytes; larger events travel as a pointer to their row.
 const MAX_INLINE_PAYLOAD = 7000;
+/**
+ * How long live deltas wait for more before a notification that is not full goes out, once one
+ * has just gone (the first after a quiet spell goes at once). Sending as soon as the last one
+ * returned made a notification per round trip: ~10 a turn at 20 streaming conversations, a fifth
+ * of the turn's statements (issue 28). Never waited for when a payload is full or a store waits
+ * for the queue (a pause every time capped the queue: 4 ms held it to ~11,000 events a second,
+ * below 200 conversations' 40,000); event streams gather text for 20 ms anyway (./sse.ts).
+ */
+export const LIVE_GATHER_MS = 10;
 
 export interface EventBus extends EventSink {
   /**
@@ -33,12 +42,15 @@ export interface EventBus extends EventSink {
 export function createEventBus(handle: DbHandle): EventBus {
   const subscribers = createSubscribers();
   let listening: Promise<unknown> | undefined;
-  // Notifications are sent one after another so that receivers see them in the order sent; the
-  // drain starts a microtask late, so live events sent in one synchronous burst share a notification.
+  // Notifications are sent one after another so that receivers see them in the order sent; live
+  // events sent within LIVE_GATHER_MS of each other share a notification.
   let sending: Promise<void> = Promise.resolve();
-  /** Live events waiting for the next notification, of every conversation, in the order sent. */
-  const liveQueue: string[] = [];
+  /** Live events waiting for the next notification, of every conversation, in the order sent, with their size in the payload. */
+  const liveQueue: { item: string; size: number }[] = [];
+  let queuedBytes = 0;
   let draining = false;
+  /** Ends the drain's wait for more live events early; set while it waits. */
+  let gathering: (() => void) | undefined;
   // Live events queued and sent so far, and the stores waiting for the ones queued before them.
   let liveQueued = 0;
   let liveSent = 0;
@@ -76,15 +88,20 @@ export function createEventBus(handle: DbHandle): EventBus {
    */
   function sendLive(event: BusEvent) {
     const item = JSON.stringify({ e: event });
-    if (Buffer.byteLength(item) > MAX_INLINE_PAYLOAD - 16) return; // a live delta that large is only ever stored coalesced
-    liveQueue.push(item);
+    const size = Buffer.byteLength(item) + 1;
+    if (size > MAX_INLINE_PAYLOAD - 16) return; // a live delta that large is only ever stored coalesced
+    liveQueue.push({ item, size });
     liveQueued++;
+    queuedBytes += size;
+    if (queuedBytes >= MAX_INLINE_PAYLOAD) stopGathering();
     if (draining) return;
     draining = true;
     sending = sending.then(async () => {
-      while (liveQueue.length) {
-        // No pause to gather more: what queued during the last send goes in the next. (A 4 ms
-        // pause capped the queue at ~11,000 events a second, below 200 conversations' 40,000.)
+      // The first after a quiet spell goes at once (what was sent in one synchronous burst shares it):
+      // the first text of a turn is not held back.
+      for (let first = true; liveQueue.length; first = false) {
+        // Later ones, while the queue keeps filling, wait a little for more unless full or a store waits.
+        if (!first && queuedBytes < MAX_INLINE_PAYLOAD && flushWaiters.length === 0) await gather();
         const batch = takeLiveBatch();
         await handle
           .notify(CHANNEL, `{"es":[${batch.join(',')}]}`)
@@ -96,9 +113,28 @@ export function createEventBus(handle: DbHandle): EventBus {
     });
   }
 
+  /** Waits `LIVE_GATHER_MS`, or less when the queue fills a payload or a store waits. */
+  function gather(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(stopGathering, LIVE_GATHER_MS);
+      gathering = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  function stopGathering() {
+    const stop = gathering;
+    gathering = undefined;
+    stop?.();
+  }
+
   function liveSentUpTo(upTo: number): Promise<void> {
     if (liveSent >= upTo) return Promise.resolve();
-    return new Promise((resolve) => flushWaiters.push({ upTo, resolve }));
+    const sent = new Promise<void>((resolve) => flushWaiters.push({ upTo, resolve }));
+    stopGathering();
+    return sent;
   }
 
   /** The oldest queued live events that fit in one payload (at least one). */
@@ -106,12 +142,13 @@ export function createEventBus(handle: DbHandle): EventBus {
     let bytes = 16;
     let n = 0;
     while (n < liveQueue.length) {
-      const size = Buffer.byteLength(liveQueue[n]!) + 1;
+      const { size } = liveQueue[n]!;
       if (n > 0 && bytes + size > MAX_INLINE_PAYLOAD) break;
       bytes += size;
       n++;
     }
-    return liveQueue.splice(0, n);
+    queuedBytes -= bytes - 16;
+    return liveQueue.splice(0, n).map((q) => q.item);
   }
 
   async function storeWith(

@@ -65,4 +65,23 @@ describe('DeltaCoalescer', () => {
     ]);
     c.dispose();
   });
+
+  it('stores a step of 300 words streamed over 1.5 s as two events, and sends the rest live (issue 28: fifteen before)', async () => {
+    const { sink, live, stored } = recordingSink();
+    const c = new DeltaCoalescer(sink, target);
+    const words = Array.from({ length: 300 }, (_, i) => `w${i} `);
+    for (const w of words) {
+      c.push(0, w);
+      await elapse(5);
+    }
+    await c.flush();
+    // One event at the first second of streaming, one at the end: together the whole text, in order.
+    expect(stored).toHaveLength(2);
+    expect(stored[0]).toMatchObject({ offset: 0 });
+    expect(stored.map((d) => d.text).join('')).toBe(words.join(''));
+    // Live text went out meanwhile, gathered per tick, each piece at its place in the block.
+    expect(live.length).toBeGreaterThan(100);
+    for (const d of live) expect(words.join('').slice(d.offset as number, (d.offset as number) + (d.text as string).length)).toBe(d.text);
+    c.dispose();
+  });
 });

@@ -6,11 +6,22 @@ export interface DeltaTarget {
   messageId: string;
 }
 
+/** How long streamed text may wait before it is stored, and how much of it one stored event holds at most. */
+export const STORE_DELAY_MS = 1000;
+export const STORE_MAX_CHARS = 2048;
+
 /**
  * Text deltas go out live, gathered per block over a few milliseconds (one notification for what
- * arrived together, not one per token), and are stored coalesced (one event per ~100 ms or ~1 KB
- * per block). Each carries `messageId`, `blockIndex` and the `offset` of its first character, so
- * a client that sees the same text live and then in a replay keeps it once. Text about to be
+ * arrived together, not one per token), and are stored coalesced: one event per block per second
+ * of streaming or 2,048 characters (`STORE_DELAY_MS`, `STORE_MAX_CHARS`), so a step of a few
+ * hundred words is two or three rows and statements, not one every 100 ms (issue 28: fifteen a
+ * turn, each also rewriting the conversation's row and sending a NOTIFY). What that costs: a page
+ * that reconnects mid-stream sees the text stored so far and the live text after it, and the
+ * second in between once it is stored. 2,048 characters of text, even at 3 bytes each, keep the
+ * event under the database bus's inline payload (./bus.ts).
+ *
+ * Each event carries `messageId`, `blockIndex` and the `offset` of its first character, so a
+ * client that sees the same text live and then in a replay keeps it once. Text about to be
  * stored is not sent live as well: the stored event reaches every follower too.
  */
 export class DeltaCoalescer {
@@ -44,8 +55,8 @@ export class DeltaCoalescer {
     if (buf) buf.text += text;
     else this.pending.set(blockIndex, { offset, text, since: Date.now() });
     const size = this.pending.get(blockIndex)!.text.length;
-    if (size >= (this.opts.maxBytes ?? 1024)) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.opts.maxDelayMs ?? 100);
+    if (size >= (this.opts.maxBytes ?? STORE_MAX_CHARS)) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.opts.maxDelayMs ?? STORE_DELAY_MS);
   }
 
   private sendLive(): void {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
 
 import { appendMessage, type MessageRow } from '@/db/queries/messages';
-import { getRun, renewRunLease, type RunRow } from '@/db/queries/runs';
+import { getRun, type RunRow } from '@/db/queries/runs';
 import { readStepState } from '@/db/queries/step-state';
 import { insertToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { getUserPlan } from '@/db/queries/users';
@@ -13,9 +13,10 @@ import { processSingleton } from '@/lib/process-singleton';
 import { auditEndedCalls } from './audit-calls';
 import { DriveHistory } from './context/drive-history';
 import { streamFittedStep } from './context/fitted-step';
-import { DEFAULT_HEARTBEAT_MS, leaseUntil, type EngineDeps } from './deps';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_LEASE_MS, type EngineDeps } from './deps';
 import type { RunEvent } from './events';
 import { finish } from './finish';
+import { holdLease } from './lease-keeper';
 import { assistantContentToStore, type StepOutcome } from './model-step';
 import { proposeCalls } from './propose-calls';
 import { tokensReached } from './run-limits';
@@ -66,14 +67,16 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
 
   const ctl = new AbortController();
   localRuns.set(runId, ctl);
-  const heartbeat = setInterval(() => {
-    renewRunLease(deps.db, runId, deps.instanceId, leaseUntil(deps))
-      .then((lease) => {
-        if (!lease) ctl.abort('lease_lost');
-        else if (lease.cancelRequestedAt) ctl.abort('cancel');
-      })
-      .catch((err) => console.error('[run] lease renewal failed:', errorSummary(err)));
-  }, deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+  // Renewed with the other runs this process drives, one statement a heartbeat (./lease-keeper.ts).
+  const releaseLease = holdLease(
+    deps.db,
+    { owner: deps.instanceId, heartbeatMs: deps.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS },
+    runId,
+    (lease) => {
+      if (!lease) ctl.abort('lease_lost');
+      else if (lease.cancelRequestedAt) ctl.abort('cancel');
+    },
+  );
   const owner = { owner: deps.instanceId };
 
   try {
@@ -120,7 +123,7 @@ export async function driveRun(deps: EngineDeps, runId: string, known: JustStart
       }).catch(() => {});
     }
   } finally {
-    clearInterval(heartbeat);
+    releaseLease();
     localRuns.delete(runId);
   }
 }

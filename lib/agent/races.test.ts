@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { listEventsAfter } from '@/db/queries/events';
 import { appendMessage, listMessages } from '@/db/queries/messages';
-import { getRun, renewRunLease, updateRunIfVersion, type RunRow } from '@/db/queries/runs';
+import { getRun, renewRunLeases, updateRunIfVersion, type RunRow } from '@/db/queries/runs';
 import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { engineDeps, userAndConversation } from '@/test/engine-harness';
@@ -247,7 +247,7 @@ for (const { kind, available } of TEST_DATABASES) {
       await expect(finish(old, seen, 'failed', { owner: 'old', error: { code: 'internal', message: 'stale' } })).rejects.toBeInstanceOf(
         LeaseLost,
       );
-      expect(await renewRunLease(h.db, run.id, 'old', new Date(Date.now() + 60_000))).toBeNull();
+      expect(await renewRunLeases(h.db, [run.id], 'old', new Date(Date.now() + 60_000))).toEqual([]);
       await driveRun(old, run.id); // not the owner: does nothing
       expect(model.requests).toHaveLength(0);
 
