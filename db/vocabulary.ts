@@ -105,6 +105,10 @@ export type DecisionKind = (typeof DECISION_KINDS)[number];
 export const INPUT_RESPONSE_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 export type InputResponseAction = (typeof INPUT_RESPONSE_ACTIONS)[number];
 
+/** What a server's elicitation asks for: a form filled in here, or a step on a web page of its own (a link). */
+export const ELICITATION_MODES = ['form', 'url'] as const;
+export type ElicitationMode = (typeof ELICITATION_MODES)[number];
+
 /**
  * Why a server needs the person to sign in before a call can run: never connected, the
  * credential expired and cannot be refreshed, the tool needs more scopes (step-up), or the
