@@ -164,7 +164,7 @@ export type PolicyHint = (typeof POLICY_HINTS)[number];
  * a server's elicitation message, its progress text, a prompt of the server the person ran, or a
  * resource of it they attached (lib/chat/compose.ts).
  */
-export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress', 'prompt', 'resource'] as const;
+export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress', 'prompt', 'resource', 'view_context'] as const;
 export type TaintSource = (typeof TAINT_SOURCES)[number];
 
 /** How long a grant lasts (`PUT …/grants` `expiresIn`); `session`: until its signed-in session ends. */
