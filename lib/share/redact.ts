@@ -143,6 +143,9 @@ export function forkToolCall(c: ToolCallRow, runId: string, includeToolDetails: 
     serverId: sharedServerId(c.serverId),
     serverName: c.serverName,
     tool: c.tool,
+    // Kept so the copy says a view existed; with no server of the visitor's behind it, its card
+    // shows the static note, never a frame (ToolCallView.viewCopy).
+    viewUri: sharedServerId(c.serverId) === null ? c.viewUri : null,
     input,
     argsHash: argsHash(input),
     status: c.status,
