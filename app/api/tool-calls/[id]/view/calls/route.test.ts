@@ -451,7 +451,7 @@ describe('calls from an interactive view', () => {
     expect(await auditOf(p.cookie, toolCall.id)).toMatchObject([{ outcome: 'rejected', askedBy: { by: 'view' } }]);
   });
 
-  it('keeps what the view says for the model’s context with its call (owner only, text only), and never sends it', async () => {
+  it('keeps what the view says for the model’s context with its call (owner only, text only), and sends nothing by itself', async () => {
     const p = await viewOfGreeting();
     const put = (cookie: string, id: string, body: unknown) => routes.context.PUT(req('PUT', cookie, body), at(id));
     const first = await put(p.cookie, p.greeting, { content: [{ type: 'text', text: 'Ada is on screen.' }] });
