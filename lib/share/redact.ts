@@ -27,6 +27,8 @@ export const HIDDEN_RESULT_TEXT = 'Hidden by the owner of the shared conversatio
  * only counted — no id, name or URL of a hidden file is in the view.
  */
 export function toSharedMessage(m: MessageRow, files: ReadonlyMap<string, FileView> | null): SharedMessageView | null {
+  // What interactive views told the model is theirs, not the person's words; a share shows no view of it.
+  if (m.origin?.kind === 'view_context') return null;
   const content = readableBlocks(m.content);
   const fileIds = fileRefIds(m.content);
   if (content.length === 0 && fileIds.length === 0) return null;
