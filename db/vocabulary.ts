@@ -105,6 +105,10 @@ export type DecisionKind = (typeof DECISION_KINDS)[number];
 export const INPUT_RESPONSE_ACTIONS = ['accept', 'decline', 'cancel'] as const;
 export type InputResponseAction = (typeof INPUT_RESPONSE_ACTIONS)[number];
 
+/** What a server's elicitation asks for: a form filled in here, or a step on a web page of its own (a link). */
+export const ELICITATION_MODES = ['form', 'url'] as const;
+export type ElicitationMode = (typeof ELICITATION_MODES)[number];
+
 /**
  * Why a server needs the person to sign in before a call can run: never connected, the
  * credential expired and cannot be refreshed, the tool needs more scopes (step-up), or the
@@ -164,7 +168,7 @@ export type PolicyHint = (typeof POLICY_HINTS)[number];
  * a server's elicitation message, its progress text, a prompt of the server the person ran, or a
  * resource of it they attached (lib/chat/compose.ts).
  */
-export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress', 'prompt', 'resource'] as const;
+export const TAINT_SOURCES = ['result', 'tool_description', 'elicitation', 'progress', 'prompt', 'resource', 'view_context'] as const;
 export type TaintSource = (typeof TAINT_SOURCES)[number];
 
 /** How long a grant lasts (`PUT …/grants` `expiresIn`); `session`: until its signed-in session ends. */

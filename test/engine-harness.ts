@@ -98,6 +98,7 @@ const SAMPLE_CALL = {
   askedByView: false,
   viewOf: null,
   viewsOff: false,
+  viewCopy: false,
   viewContext: null,
   task: null,
   step: 0,

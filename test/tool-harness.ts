@@ -35,11 +35,13 @@ export async function toolEngine(
     grantSource?: GrantSource;
     instanceId?: string;
     fixture?: FixtureServer;
+    /** Another MCP server to reach as the fixture's `fx` namespace (e.g. test/fixtures/url-step-server.ts). */
+    serverUrl?: string;
   },
 ) {
   const fixture = opts.fixture ?? (await startFixtureServer());
   const model = await startScriptedModel(opts.script);
-  const server = fixtureConfig(fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000, opts.trustContent);
+  const server = fixtureConfig(opts.serverUrl ?? fixture.url, opts.trust ?? 'trusted', opts.timeoutMs ?? 5000, opts.trustContent);
   const tools: ToolHost = {
     gateway: createMcpGateway({ fetch: loopbackFetch }),
     serversFor: async () => [server],

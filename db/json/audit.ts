@@ -1,6 +1,15 @@
 import { z } from 'zod';
 
-import { AUDIT_GRANT_CHANGES, AUDIT_OUTCOMES, AUDIT_VERDICTS, CALL_ASKERS, DECISION_KINDS, TRUST_LEVELS } from '../vocabulary';
+import {
+  AUDIT_GRANT_CHANGES,
+  AUDIT_OUTCOMES,
+  AUDIT_VERDICTS,
+  CALL_ASKERS,
+  DECISION_KINDS,
+  ELICITATION_MODES,
+  INPUT_RESPONSE_ACTIONS,
+  TRUST_LEVELS,
+} from '../vocabulary';
 import { iso, jsonObject } from './common';
 
 /**
@@ -52,6 +61,21 @@ const auditToolCallV1 = z.object({
    * `toolCallId` (MCP Apps). Entries of the model's calls leave it out, as they always did.
    */
   askedBy: z.object({ by: z.enum(CALL_ASKERS).exclude(['model']), toolCallId: z.string() }).optional(),
+  /**
+   * Present when the server asked the person something mid-call (elicitation): who answered, when,
+   * and how — per asked key, its mode, the action, and for a link the URL they were sent to. A
+   * form's content is left out (the entry says that they answered, not what).
+   */
+  input: z
+    .object({
+      by: z.string(),
+      at: iso,
+      answers: z.record(
+        z.string(),
+        z.object({ mode: z.enum(ELICITATION_MODES), action: z.enum(INPUT_RESPONSE_ACTIONS), url: z.string().optional() }),
+      ),
+    })
+    .optional(),
   /** The tool_result block sent to the model: its size and SHA-256 over its RFC 8785 encoding. */
   result: z
     .object({

@@ -100,5 +100,11 @@ const resourcesOriginV1 = z.object({
     }),
   ),
 });
-export const storedMessageOrigin = z.discriminatedUnion('kind', [promptOriginV1, resourcesOriginV1]);
+/** What interactive views told the model since its last turn (MCP Apps `ui/update-model-context`): lib/agent/view-context-turn.ts. */
+const viewContextOriginV1 = z.object({
+  v: z.literal(1),
+  kind: z.literal('view_context'),
+  views: z.array(z.object({ toolCallId: z.string(), serverId: z.string(), serverName: z.string(), tool: z.string(), at: iso })),
+});
+export const storedMessageOrigin = z.discriminatedUnion('kind', [promptOriginV1, resourcesOriginV1, viewContextOriginV1]);
 export type StoredMessageOrigin = z.infer<typeof storedMessageOrigin>;

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 
-import { DECISION_KINDS, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TASK_STATUSES, VERDICTS } from '../vocabulary';
+import { DECISION_KINDS, ELICITATION_MODES, INPUT_RESPONSE_ACTIONS, SIGN_IN_REASONS, TASK_STATUSES, VERDICTS } from '../vocabulary';
 import { iso, jsonObject } from './common';
 
 /**
@@ -112,7 +112,7 @@ export const elicitationRequest = z.looseObject({
   method: z.string().optional(),
   params: z
     .looseObject({
-      mode: z.enum(['form', 'url']).optional(),
+      mode: z.enum(ELICITATION_MODES).optional(),
       message: z.string().optional(),
       // Elicitation forms are flat objects of primitive fields (MCP spec), which the page renders.
       requestedSchema: z

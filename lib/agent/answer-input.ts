@@ -57,6 +57,9 @@ function checkResponses(requests: StoredInputRequests, responses: Record<string,
   for (const key of asked) {
     const r = responses[key]!;
     const schema = requests[key]!.params?.requestedSchema;
+    // A link's step happens on the server's page: "accept" says the person finished it, nothing more.
+    if (requests[key]!.params?.mode === 'url' && r.content !== undefined)
+      throw new DecisionError('invalid', `responses.${key}.content: a link's answer carries no content.`, `responses.${key}.content`);
     if (r.action === 'accept' && schema && requests[key]!.params?.mode !== 'url') {
       const problem = inputProblem(schema, r.content ?? {});
       if (problem) throw new DecisionError('invalid', `responses.${key}.content: ${problem}`, `responses.${key}.content`);

@@ -14,6 +14,7 @@ import { observe } from './observe';
 import { admitRun, lockRunAdmission } from './run-limits';
 import { discardAbandonedText } from './take-over';
 import { suggestTitle } from './title';
+import { viewContextOpening } from './view-context-turn';
 
 export class RunConflict extends Error {
   constructor() {
@@ -50,12 +51,26 @@ export async function startRun(
      * starts a branch there; null: a new first message). Moved only once the run is admitted.
      */
     parentId?: string | null;
+    /**
+     * A message of the person's own: what interactive views told the model since its last turn goes
+     * before it, as a message of its own (./view-context-turn.ts). Not for a regenerated or
+     * continued answer, which the model takes up where it was.
+     */
+    withViewContext?: boolean;
   },
 ): Promise<{ run: RunRow; afterSeq: number; messages: MessageRow[] }> {
   let firstMessage = false;
   let plan: string | null = null;
   const stored: MessageRow[] = [];
-  const opening = input.messages ?? [{ role: 'user', content: [{ type: 'text', text: input.text }], origin: null }];
+  const views =
+    input.withViewContext && deps.tools
+      ? await viewContextOpening(deps.db, input.conversationId, await deps.tools.serversFor(input.userId))
+      : null;
+  const opening = [
+    ...(views ? [views.message] : []),
+    ...(input.messages ?? [{ role: 'user' as const, content: [{ type: 'text' as const, text: input.text }], origin: null }]),
+  ];
+  const taint = input.taint ?? views?.taint ?? null;
   const run = await deps.db.transaction(async (tx) => {
     await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
@@ -84,7 +99,7 @@ export async function startRun(
         }),
       );
     }
-    if (input.taint) await markConversationTainted(tx, input.conversationId, input.taint);
+    if (taint) await markConversationTainted(tx, input.conversationId, taint);
     const opened = await deps.events.storeWith(
       tx,
       input.conversationId,

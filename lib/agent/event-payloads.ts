@@ -91,6 +91,8 @@ export const toolCallViewSchema = z.object({
   askedByView: z.boolean().default(false),
   /** Its server's views are switched off (servers page): the card shows the text result and a note, no frame. */
   viewsOff: z.boolean().default(false),
+  /** A copy of a shared conversation's call (a fork): its view stayed with the original; the card shows the note, no frame. */
+  viewCopy: z.boolean().default(false),
   /** With `askedByView`: the call whose view asked (its card shows this one). */
   viewOf: z.string().nullable().default(null),
   /** What its interactive view last said the model should know of it (`ui/update-model-context`), shown on the card. */
@@ -126,6 +128,7 @@ const toolCallViewV0 = z
     askedByView: false,
     viewOf: null,
     viewsOff: false,
+    viewCopy: false,
     viewContext: null,
     task: null,
   }));

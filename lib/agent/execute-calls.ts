@@ -149,7 +149,7 @@ async function executeOne(
     ran.kind === 'result'
       ? (quota: number) => ({ ...resultPatch(current, server, ran.result, quotaFullNote(quota)), contentTrusted })
       : undefined;
-  return complete(deps, current, { ...patchFor(current, server, ran), contentTrusted }, overQuota);
+  return complete(deps, current, { ...patchFor(current, server, ran), contentTrusted }, overQuota, server.showViews === false);
 }
 
 async function followInterrupted(
@@ -189,7 +189,13 @@ async function finishFollowed(
     ran.kind === 'result'
       ? (quota: number) => ({ ...resultPatch(call, server, ran.result, quotaFullNote(quota)), contentTrusted, task: followed.task })
       : undefined;
-  return complete(deps, call, { ...patchFor(call, server, ran), contentTrusted, task: followed.task }, overQuota);
+  return complete(
+    deps,
+    call,
+    { ...patchFor(call, server, ran), contentTrusted, task: followed.task },
+    overQuota,
+    server.showViews === false,
+  );
 }
 
 /** The host's own tools: answered here, never by a server. */
@@ -320,6 +326,8 @@ async function complete(
   call: ToolCallRow,
   patch: ToolCallPatch,
   overQuota?: (quotaBytes: number) => ToolCallPatch,
+  /** Its server's interactive views are switched off: the live card shows the note, not a frame (as a re-read would). */
+  viewsOff = false,
 ): Promise<ToolCallRow | null> {
   const waiting = patch.status === 'awaiting_input' || patch.status === 'awaiting_sign_in';
   const endedAt = waiting ? null : new Date();
@@ -330,7 +338,7 @@ async function complete(
       tx,
       call.conversationId,
       call.runId,
-      [{ type: outcomeEvent(done.status), data: { toolCall: toToolCallView(done) } }],
+      [{ type: outcomeEvent(done.status), data: { toolCall: { ...toToolCallView(done), viewsOff } } }],
       { guard: toolCallSwapSql(tx, call.id, call.version, deps.instanceId, swap) },
     );
     if (!swapped) return null;

@@ -49,6 +49,8 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     askedByView: c.askedByCallId !== null,
     viewOf: c.askedByCallId,
     viewsOff: false,
+    // A live call with a view always names its server (the view is read through it); a fork's copy names none.
+    viewCopy: c.viewUri !== null && c.serverId === null,
     viewContext: c.viewContext ? { at: c.viewContext.at, text: c.viewContext.text, structured: c.viewContext.structured ?? null } : null,
     task: c.task ? { status: c.task.status, statusMessage: c.task.statusMessage ?? null } : null,
   };

@@ -55,6 +55,7 @@ export function toolCallEntry(
     },
     attempts: call.attempts,
     ...(call.askedByCallId && { askedBy: { by: 'view' as const, toolCallId: call.askedByCallId } }),
+    ...(call.inputResponses && { input: inputOf(call) }),
     result: call.result ? resultDigest(call) : null,
   };
   return { userId: call.userId, content };
@@ -71,6 +72,18 @@ function verdictOf(call: ToolCallRow): StoredAuditToolCall['verdict'] {
     return { ...base, kind: call.verdict.grantId === null && isFirstParty(call.serverId) ? 'default' : 'auto' };
   }
   return { ...base, kind: 'undecided' };
+}
+
+/** The person's last answers to the server's elicitation: how they answered each asked key, and where a link sent them. */
+function inputOf(call: ToolCallRow): NonNullable<StoredAuditToolCall['input']> {
+  const { by, at, responses } = call.inputResponses!;
+  const answers: NonNullable<StoredAuditToolCall['input']>['answers'] = {};
+  for (const [key, response] of Object.entries(responses)) {
+    const params = call.inputRequests?.[key]?.params;
+    const mode = params?.mode === 'url' ? 'url' : 'form';
+    answers[key] = { mode, action: response.action, ...(mode === 'url' && params?.url && { url: params.url }) };
+  }
+  return { by, at, answers };
 }
 
 /** Size and SHA-256 of the tool_result block the model received, over its RFC 8785 encoding. */

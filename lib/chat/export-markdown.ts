@@ -47,7 +47,9 @@ const STOP_WORDS: Record<string, string> = {
 };
 
 function messageLines(m: ExportedMessage): string[] {
-  const out = [`## ${m.role === 'user' ? 'You' : 'Assistant'} · ${dateWords(m.createdAt)}`, ''];
+  const who = m.viewContext ? 'Interactive views' : m.role === 'user' ? 'You' : 'Assistant';
+  const out = [`## ${who} · ${dateWords(m.createdAt)}`, ''];
+  if (m.viewContext) out.push(`*Shared with the model by ${m.viewContext.map((v) => `${v.server}’s ${v.tool}`).join(', ')}*`, '');
   if (m.prompt) out.push(`*From ${m.prompt.server}: prompt “${m.prompt.name}”*`, '');
   for (const a of m.attachments ?? []) {
     const size = a.chars !== undefined ? ` · ${a.chars.toLocaleString('en')} characters` : '';

@@ -47,6 +47,8 @@ export interface ExportedMessage {
   prompt?: { server: string; name: string };
   /** Resources the person attached: what the model read of each. */
   attachments?: ExportedAttachment[];
+  /** Not the person's words: what these interactive views told the model before their message (MCP Apps). */
+  viewContext?: { server: string; tool: string }[];
   parts: ExportedPart[];
   /** Why an answer ended when it was not simply finished: `max_tokens`, `cancelled`, `refusal`… */
   stopReason?: string;
@@ -154,6 +156,7 @@ function exportMessage(m: MessageRow, byToolUse: Map<string, ToolCallView>): Exp
     createdAt: m.createdAt.toISOString(),
     ...(origin?.kind === 'prompt' && { prompt: { server: origin.serverName, name: origin.name } }),
     ...(attachments && { attachments }),
+    ...(origin?.kind === 'view_context' && { viewContext: origin.views.map((v) => ({ server: v.serverName, tool: v.tool })) }),
     parts,
     ...(m.stopReason && m.stopReason !== 'end_turn' && m.stopReason !== 'tool_use' && { stopReason: m.stopReason }),
   };

@@ -283,6 +283,7 @@ export async function sendMessage(
       model: await modelForTurn(rt, conversation.model),
       ...(composed && { messages: composed.messages, taint: composed.taint }),
       ...(parentId !== undefined && { parentId }),
+      withViewContext: true,
     });
     // What the turn put in the conversation, as stored (ids, parent, a prompt's or resources' origin,
     // files): the page shows them at once, and can edit a message sent a moment ago by its real id.

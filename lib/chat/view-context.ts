@@ -17,8 +17,8 @@ export interface ViewContextUpdate {
 /**
  * A view's `ui/update-model-context`: what the view says the model should know of its state. It is
  * stored with the view's call (each update replaces the last, as the spec says) and shown on the
- * card, so the person sees exactly what the view offered; it is not put before the model in this
- * release. Text blocks only: another kind is refused, naming it.
+ * card, so the person sees exactly what the view offered; the person's next message puts it before
+ * the model (lib/agent/view-context-turn.ts). Text blocks only: another kind is refused, naming it.
  */
 export async function updateViewContext(
   rt: ChatRuntime,

@@ -30,6 +30,7 @@ export function describeTaint(taint: StoredTaint): string {
     progress: `${capitalized(server)} sent progress messages${tool ? ` while running ${tool}` : ''}`,
     prompt: `The prompt${taint.prompt ? ` "${taint.prompt}"` : ''} of ${server} was put into the conversation`,
     resource: `The resource${taint.uri ? ` ${taint.uri}` : ''} of ${server} was attached to a message`,
+    view_context: `The interactive view${tool ? ` of ${tool}` : ''} from ${server} told the model something`,
   }[taint.source];
   return `${what} (${when(taint.at)}). ${TAINT_CONSEQUENCE}`;
 }

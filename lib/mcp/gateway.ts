@@ -16,6 +16,7 @@ import {
   type KeptSession,
 } from './connection';
 import { createDiscoveryMemo, type DiscoveryMemo } from './discovery-memo';
+import { refusedElicitationLink } from './elicitation-link';
 import {
   classifyFailure,
   describeFailure,
@@ -239,6 +240,12 @@ export function createMcpGateway(deps: GatewayDeps = {}): SwitchboardGateway {
             kind: 'failed',
             message: `${server.displayName} asked for input in a form Switchboard cannot read ("${tool}" did not finish).`,
           };
+        }
+        // A link the person could not safely be offered ends the call here, in words, rather than as a card.
+        const refused = refusedElicitationLink(asked.data);
+        if (refused) {
+          const message = `${server.displayName} asked the person to open a link Switchboard does not open (${refused});`;
+          return { kind: 'failed', message: `${message} "${tool}" did not finish.` };
         }
         return {
           kind: 'input_required',

@@ -44,8 +44,12 @@ export function toSharedMessage(m: MessageRow, files: ReadonlyMap<string, FileVi
   };
 }
 
-/** Whether the shared page shows anything of a message (not when it carries a turn's tool results only). */
-export function isShown(m: Pick<MessageRow, 'content'>): boolean {
+/**
+ * Whether the shared page shows anything of a message: not when it carries a turn's tool results
+ * only, nor what interactive views told the model (theirs, not the person's words; a share shows no view).
+ */
+export function isShown(m: Pick<MessageRow, 'content' | 'origin'>): boolean {
+  if (m.origin?.kind === 'view_context') return false;
   return m.content.some((b) => b.type === 'text' || b.type === 'tool_use') || fileRefIds(m.content).length > 0;
 }
 
@@ -148,6 +152,9 @@ export function forkToolCall(c: ToolCallRow, runId: string, includeToolDetails: 
     serverId: sharedServerId(c.serverId),
     serverName: c.serverName,
     tool: c.tool,
+    // Kept so the copy says a view existed; with no server of the visitor's behind it, its card
+    // shows the static note, never a frame (ToolCallView.viewCopy).
+    viewUri: sharedServerId(c.serverId) === null ? c.viewUri : null,
     input,
     argsHash: argsHash(input),
     status: c.status,

@@ -311,7 +311,8 @@ export async function forkShare(
       tainted: taint && Date.parse(taint.at) <= link.snapshotAt.getTime() ? taint : null,
       runs,
       messages: snapshot.messages.flatMap((m) => {
-        const content = forkMessageContent(m.content, details, copiedFiles);
+        // A fork carries no origin: what views told the model would read as the reader's own words.
+        const content = m.origin?.kind === 'view_context' ? [] : forkMessageContent(m.content, details, copiedFiles);
         if (content.length === 0) return [];
         return [
           {

@@ -1,16 +1,20 @@
 import { eq, like } from 'drizzle-orm';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
+import { ToolCallCard } from '@/app/_components/tool-call/tool-call-card';
 import type { DbHandle } from '@/db/connection';
 import { createConversation, deleteConversation, getConversation, setConversationInstructions } from '@/db/queries/conversations';
 import { listMessages } from '@/db/queries/messages';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser, setUserInstructions } from '@/db/queries/users';
-import { rateLimits, shareLinks, toolGrants } from '@/db/schema';
+import { rateLimits, shareLinks, toolCalls, toolGrants } from '@/db/schema';
 import { decideCall } from '@/lib/agent/decide';
 import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/deps';
 import { startRun } from '@/lib/agent/engine';
 import { toMessageParams } from '@/lib/agent/history';
+import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
@@ -307,6 +311,33 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(JSON.stringify(await listMessages(h.db, conversationId))).toContain(SECRET);
       const [call] = await listConversationToolCalls(h.db, conversationId);
       expect(call!.input).toEqual({ message: SECRET });
+      await env.close();
+    });
+
+    it('a fork of an App call shows its text result and the static note, never a live view', async () => {
+      const { owner, conversation, env } = await conversationWithTurns();
+      const [original] = await listConversationToolCalls(h.db, conversation.id);
+      // The echo as an App call: its tool had declared a view (MCP Apps).
+      await h.db.update(toolCalls).set({ viewUri: 'ui://fixture/echo.html' }).where(eq(toolCalls.id, original!.id));
+      const { url } = await createShare(
+        rt,
+        owner.id,
+        conversation.id,
+        { includeToolDetails: true, audience: 'anyone', expiresIn: 'never' },
+        ORIGIN,
+      );
+      const reader = await newUser('reader');
+      const { conversationId } = await forkShare(rt, tokenOf(url), { userId: reader.id, address: null });
+      const [copy] = await listConversationToolCalls(h.db, conversationId);
+      const card = toToolCallView(copy!);
+      expect(card).toMatchObject({ status: 'succeeded', hasView: true, viewCopy: true, viewsOff: false });
+      expect(JSON.stringify(card.result)).toContain(SECRET);
+      const html = renderToStaticMarkup(createElement(ToolCallCard, { call: card }));
+      expect(html).toContain('Interactive view — open in Switchboard');
+      expect(html).not.toContain('app-view"');
+      // The owner's own call still has its live view.
+      const [mine] = await listConversationToolCalls(h.db, conversation.id);
+      expect(toToolCallView(mine!)).toMatchObject({ hasView: true, viewCopy: false });
       await env.close();
     });
 

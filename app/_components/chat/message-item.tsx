@@ -11,7 +11,7 @@ import { hiddenFilesSentence } from '../share/share-view';
 import type { ContentBlock } from '../types';
 import { CopyButton, cx, Notice } from '../ui/index';
 import { ContinueNotice } from './continue-notice';
-import { AttachedResources, PromptMark, type MessageOrigin } from './message-origin';
+import { AttachedResources, PromptMark, ViewContextNote, type MessageOrigin } from './message-origin';
 import { ThinkingSection } from './thinking-section';
 
 /**
@@ -48,6 +48,7 @@ export const MessageItem = memo(function MessageItem({
 }) {
   const blocks: ContentBlock[] = Array.isArray(content) ? content : [{ type: 'text', text: String(content ?? '') }];
   const texts = blocks.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+  if (role === 'user' && origin?.kind === 'view_context') return <ViewContextNote origin={origin} blocks={blocks} />;
   if (role === 'user') {
     const text = texts.join('\n');
     const attached = files && fileHref && files.length > 0 ? files : null;

@@ -1,6 +1,6 @@
 'use client';
 
-import { FileText, Image as ImageIcon, SquareSlash } from 'lucide-react';
+import { AppWindow, FileText, Image as ImageIcon, SquareSlash } from 'lucide-react';
 
 import type { ContentBlock, MessageView } from '../types';
 import { CodeBlock, Disclosure } from '../ui/index';
@@ -22,6 +22,34 @@ export function PromptMark({ origin }: { origin: Extract<MessageOrigin, { kind: 
         From {origin.serverName}: <span className="font-medium text-muted">{origin.name}</span>
       </span>
     </p>
+  );
+}
+
+/**
+ * What interactive views told the model before the person's message (MCP Apps): not the person's
+ * words, so no bubble — a line naming each view's server and tool, opening to the text the model read.
+ */
+export function ViewContextNote({ origin, blocks }: { origin: Extract<MessageOrigin, { kind: 'view_context' }>; blocks: ContentBlock[] }) {
+  const text = blocks.flatMap((b) => (b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n');
+  const names = origin.views.map((v) => `${v.serverName}’s ${v.tool}`).join(', ');
+  return (
+    <div className="w-full max-w-[85%] md:max-w-[75%]" data-testid="view-context-note">
+      <Disclosure
+        summary={
+          <span className="flex items-center gap-1.5 text-xs text-faint">
+            <AppWindow className="size-3.5 shrink-0" aria-hidden />
+            <span>
+              Shared with the model by the interactive view{origin.views.length > 1 ? 's' : ''} of {names}
+            </span>
+          </span>
+        }
+        summaryClassName="items-center"
+      >
+        <CodeBlock wrap maxHeight="sm">
+          {text}
+        </CodeBlock>
+      </Disclosure>
+    </div>
   );
 }
 

@@ -219,7 +219,7 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
       {sharedContext && (
         <div className="px-4 pb-2.5" data-testid="app-view-context">
           <p className="text-xs text-muted">
-            The view shared this for the model’s context (kept with this call; not sent to the model in this release):
+            The view shared this for the model’s context (it goes before the model with your next message):
           </p>
           <CodeBlock wrap maxHeight="sm">
             {[sharedContext.text, sharedContext.structured && JSON.stringify(sharedContext.structured, null, 2)].filter(Boolean).join('\n')}

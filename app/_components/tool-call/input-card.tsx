@@ -1,10 +1,11 @@
 'use client';
 
-import { MessageCircleQuestion } from 'lucide-react';
+import { ExternalLink, MessageCircleQuestion } from 'lucide-react';
 import { useState } from 'react';
 
 import type { ElicitationField, ElicitationRequest, InputResponse } from '@/db/stored-json';
 import type { InputResponseAction } from '@/db/vocabulary';
+import { elicitationLink } from '@/lib/mcp/elicitation-link';
 
 import type { ToolCallView } from '../types';
 import { Button, Card, CardBody, CardFooter, CardHeader, Field as FormField, Input, Notice, Select } from '../ui/index';
@@ -24,6 +25,10 @@ export function InputCard({
   const requests = call.inputRequests ?? {};
   const [values, setValues] = useState<Record<string, Record<string, unknown>>>({});
   const [busy, setBusy] = useState(false);
+  const asked = Object.values(requests);
+  // Only links: "accept" means "I finished the step on the page", which the server then checks.
+  const onlyLinks = asked.length > 0 && asked.every((r) => r.params?.mode === 'url');
+  const refusedLink = asked.some((r) => r.params?.mode === 'url' && !elicitationLink(r.params.url).ok);
 
   async function submit(action: InputResponseAction) {
     setBusy(true);
@@ -52,10 +57,13 @@ export function InputCard({
           {Object.entries(requests).map(([key, req]) => (
             <fieldset key={key} className="space-y-3">
               <legend className="mb-2 text-sm text-fg">
-                <span className="font-semibold">{call.server} asks:</span> {req.params?.message}
+                <span className="font-semibold">
+                  {call.server} {req.params?.mode === 'url' ? 'asks you to continue on a web page' : 'asks'}:
+                </span>{' '}
+                {req.params?.message}
               </legend>
-              {req.params?.mode === 'url' && req.params.url ? (
-                <ExternalLink url={req.params.url} />
+              {req.params?.mode === 'url' ? (
+                <LinkStep server={call.server ?? 'the server'} url={req.params.url} />
               ) : (
                 Object.entries(req.params?.requestedSchema?.properties ?? {}).map(([name, field]) => (
                   <FieldInput
@@ -73,8 +81,8 @@ export function InputCard({
           ))}
         </CardBody>
         <CardFooter>
-          <Button variant="primary" size="sm" type="submit" loading={busy}>
-            Submit
+          <Button variant="primary" size="sm" type="submit" loading={busy} disabled={refusedLink}>
+            {onlyLinks ? 'I’ve finished' : 'Submit'}
           </Button>
           <Button size="sm" disabled={busy} onClick={() => void submit('decline')}>
             Decline
@@ -88,20 +96,38 @@ export function InputCard({
   );
 }
 
-/** Only a well-formed https link is offered; anything else a server sends is shown as text. */
-function ExternalLink({ url }: { url: string }) {
-  let parsed: URL | null = null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
+/**
+ * A server's link (URL-mode elicitation): its host large, since that is what the person judges,
+ * the whole URL under it, and a button that opens it in a new tab only when clicked — no opener,
+ * no referrer. A link that is not a web page (lib/mcp/elicitation-link.ts) is shown, never offered.
+ */
+function LinkStep({ server, url }: { server: string; url: string | undefined }) {
+  const link = elicitationLink(url);
+  if (!link.ok) {
+    return (
+      <Notice tone="error">
+        Switchboard does not open this link: {link.problem}. Decline or cancel to tell {server}.
+        {url && <span className="mt-1 block break-all font-mono text-xs">{url}</span>}
+      </Notice>
+    );
   }
-  if (!parsed || parsed.protocol !== 'https:')
-    return <Notice tone="error">The server sent a link that cannot be opened safely: {url}</Notice>;
   return (
-    <a href={parsed.toString()} target="_blank" rel="noopener noreferrer" className="text-sm text-accent-text underline underline-offset-2">
-      Open {parsed.host} to continue
-    </a>
+    <div className="space-y-2 rounded-md border border-border bg-surface p-3">
+      <p className="text-xs text-muted">The page is on</p>
+      <p className="break-all font-mono text-lg font-semibold text-fg" data-testid="input-link-host">
+        {link.host}
+      </p>
+      <p className="break-all font-mono text-xs text-muted" data-testid="input-link-url">
+        {link.url}
+      </p>
+      <Button size="sm" icon={ExternalLink} onClick={() => window.open(link.url, '_blank', 'noopener,noreferrer')}>
+        Open {link.host}
+      </Button>
+      <p className="text-xs text-muted">
+        It opens in a new tab only when you click. Finish there, come back, and press “I’ve finished”: {server} then checks that the step is
+        done.
+      </p>
+    </div>
   );
 }
 

@@ -106,8 +106,10 @@ export const ToolCallCard = memo(function ToolCallCard({
         )}
       </Disclosure>
       {/* The interactive view lives only on the person's own page: a shared page says it exists and never loads it. */}
-      {call.hasView && call.result && !readOnly && !call.viewsOff && <AppViewFrame call={call} />}
-      {call.hasView && (readOnly || call.viewsOff) && <ViewNote className="border-t border-border px-4 py-2.5" off={!readOnly} />}
+      {call.hasView && call.result && !readOnly && !call.viewsOff && !call.viewCopy && <AppViewFrame call={call} />}
+      {call.hasView && (readOnly || call.viewsOff || call.viewCopy) && (
+        <ViewNote className="border-t border-border px-4 py-2.5" off={!readOnly && !call.viewCopy} />
+      )}
       {onSwitchOn && offersSwitchOn(call) && (
         // Outside the summary, which is itself a control; the panel asks as it always does.
         <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5 border-t border-border px-4 py-2.5" data-testid="switch-on-offer">

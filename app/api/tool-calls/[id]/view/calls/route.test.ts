@@ -228,6 +228,35 @@ describe('calls from an interactive view', () => {
     expect(clicks()).toBe(before);
   });
 
+  it("a call that ends while its server's views are off says so on its live event: the card shows the note, not a frame", async () => {
+    const p = await viewOfGreeting();
+    expect((await routes.server.PATCH(req('PATCH', p.cookie, { showViews: false }), at(p.serverId))).status).toBe(200);
+    const sent = await routes.messages.POST(
+      req('POST', p.cookie, { text: 'call apps__show_greeting {"name": "Bo"}' }),
+      at(p.conversationId),
+    );
+    expect(sent.status).toBe(202);
+    let run = await settledRun(p.conversationId);
+    if (run.status === 'awaiting_approval') {
+      const calls = (await (await routes.conversation.GET(req('GET', p.cookie), at(p.conversationId))).json()).toolCalls as CallView[];
+      const waiting = calls.find((c) => c.status === 'pending_approval')!;
+      const decided = await routes.decision.POST(
+        req('POST', p.cookie, { decision: 'allow_once', argsHash: waiting.argsHash }),
+        at(waiting.id),
+      );
+      expect(decided.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 50));
+      run = await settledRun(p.conversationId);
+    }
+    expect(run.status).toBe('completed');
+    const ended = (await listEventsAfter(h.db, p.conversationId, 0, 10_000)).filter((e) => e.type === 'tool_call.completed');
+    const live = ended.map((e) => (e.data as { toolCall: { tool: string; hasView: boolean; viewsOff: boolean } }).toolCall);
+    expect(live.map((c) => [c.tool, c.hasView, c.viewsOff])).toEqual([
+      ['show_greeting', true, false],
+      ['show_greeting', true, true],
+    ]);
+  });
+
   it("ends a view's call `errored` (audited) when running it throws, on the automatic and on the decided path", async () => {
     const { getRuntime } = await import('@/lib/server/runtime');
     const host = (await getRuntime()).engine.tools!;
@@ -422,7 +451,7 @@ describe('calls from an interactive view', () => {
     expect(await auditOf(p.cookie, toolCall.id)).toMatchObject([{ outcome: 'rejected', askedBy: { by: 'view' } }]);
   });
 
-  it('keeps what the view says for the model’s context with its call (owner only, text only), and never sends it', async () => {
+  it('keeps what the view says for the model’s context with its call (owner only, text only), and sends nothing by itself', async () => {
     const p = await viewOfGreeting();
     const put = (cookie: string, id: string, body: unknown) => routes.context.PUT(req('PUT', cookie, body), at(id));
     const first = await put(p.cookie, p.greeting, { content: [{ type: 'text', text: 'Ada is on screen.' }] });
