@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
@@ -11,7 +12,7 @@ const RENEWAL = /^update "runs" set "lease_expires_at"/;
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`run leases renewed together on ${kind}`, () => {
-    let h: DbHandle;
+    let h: DbHandle & { url?: string };
     const statements: string[] = [];
     beforeAll(async () => {
       h = await openTestDb(kind, { onStatement: (s) => statements.push(s) });
@@ -89,6 +90,33 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(first).toEqual([]);
       // a was let go before any renewal: its lease is as it was written.
       expect((await getRun(h.db, a.id))!.leaseExpiresAt!.getTime()).toBe(a.leaseExpiresAt!.getTime());
+    });
+
+    // One statement renews every run: one that hangs (a lock wait here; a dead pooled connection in
+    // production) must not let the leases lapse under drives that keep going. A second connection
+    // holds the run's row, so the renewals wait; the drive is told its lease is lost before it lapses.
+    it.skipIf(kind !== 'postgres')('tells a drive its lease is lost before it lapses when renewals hang', async () => {
+      const owner = `keeper-stuck-${kind}`;
+      const run = await runningRun(owner);
+      const blocker = new pg.Client({ connectionString: h.url });
+      await blocker.connect();
+      try {
+        await blocker.query('begin');
+        await blocker.query('select 1 from runs where id = $1 for update', [run.id]);
+        const leaseMs = 600;
+        const started = Date.now();
+        const told = await new Promise<Renewal>((resolve) => {
+          const letGo = holdLease(h.db, { owner, heartbeatMs: 50, leaseMs }, run.id, (lease) => {
+            letGo();
+            resolve(lease);
+          });
+        });
+        expect(told).toBeNull();
+        expect(Date.now() - started).toBeLessThan(leaseMs);
+      } finally {
+        await blocker.query('rollback');
+        await blocker.end();
+      }
     });
   });
 }
