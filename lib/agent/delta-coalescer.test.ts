@@ -84,4 +84,26 @@ describe('DeltaCoalescer', () => {
     for (const d of live) expect(words.join('').slice(d.offset as number, (d.offset as number) + (d.text as string).length)).toBe(d.text);
     c.dispose();
   });
+
+  it('keeps a failed background store for the step to find, never as an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { sink } = recordingSink();
+      sink.persist = async () => {
+        throw new Error('database away');
+      };
+      const c = new DeltaCoalescer(sink, target, { maxBytes: 4 });
+      c.push(0, 'more than four');
+      c.push(0, 'and again');
+      await elapse(10);
+      // Let the process see any rejection nobody handled.
+      await vi.waitFor(() => new Promise((resolve) => setImmediate(resolve)));
+      expect(unhandled).toEqual([]);
+      await expect(c.flush()).rejects.toThrow('database away');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });

@@ -55,8 +55,8 @@ export class DeltaCoalescer {
     if (buf) buf.text += text;
     else this.pending.set(blockIndex, { offset, text, since: Date.now() });
     const size = this.pending.get(blockIndex)!.text.length;
-    if (size >= (this.opts.maxBytes ?? STORE_MAX_CHARS)) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.opts.maxDelayMs ?? STORE_DELAY_MS);
+    if (size >= (this.opts.maxBytes ?? STORE_MAX_CHARS)) this.flushInBackground();
+    else this.timer ??= setTimeout(() => this.flushInBackground(), this.opts.maxDelayMs ?? STORE_DELAY_MS);
   }
 
   private sendLive(): void {
@@ -71,6 +71,14 @@ export class DeltaCoalescer {
     if (this.liveTimer) clearTimeout(this.liveTimer);
     this.liveTimer = undefined;
     this.unsent.clear();
+  }
+
+  /**
+   * A store nobody awaits now: a failure stays in `flushing`, where the step's own `flush` finds it
+   * and fails the step — not an unhandled rejection that could end the process.
+   */
+  private flushInBackground(): void {
+    this.flush().catch(() => {});
   }
 
   /** Stores whatever is buffered; resolves when it is stored (errors are the caller's). */
