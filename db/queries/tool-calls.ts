@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, inArray, isNotNull, notInArray, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { toolCalls } from '../schema';
@@ -319,6 +319,25 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
     .where(and(eq(toolCalls.id, id), notInArray(toolCalls.status, [...FINISHED_CALL_STATUSES])))
     .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
+}
+
+/**
+ * The conversation's calls whose interactive view updated its context for the model after `since`
+ * (lib/agent/view-context-turn.ts): read on every message the person sends, so only those rows.
+ */
+export async function listViewContextsSince(db: Db, conversationId: string, since: Date): Promise<ToolCallRow[]> {
+  const rows = await db
+    .select(TOOL_CALL_COLUMNS)
+    .from(toolCalls)
+    .where(
+      and(
+        eq(toolCalls.conversationId, conversationId),
+        isNotNull(toolCalls.viewContext),
+        sql`(${toolCalls.viewContext}->>'at')::timestamptz > ${since.toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));
+  return rows.map(parseToolCallRow);
 }
 
 /**

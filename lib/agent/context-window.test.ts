@@ -120,6 +120,23 @@ describe('summarizing the oldest turns', () => {
     expect(text).toContain('- question 1');
     expect(text).toContain('- question 2');
   });
+
+  it('never quotes what interactive views told the model as the person’s words, nor cuts before it', () => {
+    const views = {
+      ...row('user', [{ type: 'text', text: 'The person picked row 3.' }], 'run-2'),
+      origin: {
+        v: 1 as const,
+        kind: 'view_context' as const,
+        views: [{ toolCallId: 'c1', serverId: 's1', serverName: 'Apps', tool: 'show_rows', at: '2026-12-06T12:00:00.000Z' }],
+      },
+    };
+    const history = [...turn(1), views, ...turn(2, 'run-2')];
+    const transcript = transcriptOf(null, history, 100_000);
+    expect(transcript).toContain('Interactive views of Apps (not the person): The person picked row 3.');
+    expect(transcript).not.toContain('Person: The person picked row 3.');
+    expect(plainSummary(null, history)).not.toContain('row 3');
+    expect(summaryCuts(history, 'run-x')).not.toContain(history.indexOf(views));
+  });
 });
 
 describe('the room, the estimate and the API’s answers', () => {

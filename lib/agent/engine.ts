@@ -64,7 +64,7 @@ export async function startRun(
   const stored: MessageRow[] = [];
   const views =
     input.withViewContext && deps.tools
-      ? await viewContextOpening(deps.db, input.conversationId, await deps.tools.serversFor(input.userId))
+      ? await viewContextOpening(deps.db, input.conversationId, () => deps.tools!.serversFor(input.userId))
       : null;
   const opening = [
     ...(views ? [views.message] : []),

@@ -107,7 +107,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const words = resultText(env);
       expect(words).toContain('asked the person to open a link Switchboard does not open');
       expect(words).toContain(
-        'inputRequests.page.params.url: a \\"javascript:\\" link is not a web page (only http and https links are opened)',
+        'inputRequests.page.params.url: a \\"javascript:\\" link is not a web page (only https links are opened, or http on this machine)',
       );
       await env.close();
     });

@@ -12,6 +12,7 @@ import { text, toolEngine, toolUse } from '@/test/tool-harness';
 
 import { decideCall } from './decide';
 import { startRun } from './engine';
+import { MAX_VIEWS_PER_TURN } from './view-context-turn';
 
 type Block = Anthropic.ContentBlockParam & Record<string, unknown>;
 
@@ -96,6 +97,30 @@ for (const { kind, available } of TEST_DATABASES) {
       await turn('thanks');
       const third = JSON.stringify(env.model.requests.at(-1)!.body.messages);
       expect(third.split('The person picked row 3.')).toHaveLength(2);
+      await env.close();
+    });
+
+    it('puts at most a turn’s share of views before the model, the newest, and names the rest as left out', async () => {
+      const calls = Array.from({ length: MAX_VIEWS_PER_TURN + 2 }, (_, i) => toolUse(`tu_${i}`, 'fx__echo', { message: `m${i}` }));
+      const env = await toolEngine(h, { script: [{ blocks: calls }, { blocks: [text('Echoed.')] }, { blocks: [text('Fine.')] }] });
+      const { user, conversation } = await userAndConversation(h);
+      const turn = async (words: string) => {
+        await startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: words, withViewContext: true });
+        await env.deps.idle();
+      };
+      await turn('echo them all');
+      const echoes = await listConversationToolCalls(h.db, conversation.id);
+      expect(echoes).toHaveLength(MAX_VIEWS_PER_TURN + 2);
+      // Each view says something, one after another: the first two are the oldest.
+      for (const [i, call] of echoes.entries()) {
+        await setViewContext(h.db, call.id, { v: 1, at: new Date(Date.now() + i).toISOString(), text: `view ${i} says hello` });
+      }
+      await turn('and now?');
+      const said = JSON.stringify(env.model.requests.at(-1)!.body.messages);
+      for (let i = 2; i < echoes.length; i++) expect(said).toContain(`view ${i} says hello`);
+      expect(said).not.toContain('view 0 says hello');
+      expect(said).not.toContain('view 1 says hello');
+      expect(said).toContain('what the views of \\"fx__echo\\", \\"fx__echo\\" shared is left out');
       await env.close();
     });
   });

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/connection';
 import { getLatestRun } from '@/db/queries/runs';
-import { listConversationToolCalls, type ToolCallRow } from '@/db/queries/tool-calls';
+import { listViewContextsSince, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredMessageOrigin, StoredTaint } from '@/db/stored-json';
 import { escapeToolOutput, FENCE_CLOSE, fenceOpen } from '@/lib/mcp/to-tool-result';
 import type { McpServerConfig } from '@/lib/mcp/types';
@@ -18,20 +18,33 @@ import { taintOf } from './taint';
  *
  * "Since its last turn": updated after the conversation's latest run began — an update made while
  * that run went on, or after it ended, has not been before the model; an older one has.
+ *
+ * Bounded per turn: the newest MAX_VIEWS_PER_TURN views, and at most MAX_VIEW_CONTEXT_TURN_CHARS
+ * of their words in all (each view's own text is bounded where it is stored); the rest are named
+ * as left out, so forty dashboards cannot fill the model's context window with one message.
  */
 export async function viewContextOpening(
   db: Db,
   conversationId: string,
-  servers: McpServerConfig[],
+  serversOf: () => Promise<McpServerConfig[]>,
 ): Promise<{ message: OpeningMessage; taint: StoredTaint | null } | null> {
   const latest = await getLatestRun(db, conversationId);
   if (!latest) return null;
-  const since = latest.createdAt.getTime();
-  const fresh = (await listConversationToolCalls(db, conversationId)).filter(
-    (c): c is ToolCallRow & { viewContext: NonNullable<ToolCallRow['viewContext']> } =>
-      c.viewContext !== null && Date.parse(c.viewContext.at) > since,
+  const updated = (await listViewContextsSince(db, conversationId, latest.createdAt)).filter(
+    (c): c is ToolCallRow & { viewContext: NonNullable<ToolCallRow['viewContext']> } => c.viewContext !== null,
   );
-  if (!fresh.length) return null;
+  if (!updated.length) return null;
+  // Newest first within the bounds; shown in the conversation's order.
+  const byNewest = [...updated].sort((a, b) => Date.parse(b.viewContext.at) - Date.parse(a.viewContext.at));
+  let chars = 0;
+  const fresh = byNewest
+    .filter((c, i) => {
+      chars += c.viewContext.text.length + (c.viewContext.structured ? JSON.stringify(c.viewContext.structured).length : 0);
+      return i < MAX_VIEWS_PER_TURN && chars <= MAX_VIEW_CONTEXT_TURN_CHARS;
+    })
+    .reverse();
+  const leftOut = updated.filter((c) => !fresh.includes(c));
+  const servers = await serversOf();
 
   const origin: Extract<StoredMessageOrigin, { kind: 'view_context' }> = { v: 1, kind: 'view_context', views: [] };
   const text: string[] = [];
@@ -50,5 +63,14 @@ export async function viewContextOpening(
     const trusted = call.contentTrusted && server?.trustContent === true;
     if (!trusted) taint ??= taintOf('view_context', { serverId: call.serverId ?? 'unknown', serverName, tool: call.tool });
   }
+  if (leftOut.length) {
+    const names = leftOut.map((c) => `"${c.modelName}"`).join(', ');
+    text.push(`[Switchboard: what the views of ${names} shared is left out: more than this turn's share of views' words.]`);
+  }
   return { message: { role: 'user', content: [{ type: 'text', text: text.join('\n') }], origin }, taint };
 }
+
+/** The most views whose words go before the model in one turn. */
+export const MAX_VIEWS_PER_TURN = 8;
+/** The most characters of views' words in one turn (about 8,000 tokens). */
+export const MAX_VIEW_CONTEXT_TURN_CHARS = 32_000;

@@ -57,7 +57,9 @@ function messageLines(m: ExportedMessage): string[] {
   }
   if (m.attachments?.length) out.push('');
   for (const part of m.parts) {
-    if (part.type === 'text') out.push(part.text, '');
+    // A view's words are the server's, fenced like a tool's result: never read as a section of the export.
+    if (part.type === 'text' && m.viewContext) out.push(...fenced(part.text, ''), '');
+    else if (part.type === 'text') out.push(part.text, '');
     else if (part.type === 'thinking')
       out.push(...quote(part.redacted ? '*Thinking (hidden by the model provider)*' : `*Thinking*\n\n${part.text ?? ''}`), '');
     else out.push(...toolCallLines(part.call), '');

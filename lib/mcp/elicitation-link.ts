@@ -10,8 +10,20 @@ import type { StoredInputRequests } from '@/db/stored-json';
  */
 export type ElicitationLink = { ok: true; url: string; host: string } | { ok: false; problem: string };
 
+/** Longer than any real page's address; a longer one is not shown or opened. */
+export const MAX_ELICITATION_LINK_CHARS = 8192;
+
+/**
+ * Plain http is offered only for a page on the person's own machine (a local helper, a test):
+ * anywhere else it can be read or changed on the way.
+ */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 export function elicitationLink(raw: unknown): ElicitationLink {
   if (typeof raw !== 'string' || !raw.trim()) return { ok: false, problem: 'the link is missing' };
+  if (raw.length > MAX_ELICITATION_LINK_CHARS) {
+    return { ok: false, problem: `the link is longer than ${MAX_ELICITATION_LINK_CHARS.toLocaleString('en')} characters` };
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -19,7 +31,13 @@ export function elicitationLink(raw: unknown): ElicitationLink {
     return { ok: false, problem: `"${clip(raw)}" is not a valid URL` };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { ok: false, problem: `a "${url.protocol.replace(/:$/, '')}:" link is not a web page (only http and https links are opened)` };
+    return {
+      ok: false,
+      problem: `a "${url.protocol.replace(/:$/, '')}:" link is not a web page (only https links are opened, or http on this machine)`,
+    };
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    return { ok: false, problem: `a plain http link to ${url.host} can be read or changed on the way (only https links are opened)` };
   }
   if (url.username || url.password) {
     return { ok: false, problem: 'the link carries a user name or password before its host, which hides where it really goes' };

@@ -43,7 +43,7 @@ describe("the input card for a server's link (URL-mode elicitation)", () => {
   it('refuses, in words, a link that is not a web page, and offers no way to open or accept it', () => {
     const html = render('javascript:alert(1)');
     expect(words(html)).toContain(
-      'Switchboard does not open this link: a "javascript:" link is not a web page (only http and https links are opened).',
+      'Switchboard does not open this link: a "javascript:" link is not a web page (only https links are opened, or http on this machine).',
     );
     expect(html).not.toContain('input-link-host');
     expect(html).toMatch(/<button[^>]*type="submit"[^>]*disabled=""/);

@@ -3,6 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { insertHistorySummary, type HistorySummaryRow } from '@/db/queries/history-summaries';
 import type { MessageRow } from '@/db/queries/messages';
 import { addModelTokens } from '@/db/queries/model-usage';
+import type { StoredMessageOrigin } from '@/db/stored-json';
 import { errorSummary } from '@/lib/log-safe';
 import { SUMMARY_SYSTEM_PROMPT, TRANSCRIPT_MARKS } from '@/lib/model/summaries';
 
@@ -37,11 +38,16 @@ export function summaryCuts(messages: readonly MessageRow[], runId: string): num
   const cuts: number[] = [];
   for (let i = 1; i <= last; i++) {
     const m = messages[i]!;
+    // What views told the model opens no turn of the person's: it stays with the message it came before.
+    if (m.origin?.kind === 'view_context') continue;
     if (m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text) && !m.content.some((b) => b.type === 'tool_result'))
       cuts.push(i);
   }
   return cuts;
 }
+
+/** A stored message as the summary reads it: its origin says when its words are not the person's. */
+type SummarizedMessage = StoredMessage & { origin?: StoredMessageOrigin | null };
 
 /** How long a summary may be: a small share of the room, so it never becomes the problem. */
 export function summaryTokens(limit: number): number {
@@ -109,14 +115,20 @@ const QUOTE = { text: 1500, call: 200, result: 300 } as const;
  * up to a length; past `budgetTokens` the middle is left out (the start sets the scene, the end
  * leads to what remains).
  */
-export function transcriptOf(previous: string | null, messages: readonly StoredMessage[], budgetTokens: number): string {
+export function transcriptOf(previous: string | null, messages: readonly SummarizedMessage[], budgetTokens: number): string {
   const lines: string[] = [];
   if (previous) lines.push(`${TRANSCRIPT_MARKS.earlier} ${previous}`);
   const names = new Map<string, string>();
   for (const m of messages) {
+    // What interactive views told the model is theirs: never quoted as the person's words.
+    const views = m.origin?.kind === 'view_context' ? m.origin.views.map((v) => v.serverName).join(', ') : null;
+    const who = views
+      ? `Interactive views of ${views} (not the person):`
+      : m.role === 'user'
+        ? TRANSCRIPT_MARKS.person
+        : TRANSCRIPT_MARKS.assistant;
     for (const b of m.content) {
-      if (b.type === 'text' && b.text.trim())
-        lines.push(`${m.role === 'user' ? TRANSCRIPT_MARKS.person : TRANSCRIPT_MARKS.assistant} ${cut(b.text, QUOTE.text)}`);
+      if (b.type === 'text' && b.text.trim()) lines.push(`${who} ${cut(b.text, QUOTE.text)}`);
       else if (b.type === 'tool_use') {
         names.set(b.id, b.name);
         lines.push(`(The assistant called ${b.name} with ${cut(JSON.stringify(b.input), QUOTE.call)})`);
@@ -136,9 +148,11 @@ export function transcriptOf(previous: string | null, messages: readonly StoredM
 }
 
 /** When the model could not summarize: the earlier summary and what the person asked, so the thread is not lost. */
-export function plainSummary(previous: string | null, messages: readonly StoredMessage[]): string {
+export function plainSummary(previous: string | null, messages: readonly SummarizedMessage[]): string {
   const asked = messages.flatMap((m) =>
-    m.role === 'user' ? m.content.flatMap((b) => (b.type === 'text' && b.text.trim() ? [`- ${cut(b.text, 200)}`] : [])) : [],
+    m.role === 'user' && m.origin?.kind !== 'view_context'
+      ? m.content.flatMap((b) => (b.type === 'text' && b.text.trim() ? [`- ${cut(b.text, 200)}`] : []))
+      : [],
   );
   return [
     ...(previous ? [previous, ''] : []),
