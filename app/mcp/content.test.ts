@@ -4,9 +4,12 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { markAccessTokenTainted } from '@/db/queries/access-tokens';
+import { createNote } from '@/db/queries/notes';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
 import { accessTokens } from '@/db/schema';
+import { taintOf } from '@/lib/agent/taint';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { startConformanceUpstream, type ConformanceUpstream } from '@/test/fixtures/conformance-upstream';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
@@ -97,6 +100,13 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await addServer(ada.userId, 'alpha', alpha.url);
     await addServer(ada.userId, 'beta', beta.url);
     const made = await createToken(ada.cookie, ['alpha__test_simple_text', 'alpha__test_tool_with_progress']);
+    // Exposing tools shares none of their servers' resources and prompts until the person says so.
+    const closed = await connectWithToken(served.url, made.token);
+    expect((await closed.listResources()).resources).toEqual([]);
+    expect((await closed.listPrompts()).prompts).toEqual([]);
+    await expect(closed.readResource({ uri: 'test://static-text' })).rejects.toMatchObject({ code: -32602 });
+    await closed.close();
+    await patchToken(ada.cookie, made.id, { content: true });
 
     for (const legacy of [false, true]) {
       const client = await connectWithToken(served.url, made.token, { legacy });
@@ -153,6 +163,23 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await client.close();
   });
 
+  it("keeps the person's notes from a client that exposes a notes tool without sharing content, or that is tainted", async () => {
+    const eve = await person();
+    const note = await createNote(h.db, eve.userId, { title: 'Bank', body: 'the PIN is 4321' });
+    const made = await createToken(eve.cookie, ['notes__create']);
+    const client = await connectWithToken(served.url, made.token);
+    expect((await client.listResources()).resources).toEqual([]);
+    await expect(client.readResource({ uri: `notes://note/${note.id}` })).rejects.toMatchObject({ code: -32602 });
+
+    await patchToken(eve.cookie, made.id, { content: true });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([`notes://note/${note.id}`]);
+    // Tainted, the client's model may be steered: the notes are neither listed nor read.
+    await markAccessTokenTainted(h.db, made.id, taintOf('result', { serverId: 'x', serverName: 'Web' }));
+    expect((await client.listResources()).resources).toEqual([]);
+    await expect(client.readResource({ uri: `notes://note/${note.id}` })).rejects.toThrow(/holds the person's private data/);
+    await client.close();
+  });
+
   it("uses the servers' own names when the person asks, and only while nothing clashes", async () => {
     const bo = await person();
     await addServer(bo.userId, 'alpha', alpha.url);
@@ -161,7 +188,7 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     const client = await connectWithToken(served.url, made.token);
     expect(await toolNames(client)).toEqual(['alpha__test_error_handling', 'alpha__test_simple_text']);
 
-    await patchToken(bo.cookie, made.id, { ownNames: true });
+    await patchToken(bo.cookie, made.id, { ownNames: true, content: true });
     expect(await toolNames(client)).toEqual(['test_error_handling', 'test_simple_text']);
     const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);

@@ -29,8 +29,13 @@ import type { GatewayPrincipal } from './principal';
 
 /**
  * The resources and prompts of the servers a client's profile exposes, passed through `/mcp`
- * (issue 25). A server is exposed to a client when its profile exposes at least one of the
- * server's tools; only those servers are listed, read or asked. Every request to a server goes
+ * (issue 25), only when the person said so for this client (the profile's `content`, off by
+ * default: exposing one tool of a server must not hand over everything it holds). A server is then
+ * exposed to the client when its profile exposes at least one of the server's tools; only those
+ * servers are listed, read or asked. While the client is tainted, a server holding the person's
+ * private data (`privateData`, the notes server) is left out of the lists and a read, prompt or
+ * completion of it is refused, as the decision table asks before such a tool runs
+ * (lib/consent/policy.ts): content that could steer the client's model must not pull it out. Every request to a server goes
  * through the same connection code as the chat's own reads of prompts and resources
  * (lib/mcp/server-content.ts `withServer`: the URL guard, the person's credentials, the timeout
  * and the response bound).
@@ -72,8 +77,13 @@ type NamedPrompt = { name: string; prompt: PromptInfo; server: McpServerConfig }
 export function createGatewayContent(deps: ContentDeps): GatewayContent {
   const caller = (p: GatewayPrincipal) => ({ userId: p.userId });
 
+  /** The servers whose content this client reads: none unless the person said so (`content`). */
+  async function exposedServers(p: GatewayPrincipal): Promise<McpServerConfig[]> {
+    return p.profile.content === true ? deps.servers(p) : [];
+  }
+
   async function listings(p: GatewayPrincipal): Promise<Listed[]> {
-    const servers = await deps.servers(p);
+    const servers = await exposedServers(p);
     const read = await Promise.all(servers.map((s) => listResources(deps.connectDeps, s, caller(p))));
     return servers.flatMap((server, i) => {
       const r = read[i]!;
@@ -82,7 +92,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
   }
 
   async function prompts(p: GatewayPrincipal): Promise<NamedPrompt[]> {
-    const servers = await deps.servers(p);
+    const servers = await exposedServers(p);
     const read = await Promise.all(servers.map((s) => listPrompts(deps.connectDeps, s, caller(p))));
     const all = servers.flatMap((server, i) => {
       const r = read[i]!;
@@ -114,30 +124,36 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
     );
   }
 
+  /** Shown to this client now: not a private-data server while the client is tainted. */
+  const shown = (p: GatewayPrincipal) => (x: { server: McpServerConfig }) => privateRefusal(p, x.server) === null;
+
   return {
     async listResources(p) {
-      return (await listings(p)).flatMap((l) => l.listing.resources.map((r) => withDescription(r, l.server)));
+      return (await listings(p)).filter(shown(p)).flatMap((l) => l.listing.resources.map((r) => withDescription(r, l.server)));
     },
     async listResourceTemplates(p) {
       // `variables` is the composer's own (lib/mcp/uri-template.ts), not MCP's.
-      return (await listings(p)).flatMap((l) =>
-        l.listing.templates.map((t) =>
-          withDescription(
-            { uriTemplate: t.uriTemplate, name: t.name, title: t.title, mimeType: t.mimeType, description: t.description },
-            l.server,
+      return (await listings(p))
+        .filter(shown(p))
+        .flatMap((l) =>
+          l.listing.templates.map((t) =>
+            withDescription(
+              { uriTemplate: t.uriTemplate, name: t.name, title: t.title, mimeType: t.mimeType, description: t.description },
+              l.server,
+            ),
           ),
-        ),
-      );
+        );
     },
     async readResource(p, uri) {
       const server = await serverOfUri(p, uri);
       if (!server) throw notFound(uri);
+      refusePrivate(p, server);
       const result = await upstream(deps, p, server, `read ${uri}`, (client, request) => client.readResource({ uri }, request));
       await taint(p, server, 'resource');
       return { contents: result.contents };
     },
     async listPrompts(p) {
-      return (await prompts(p)).map(({ name, prompt, server }) => ({
+      return (await prompts(p)).filter(shown(p)).map(({ name, prompt, server }) => ({
         name,
         ...(prompt.title && { title: prompt.title }),
         description: `[${server.displayName}] ${prompt.description ?? prompt.title ?? prompt.name}`,
@@ -151,6 +167,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
     async getPrompt(p, name, args) {
       const found = (await prompts(p)).find((x) => x.name === name);
       if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}" is exposed to this client.`);
+      refusePrivate(p, found.server);
       const result = await upstream(deps, p, found.server, `render the prompt "${found.prompt.name}"`, (client, request) =>
         client.getPrompt({ name: found.prompt.name, arguments: args }, request),
       );
@@ -173,12 +190,30 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
         if (!server) return empty;
       }
       const target = server;
+      refusePrivate(p, target);
       const result = await upstream(deps, p, target, 'complete an argument', (client, request) =>
         client.getServerCapabilities()?.completions ? client.complete({ ...params, ref }, request) : Promise.resolve(empty),
       );
       return { completion: result.completion };
     },
   };
+}
+
+/**
+ * Why this tainted client may not read this server's content now, or null: a server holding the
+ * person's private data, once the client's model has read content that could steer it.
+ */
+function privateRefusal(p: GatewayPrincipal, server: McpServerConfig): string | null {
+  if (!p.tainted || server.privateData !== true) return null;
+  return (
+    `"${server.displayName}" holds the person's private data, and this client has read content from "${p.tainted.serverName}" ` +
+    'that could steer it, so Switchboard does not pass that data to it. A new token (or connection) starts clean.'
+  );
+}
+
+function refusePrivate(p: GatewayPrincipal, server: McpServerConfig): void {
+  const why = privateRefusal(p, server);
+  if (why) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, why);
 }
 
 /** A description that names the server, as tool descriptions do (an item without one gets its name). */
