@@ -135,8 +135,8 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       const read = await client.readResource({ uri: 'test://template/7/data' });
       expect(read.contents[0]).toMatchObject({ uri: 'test://template/7/data', mimeType: 'application/json' });
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: '7' });
-      // The upstream's own "not found" comes through with its code.
-      await expect(client.readResource({ uri: 'test://missing' })).rejects.toMatchObject({ code: -32602 });
+      // The upstream's "not found" comes through as -32602 with the URI, in Switchboard's words.
+      await expect(client.readResource({ uri: 'test://missing' })).rejects.toMatchObject({ code: -32602, data: { uri: 'test://missing' } });
       // A server's progress reaches a client that asked for it (a trusted read-only tool runs on a tainted client too).
       const progress: number[] = [];
       const result = await client.callTool(
@@ -149,9 +149,10 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       await client.close();
     }
 
-    // What a server whose content the person does not trust returned has been read by the client's model.
+    // What a server whose content the person does not trust returned has been read by the client's model: first
+    // its "not found" for beta's URI (alpha, the only server offering resources, was asked), then the prompt and the read.
     const [row] = await h.db.select({ tainted: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id));
-    expect(row!.tainted).toMatchObject({ source: 'prompt', serverName: 'Server alpha' });
+    expect(row!.tainted).toMatchObject({ source: 'resource', serverName: 'Server alpha' });
 
     // The person exposes one of beta's tools: beta's resources and prompts are there at the next request.
     await patchToken(ada.cookie, made.id, { tools: ['alpha__test_simple_text', 'beta__echo'] });
@@ -177,6 +178,21 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await markAccessTokenTainted(h.db, made.id, taintOf('result', { serverId: 'x', serverName: 'Web' }));
     expect((await client.listResources()).resources).toEqual([]);
     await expect(client.readResource({ uri: `notes://note/${note.id}` })).rejects.toThrow(/holds the person's private data/);
+    await client.close();
+  });
+
+  it("taints the client with an untrusted server's error before answering, in Switchboard's words and codes", async () => {
+    const fay = await person();
+    await addServer(fay.userId, 'alpha', alpha.url);
+    const made = await createToken(fay.cookie, ['alpha__test_simple_text']);
+    await patchToken(fay.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const missing = (await client.readResource({ uri: 'test://missing' }).catch((e: unknown) => e)) as ProtocolError;
+    expect(missing).toMatchObject({ code: -32602, data: { uri: 'test://missing' } });
+    expect(missing.message).toMatch(/Server alpha refused to read test:\/\/missing/);
+    expect(missing.message).not.toMatch(/Resource not found/);
+    const [row] = await h.db.select({ tainted: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id));
+    expect(row!.tainted).toMatchObject({ source: 'resource', serverName: 'Server alpha' });
     await client.close();
   });
 

@@ -51,8 +51,11 @@ import type { GatewayPrincipal } from './principal';
  *   context (`access_tokens.tainted`) as a tool result does.
  * - **Audit**: not audited — the chat does not audit reading a prompt or a resource either;
  *   neither runs a tool.
- * - An upstream's JSON-RPC error (its code, message and data) is passed on as it came; a failure
- *   to reach the server is an internal error in words naming the server.
+ * - An upstream's JSON-RPC error is not passed on as it came: its words are the server's and its
+ *   code may mean something to the client (input required) that Switchboard does not honour here.
+ *   -32602 stays -32602 (with the URI of a read), anything else is -32603, in our words; a failure
+ *   to reach the server is -32603 with withServer's sentence. Either taints the client first when
+ *   the server's content is not trusted (`upstream` below).
  */
 
 export interface ContentDeps {
@@ -127,6 +130,41 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
   /** Shown to this client now: not a private-data server while the client is tainted. */
   const shown = (p: GatewayPrincipal) => (x: { server: McpServerConfig }) => privateRefusal(p, x.server) === null;
 
+  /**
+   * One request to an exposed server through `withServer`. What comes back other than an answer
+   * — the server's JSON-RPC error, or withServer's sentence about a failure, which may quote the
+   * server — is the server's text too: from a server whose content is not trusted it taints the
+   * client before the client hears of it. The server's error codes and words are not passed on:
+   * -32602 stays -32602 (for a read with our `data.uri`, SEP-2164), anything else (an
+   * input-required style error included) is -32603, both in our words.
+   */
+  async function upstream<T>(
+    p: GatewayPrincipal,
+    server: McpServerConfig,
+    req: { action: string; source: TaintSource; uri?: string },
+    ask: (client: Client, request: { timeout: number; signal: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const fetched = await withServer(deps.connectDeps, server, caller(p), req.action, async (client, request) => {
+      try {
+        return { ok: true as const, value: await ask(client, request) };
+      } catch (error) {
+        if (error instanceof UpstreamError) return { ok: false as const, code: error.code };
+        throw error;
+      }
+    });
+    if (fetched.ok && fetched.value.ok) return fetched.value.value;
+    await taint(p, server, req.source);
+    if (!fetched.ok) throw new ProtocolError(ProtocolErrorCode.InternalError, fetched.message);
+    if (fetched.value.code === ProtocolErrorCode.InvalidParams) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${server.displayName} refused to ${req.action}: it found the request invalid or has no such item.`,
+        req.uri === undefined ? undefined : { uri: req.uri },
+      );
+    }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `${server.displayName} answered with an error when asked to ${req.action}.`);
+  }
+
   return {
     async listResources(p) {
       return (await listings(p)).filter(shown(p)).flatMap((l) => l.listing.resources.map((r) => withDescription(r, l.server)));
@@ -148,7 +186,9 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       const server = await serverOfUri(p, uri);
       if (!server) throw notFound(uri);
       refusePrivate(p, server);
-      const result = await upstream(deps, p, server, `read ${uri}`, (client, request) => client.readResource({ uri }, request));
+      const result = await upstream(p, server, { action: `read ${uri}`, source: 'resource', uri }, (client, request) =>
+        client.readResource({ uri }, request),
+      );
       await taint(p, server, 'resource');
       return { contents: result.contents };
     },
@@ -168,7 +208,8 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       const found = (await prompts(p)).find((x) => x.name === name);
       if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}" is exposed to this client.`);
       refusePrivate(p, found.server);
-      const result = await upstream(deps, p, found.server, `render the prompt "${found.prompt.name}"`, (client, request) =>
+      const action = `render the prompt "${found.prompt.name}"`;
+      const result = await upstream(p, found.server, { action, source: 'prompt' }, (client, request) =>
         client.getPrompt({ name: found.prompt.name, arguments: args }, request),
       );
       await taint(p, found.server, 'prompt');
@@ -191,8 +232,12 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       }
       const target = server;
       refusePrivate(p, target);
-      const result = await upstream(deps, p, target, 'complete an argument', (client, request) =>
-        client.getServerCapabilities()?.completions ? client.complete({ ...params, ref }, request) : Promise.resolve(empty),
+      const result = await upstream(
+        p,
+        target,
+        { action: 'complete an argument', source: ref.type === 'ref/prompt' ? 'prompt' : 'resource' },
+        (client, request) =>
+          client.getServerCapabilities()?.completions ? client.complete({ ...params, ref }, request) : Promise.resolve(empty),
       );
       return { completion: result.completion };
     },
@@ -237,32 +282,4 @@ function notFound(uri: string): ProtocolError {
       uri,
     },
   );
-}
-
-/**
- * One request to an exposed server through `withServer`. The server's own JSON-RPC error is
- * carried through as it came (its code and data matter to the client: "not found" is -32602
- * with the URI); any other failure is an internal error with withServer's sentence.
- */
-async function upstream<T>(
-  deps: ContentDeps,
-  p: GatewayPrincipal,
-  server: McpServerConfig,
-  action: string,
-  ask: (client: Client, request: { timeout: number; signal: AbortSignal }) => Promise<T>,
-): Promise<T> {
-  const fetched = await withServer(deps.connectDeps, server, { userId: p.userId }, action, async (client, request) => {
-    try {
-      return { ok: true as const, value: await ask(client, request) };
-    } catch (error) {
-      if (error instanceof UpstreamError) return { ok: false as const, error };
-      throw error;
-    }
-  });
-  if (!fetched.ok) throw new ProtocolError(ProtocolErrorCode.InternalError, fetched.message);
-  if (!fetched.value.ok) {
-    const { code, message, data } = fetched.value.error;
-    throw new ProtocolError(code, message, data);
-  }
-  return fetched.value.value;
 }
