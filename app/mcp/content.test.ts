@@ -116,7 +116,7 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       // beta has tools, prompts and resources, but none of its tools is exposed: none of its content is.
       const resources = (await client.listResources()).resources;
       expect(resources.map((r) => r.uri).sort()).toEqual(['test://static-binary', 'test://static-text']);
-      expect(resources[0]!.description).toMatch(/^\[Server alpha\] /);
+      expect(resources[0]!.description).toMatch(/^\[Server alpha, content not trusted\] static-/);
       expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['test://template/{id}/data']);
       const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
       expect(prompts).toEqual([
@@ -193,6 +193,33 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     expect(missing.message).not.toMatch(/Resource not found/);
     const [row] = await h.db.select({ tainted: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id));
     expect(row!.tainted).toMatchObject({ source: 'resource', serverName: 'Server alpha' });
+    await client.close();
+  });
+
+  it("lists an untrusted server's content by its identifiers only, and taints the client with its completions", async () => {
+    const gus = await person();
+    await addServer(gus.userId, 'alpha', alpha.url);
+    const made = await createToken(gus.cookie, ['alpha__test_simple_text']);
+    await patchToken(gus.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const listed = JSON.stringify([
+      (await client.listResources()).resources,
+      (await client.listResourceTemplates()).resourceTemplates,
+      (await client.listPrompts()).prompts,
+    ]);
+    expect(listed).toContain('test://template/{id}/data');
+    expect(listed).toContain('content not trusted');
+    // The server's own words (its descriptions, the arguments' "First test argument") stay out.
+    expect(listed).not.toMatch(/A static text resource|Data for an id|A prompt with two arguments|First test argument/);
+    const tainted = async () =>
+      (await h.db.select({ t: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id)))[0]!.t;
+    expect(await tainted()).toBeNull();
+    const completed = await client.complete({
+      ref: { type: 'ref/prompt', name: 'alpha__test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'pa' },
+    });
+    expect(completed.completion.values).toEqual(['paris', 'park', 'party']);
+    expect(await tainted()).toMatchObject({ source: 'prompt', serverName: 'Server alpha' });
     await client.close();
   });
 

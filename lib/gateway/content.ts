@@ -47,8 +47,13 @@ import type { GatewayPrincipal } from './principal';
  *   a template that matches it, else the only exposed server that offers resources at all (so its
  *   own "not found" reaches the client); with none of these, -32602 with the URI, as SEP-2164 asks.
  * - **Taint**: what a server whose content the person does not trust returns (a resource, a
- *   rendered prompt) has been read by the client's model, so it taints the client's standing
- *   context (`access_tokens.tainted`) as a tool result does.
+ *   rendered prompt, completion values) has been read by the client's model, so it taints the
+ *   client's standing context (`access_tokens.tainted`) as a tool result does.
+ * - **Lists** of such a server carry only identifiers — URIs, templates, names, MIME types,
+ *   argument names — with our own description ("[Server, content not trusted] name"): no titles
+ *   and no descriptions of its own. Listing does not taint, since clients list as they connect:
+ *   tainting there would taint every client that reads content at all, and the mark would no
+ *   longer tell a client that read something from one that did not.
  * - **Audit**: not audited — the chat does not audit reading a prompt or a resource either;
  *   neither runs a tool.
  * - An upstream's JSON-RPC error is not passed on as it came: its words are the server's and its
@@ -121,7 +126,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
   }
 
   async function taint(p: GatewayPrincipal, server: McpServerConfig, source: TaintSource): Promise<void> {
-    if (server.trustContent === true || p.tainted) return;
+    if (trusted(server) || p.tainted) return;
     await markAccessTokenTainted(deps.db, p.client.id, taintOf(source, { serverId: server.id, serverName: server.displayName })).catch(
       (err: unknown) => console.error('[mcp] could not mark the client tainted:', errorSummary(err)),
     );
@@ -167,7 +172,18 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
 
   return {
     async listResources(p) {
-      return (await listings(p)).filter(shown(p)).flatMap((l) => l.listing.resources.map((r) => withDescription(r, l.server)));
+      return (await listings(p))
+        .filter(shown(p))
+        .flatMap((l) =>
+          l.listing.resources.map((r) =>
+            withDescription(
+              trusted(l.server)
+                ? r
+                : { uri: r.uri, name: r.name, ...(r.mimeType && { mimeType: r.mimeType }), ...(r.size !== undefined && { size: r.size }) },
+              l.server,
+            ),
+          ),
+        );
     },
     async listResourceTemplates(p) {
       // `variables` is the composer's own (lib/mcp/uri-template.ts), not MCP's.
@@ -176,7 +192,9 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
         .flatMap((l) =>
           l.listing.templates.map((t) =>
             withDescription(
-              { uriTemplate: t.uriTemplate, name: t.name, title: t.title, mimeType: t.mimeType, description: t.description },
+              trusted(l.server)
+                ? { uriTemplate: t.uriTemplate, name: t.name, title: t.title, mimeType: t.mimeType, description: t.description }
+                : { uriTemplate: t.uriTemplate, name: t.name, mimeType: t.mimeType },
               l.server,
             ),
           ),
@@ -193,16 +211,22 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       return { contents: result.contents };
     },
     async listPrompts(p) {
-      return (await prompts(p)).filter(shown(p)).map(({ name, prompt, server }) => ({
-        name,
-        ...(prompt.title && { title: prompt.title }),
-        description: `[${server.displayName}] ${prompt.description ?? prompt.title ?? prompt.name}`,
-        arguments: prompt.arguments.map((a) => ({
-          name: a.name,
-          required: a.required,
-          ...(a.description && { description: a.description }),
-        })),
-      }));
+      return (await prompts(p)).filter(shown(p)).map(({ name, prompt, server }) => {
+        const words = trusted(server);
+        return withDescription(
+          {
+            name,
+            ...(words && prompt.title && { title: prompt.title }),
+            ...(words && { description: prompt.description ?? prompt.title ?? prompt.name }),
+            arguments: prompt.arguments.map((a) => ({
+              name: a.name,
+              required: a.required,
+              ...(words && a.description && { description: a.description }),
+            })),
+          },
+          server,
+        );
+      });
     },
     async getPrompt(p, name, args) {
       const found = (await prompts(p)).find((x) => x.name === name);
@@ -239,6 +263,8 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
         (client, request) =>
           client.getServerCapabilities()?.completions ? client.complete({ ...params, ref }, request) : Promise.resolve(empty),
       );
+      // Values are the server's words, which the client's model may read (a completion of a prompt it renders).
+      if (result.completion.values.length > 0) await taint(p, target, ref.type === 'ref/prompt' ? 'prompt' : 'resource');
       return { completion: result.completion };
     },
   };
@@ -261,9 +287,19 @@ function refusePrivate(p: GatewayPrincipal, server: McpServerConfig): void {
   if (why) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, why);
 }
 
-/** A description that names the server, as tool descriptions do (an item without one gets its name). */
+/** Whether the person trusts what this server says (its content): unless they do, only its identifiers are passed on in lists. */
+function trusted(server: McpServerConfig): boolean {
+  return server.trustContent === true;
+}
+
+/**
+ * A description that names the server, as tool descriptions do (an item without one gets its
+ * name), and says when its content is not trusted — such an item carries no words of the server's
+ * beyond its name and URI (see the module comment).
+ */
 function withDescription<T extends { name: string; description?: string }>(item: T, server: McpServerConfig): T {
-  return { ...item, description: `[${server.displayName}] ${item.description ?? item.name}` };
+  const from = `[${server.displayName}${trusted(server) ? '' : ', content not trusted'}]`;
+  return { ...item, description: `${from} ${item.description ?? item.name}` };
 }
 
 function matches(template: string, uri: string): boolean {
