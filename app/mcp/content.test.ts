@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { createNote } from '@/db/queries/notes';
+import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
 import { accessTokens } from '@/db/schema';
+import { DEFAULT_ORG_POLICY } from '@/db/stored-json';
 import { taintOf } from '@/lib/agent/taint';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { startConformanceUpstream, type ConformanceUpstream } from '@/test/fixtures/conformance-upstream';
@@ -250,6 +252,25 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     expect(gone.isError).toBe(true);
     expect((gone.content as { text: string }[])[0]!.text).toMatch(/No tool named "test_simple_text" is exposed/);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('gamma__test_simple_prompt');
+    await client.close();
+  });
+
+  it("applies the organization's tool lists to content and names a tool the same when listing and calling", async () => {
+    const hal = await person();
+    await addServer(hal.userId, 'alpha', alpha.url);
+    await addServer(hal.userId, 'gamma', gamma.url);
+    const org = await insertOrg(h.db, { name: `Org ${hal.userId.slice(0, 8)}` });
+    await addMembership(h.db, org.id, hal.userId, 'member');
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['gamma__test_simple_text'] } });
+    const made = await createToken(hal.cookie, ['alpha__test_simple_text', 'gamma__test_simple_text']);
+    await patchToken(hal.cookie, made.id, { ownNames: true, content: true });
+    const client = await connectWithToken(served.url, made.token);
+    // gamma's one exposed tool is forbidden: neither it nor gamma's prompts are listed, and the tool names stay
+    // prefixed, since the forbidden tool's own name would meet alpha's (a call would find it under its prefix).
+    expect(await toolNames(client)).toEqual(['alpha__test_simple_text']);
+    expect((await client.callTool({ name: 'alpha__test_simple_text', arguments: {} })).isError).toBeFalsy();
+    // Only alpha's prompts (under their own names: none of them clashes).
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toHaveLength(4);
     await client.close();
   });
 
