@@ -225,6 +225,34 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await client.close();
   });
 
+  it('passes nothing on when the taint mark cannot be written (a closed database)', async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const { createGatewayContent } = await import('@/lib/gateway/content');
+    const { openTestDb } = await import('@/test/db');
+    const rt = await getRuntime();
+    const gone = await openTestDb('pglite');
+    await gone.close();
+    const server = {
+      id: 'alpha-id',
+      namespace: 'alpha',
+      displayName: 'Server alpha',
+      url: alpha.url,
+      trust: 'trusted' as const,
+      timeoutMs: 5000,
+    };
+    const content = createGatewayContent({ db: gone.db, connectDeps: rt.tools.connectDeps, servers: async () => [server] });
+    const principal = {
+      origin: 'http://localhost',
+      userId: (await person()).userId,
+      plan: null,
+      toolsRev: 0,
+      client: { kind: 'access_token' as const, id: '00000000-0000-4000-8000-000000000000', name: 'agent' },
+      profile: { v: 1 as const, tools: [], content: true },
+      tainted: null,
+    };
+    await expect(content.readResource(principal, 'test://static-text')).rejects.toThrow(/could not record/);
+  });
+
   it("uses the servers' own names when the person asks, and only while nothing clashes", async () => {
     const bo = await person();
     await addServer(bo.userId, 'alpha', alpha.url);

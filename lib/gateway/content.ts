@@ -127,9 +127,17 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
 
   async function taint(p: GatewayPrincipal, server: McpServerConfig, source: TaintSource): Promise<void> {
     if (trusted(server) || p.tainted) return;
-    await markAccessTokenTainted(deps.db, p.client.id, taintOf(source, { serverId: server.id, serverName: server.displayName })).catch(
-      (err: unknown) => console.error('[mcp] could not mark the client tainted:', errorSummary(err)),
-    );
+    // Fails closed: content the mark could not record is not passed on (the client is told to try again).
+    try {
+      await markAccessTokenTainted(deps.db, p.client.id, taintOf(source, { serverId: server.id, serverName: server.displayName }));
+    } catch (err) {
+      console.error('[mcp] could not mark the client tainted:', errorSummary(err));
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        `Switchboard could not record that this client read content from ${server.displayName}, ` +
+          'so it does not pass that content on. Try again.',
+      );
+    }
   }
 
   /** Shown to this client now: not a private-data server while the client is tainted. */
