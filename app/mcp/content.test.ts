@@ -302,6 +302,19 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await client.close();
   });
 
+  it('refuses a URI that templates of two exposed servers match, naming them', async () => {
+    const ivy = await person();
+    await addServer(ivy.userId, 'alpha', alpha.url);
+    await addServer(ivy.userId, 'gamma', gamma.url);
+    const made = await createToken(ivy.cookie, ['alpha__test_simple_text', 'gamma__test_simple_text']);
+    await patchToken(ivy.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const both = (await client.readResource({ uri: 'test://template/7/data' }).catch((e: unknown) => e)) as ProtocolError;
+    expect(both).toMatchObject({ code: -32602, data: { uri: 'test://template/7/data' } });
+    expect(both.message).toMatch(/Server alpha, Server gamma/);
+    await client.close();
+  });
+
   it('tells a client with an open listen stream that its lists changed when the person changes its profile, no other client', async () => {
     const cy = await person();
     await addServer(cy.userId, 'alpha', alpha.url);

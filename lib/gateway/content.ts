@@ -44,8 +44,9 @@ import type { GatewayPrincipal } from './principal';
  *   profile asks for them and nothing clashes: ./client-names.ts). Resource URIs are passed
  *   unchanged — they are the server's identifiers, which its tool results and embedded
  *   resources quote — and a read goes to the exposed server that lists the URI, else the one with
- *   a template that matches it, else the only exposed server that offers resources at all (so its
- *   own "not found" reaches the client); with none of these, -32602 with the URI, as SEP-2164 asks.
+ *   a template that matches it (when templates of more than one do, -32602 naming them), else the
+ *   only exposed server that offers resources at all (so its own "not found" reaches the client);
+ *   with none of these, -32602 with the URI, as SEP-2164 asks.
  * - **Taint**: what a server whose content the person does not trust returns (a resource, a
  *   rendered prompt, completion values) has been read by the client's model, so it taints the
  *   client's standing context (`access_tokens.tainted`) as a tool result does.
@@ -119,8 +120,17 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
     const listed = await listings(p);
     const exact = listed.find((l) => l.listing.resources.some((r) => r.uri === uri));
     if (exact) return exact.server;
-    const templated = listed.find((l) => l.listing.templates.some((t) => matches(t.uriTemplate, uri)));
-    if (templated) return templated.server;
+    const templated = listed.filter((l) => l.listing.templates.some((t) => matches(t.uriTemplate, uri)));
+    // Which of them means it cannot be told: the namespace order must not pick one server's data for another's URI.
+    if (templated.length > 1) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `${uri} matches a resource template of more than one server exposed to this client ` +
+          `(${templated.map((l) => l.server.displayName).join(', ')}), so Switchboard cannot tell which to read it from.`,
+        { uri },
+      );
+    }
+    if (templated.length === 1) return templated[0]!.server;
     const offering = listed.filter((l) => l.listing.resources.length > 0 || l.listing.templates.length > 0);
     return offering.length === 1 ? offering[0]!.server : null;
   }
