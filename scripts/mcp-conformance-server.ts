@@ -4,7 +4,8 @@
  * route handler (app/mcp/route.ts → the app's runtime, as `next start` serves it), for a person
  * who added the reference upstream server (test/fixtures/conformance-upstream.ts) and exposed all
  * of its tools through a personal access token, with the profile's "own names" switch on (the
- * scenarios call `test_simple_text`, not `conformance__test_simple_text`).
+ * scenarios call `test_simple_text`, not `conformance__test_simple_text`) and its resources and
+ * prompts shared (`content`: the scenarios list and read them).
  *
  * In front of the route, on 127.0.0.1, what production has in front of it and what the runner
  * cannot do: proxy.ts's Host check (lib/http/host.ts, the DNS-rebinding defence every request
@@ -68,7 +69,7 @@ async function main() {
     person,
     listed.tools.map((t) => `conformance__${t.name}`),
   );
-  const runner = { name: 'conformance runner', expiresIn: '7d' as const, profile: { ...profile, ownNames: true } };
+  const runner = { name: 'conformance runner', expiresIn: '7d' as const, profile: { ...profile, ownNames: true, content: true } };
   const { token } = await createAccessToken(db, person, runner);
 
   const handlers = { GET: route.GET, POST: route.POST, DELETE: route.DELETE } as const;

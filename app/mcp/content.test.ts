@@ -4,9 +4,14 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { markAccessTokenTainted } from '@/db/queries/access-tokens';
+import { createNote } from '@/db/queries/notes';
+import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
 import { accessTokens } from '@/db/schema';
+import { DEFAULT_ORG_POLICY } from '@/db/stored-json';
+import { taintOf } from '@/lib/agent/taint';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { startConformanceUpstream, type ConformanceUpstream } from '@/test/fixtures/conformance-upstream';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
@@ -97,6 +102,13 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await addServer(ada.userId, 'alpha', alpha.url);
     await addServer(ada.userId, 'beta', beta.url);
     const made = await createToken(ada.cookie, ['alpha__test_simple_text', 'alpha__test_tool_with_progress']);
+    // Exposing tools shares none of their servers' resources and prompts until the person says so.
+    const closed = await connectWithToken(served.url, made.token);
+    expect((await closed.listResources()).resources).toEqual([]);
+    expect((await closed.listPrompts()).prompts).toEqual([]);
+    await expect(closed.readResource({ uri: 'test://static-text' })).rejects.toMatchObject({ code: -32602 });
+    await closed.close();
+    await patchToken(ada.cookie, made.id, { content: true });
 
     for (const legacy of [false, true]) {
       const client = await connectWithToken(served.url, made.token, { legacy });
@@ -106,7 +118,7 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       // beta has tools, prompts and resources, but none of its tools is exposed: none of its content is.
       const resources = (await client.listResources()).resources;
       expect(resources.map((r) => r.uri).sort()).toEqual(['test://static-binary', 'test://static-text']);
-      expect(resources[0]!.description).toMatch(/^\[Server alpha\] /);
+      expect(resources[0]!.description).toMatch(/^\[Server alpha, content not trusted\] static-/);
       expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['test://template/{id}/data']);
       const prompts = (await client.listPrompts()).prompts.map((p) => p.name).sort();
       expect(prompts).toEqual([
@@ -125,8 +137,8 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       const read = await client.readResource({ uri: 'test://template/7/data' });
       expect(read.contents[0]).toMatchObject({ uri: 'test://template/7/data', mimeType: 'application/json' });
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ id: '7' });
-      // The upstream's own "not found" comes through with its code.
-      await expect(client.readResource({ uri: 'test://missing' })).rejects.toMatchObject({ code: -32602 });
+      // The upstream's "not found" comes through as -32602 with the URI, in Switchboard's words.
+      await expect(client.readResource({ uri: 'test://missing' })).rejects.toMatchObject({ code: -32602, data: { uri: 'test://missing' } });
       // A server's progress reaches a client that asked for it (a trusted read-only tool runs on a tainted client too).
       const progress: number[] = [];
       const result = await client.callTool(
@@ -139,9 +151,10 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       await client.close();
     }
 
-    // What a server whose content the person does not trust returned has been read by the client's model.
+    // What a server whose content the person does not trust returned has been read by the client's model: first
+    // its "not found" for beta's URI (alpha, the only server offering resources, was asked), then the prompt and the read.
     const [row] = await h.db.select({ tainted: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id));
-    expect(row!.tainted).toMatchObject({ source: 'prompt', serverName: 'Server alpha' });
+    expect(row!.tainted).toMatchObject({ source: 'resource', serverName: 'Server alpha' });
 
     // The person exposes one of beta's tools: beta's resources and prompts are there at the next request.
     await patchToken(ada.cookie, made.id, { tools: ['alpha__test_simple_text', 'beta__echo'] });
@@ -153,6 +166,93 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await client.close();
   });
 
+  it("keeps the person's notes from a client that exposes a notes tool without sharing content, or that is tainted", async () => {
+    const eve = await person();
+    const note = await createNote(h.db, eve.userId, { title: 'Bank', body: 'the PIN is 4321' });
+    const made = await createToken(eve.cookie, ['notes__create']);
+    const client = await connectWithToken(served.url, made.token);
+    expect((await client.listResources()).resources).toEqual([]);
+    await expect(client.readResource({ uri: `notes://note/${note.id}` })).rejects.toMatchObject({ code: -32602 });
+
+    await patchToken(eve.cookie, made.id, { content: true });
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([`notes://note/${note.id}`]);
+    // Tainted, the client's model may be steered: the notes are neither listed nor read.
+    await markAccessTokenTainted(h.db, made.id, taintOf('result', { serverId: 'x', serverName: 'Web' }));
+    expect((await client.listResources()).resources).toEqual([]);
+    await expect(client.readResource({ uri: `notes://note/${note.id}` })).rejects.toThrow(/holds the person's private data/);
+    await client.close();
+  });
+
+  it("taints the client with an untrusted server's error before answering, in Switchboard's words and codes", async () => {
+    const fay = await person();
+    await addServer(fay.userId, 'alpha', alpha.url);
+    const made = await createToken(fay.cookie, ['alpha__test_simple_text']);
+    await patchToken(fay.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const missing = (await client.readResource({ uri: 'test://missing' }).catch((e: unknown) => e)) as ProtocolError;
+    expect(missing).toMatchObject({ code: -32602, data: { uri: 'test://missing' } });
+    expect(missing.message).toMatch(/Server alpha refused to read test:\/\/missing/);
+    expect(missing.message).not.toMatch(/Resource not found/);
+    const [row] = await h.db.select({ tainted: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id));
+    expect(row!.tainted).toMatchObject({ source: 'resource', serverName: 'Server alpha' });
+    await client.close();
+  });
+
+  it("lists an untrusted server's content by its identifiers only, and taints the client with its completions", async () => {
+    const gus = await person();
+    await addServer(gus.userId, 'alpha', alpha.url);
+    const made = await createToken(gus.cookie, ['alpha__test_simple_text']);
+    await patchToken(gus.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const listed = JSON.stringify([
+      (await client.listResources()).resources,
+      (await client.listResourceTemplates()).resourceTemplates,
+      (await client.listPrompts()).prompts,
+    ]);
+    expect(listed).toContain('test://template/{id}/data');
+    expect(listed).toContain('content not trusted');
+    // The server's own words (its descriptions, the arguments' "First test argument") stay out.
+    expect(listed).not.toMatch(/A static text resource|Data for an id|A prompt with two arguments|First test argument/);
+    const tainted = async () =>
+      (await h.db.select({ t: accessTokens.tainted }).from(accessTokens).where(eq(accessTokens.id, made.id)))[0]!.t;
+    expect(await tainted()).toBeNull();
+    const completed = await client.complete({
+      ref: { type: 'ref/prompt', name: 'alpha__test_prompt_with_arguments' },
+      argument: { name: 'arg1', value: 'pa' },
+    });
+    expect(completed.completion.values).toEqual(['paris', 'park', 'party']);
+    expect(await tainted()).toMatchObject({ source: 'prompt', serverName: 'Server alpha' });
+    await client.close();
+  });
+
+  it('passes nothing on when the taint mark cannot be written (a closed database)', async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const { createGatewayContent } = await import('@/lib/gateway/content');
+    const { openTestDb } = await import('@/test/db');
+    const rt = await getRuntime();
+    const gone = await openTestDb('pglite');
+    await gone.close();
+    const server = {
+      id: 'alpha-id',
+      namespace: 'alpha',
+      displayName: 'Server alpha',
+      url: alpha.url,
+      trust: 'trusted' as const,
+      timeoutMs: 5000,
+    };
+    const content = createGatewayContent({ db: gone.db, connectDeps: rt.tools.connectDeps, servers: async () => [server] });
+    const principal = {
+      origin: 'http://localhost',
+      userId: (await person()).userId,
+      plan: null,
+      toolsRev: 0,
+      client: { kind: 'access_token' as const, id: '00000000-0000-4000-8000-000000000000', name: 'agent' },
+      profile: { v: 1 as const, tools: [], content: true },
+      tainted: null,
+    };
+    await expect(content.readResource(principal, 'test://static-text')).rejects.toThrow(/could not record/);
+  });
+
   it("uses the servers' own names when the person asks, and only while nothing clashes", async () => {
     const bo = await person();
     await addServer(bo.userId, 'alpha', alpha.url);
@@ -161,7 +261,7 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     const client = await connectWithToken(served.url, made.token);
     expect(await toolNames(client)).toEqual(['alpha__test_error_handling', 'alpha__test_simple_text']);
 
-    await patchToken(bo.cookie, made.id, { ownNames: true });
+    await patchToken(bo.cookie, made.id, { ownNames: true, content: true });
     expect(await toolNames(client)).toEqual(['test_error_handling', 'test_simple_text']);
     const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
     expect(result.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
@@ -180,6 +280,38 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     expect(gone.isError).toBe(true);
     expect((gone.content as { text: string }[])[0]!.text).toMatch(/No tool named "test_simple_text" is exposed/);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain('gamma__test_simple_prompt');
+    await client.close();
+  });
+
+  it("applies the organization's tool lists to content and names a tool the same when listing and calling", async () => {
+    const hal = await person();
+    await addServer(hal.userId, 'alpha', alpha.url);
+    await addServer(hal.userId, 'gamma', gamma.url);
+    const org = await insertOrg(h.db, { name: `Org ${hal.userId.slice(0, 8)}` });
+    await addMembership(h.db, org.id, hal.userId, 'member');
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['gamma__test_simple_text'] } });
+    const made = await createToken(hal.cookie, ['alpha__test_simple_text', 'gamma__test_simple_text']);
+    await patchToken(hal.cookie, made.id, { ownNames: true, content: true });
+    const client = await connectWithToken(served.url, made.token);
+    // gamma's one exposed tool is forbidden: neither it nor gamma's prompts are listed, and the tool names stay
+    // prefixed, since the forbidden tool's own name would meet alpha's (a call would find it under its prefix).
+    expect(await toolNames(client)).toEqual(['alpha__test_simple_text']);
+    expect((await client.callTool({ name: 'alpha__test_simple_text', arguments: {} })).isError).toBeFalsy();
+    // Only alpha's prompts (under their own names: none of them clashes).
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toHaveLength(4);
+    await client.close();
+  });
+
+  it('refuses a URI that templates of two exposed servers match, naming them', async () => {
+    const ivy = await person();
+    await addServer(ivy.userId, 'alpha', alpha.url);
+    await addServer(ivy.userId, 'gamma', gamma.url);
+    const made = await createToken(ivy.cookie, ['alpha__test_simple_text', 'gamma__test_simple_text']);
+    await patchToken(ivy.cookie, made.id, { content: true });
+    const client = await connectWithToken(served.url, made.token);
+    const both = (await client.readResource({ uri: 'test://template/7/data' }).catch((e: unknown) => e)) as ProtocolError;
+    expect(both).toMatchObject({ code: -32602, data: { uri: 'test://template/7/data' } });
+    expect(both.message).toMatch(/Server alpha, Server gamma/);
     await client.close();
   });
 

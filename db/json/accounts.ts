@@ -17,6 +17,10 @@ const tokenProfileV1 = z.object({
   // The client sees the servers' own tool and prompt names instead of `<server>__<tool>`, while
   // nothing clashes (lib/gateway/client-names.ts). Off (absent) by default.
   ownNames: z.boolean().optional(),
+  // The client also reads the exposed servers' resources and prompts (and asks them for
+  // completions), not only calls their tools. Off (absent) by default: exposing one tool of a server
+  // must not hand over everything the server holds (the notes server's every note).
+  content: z.boolean().optional(),
 });
 export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
 export const storedTokenProfile = tokenProfileV1;

@@ -54,7 +54,8 @@ export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
  * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, whether a call
  * that needs approval is also asked in the client's own window (`askInClient`), and/or whether the
  * client sees the servers' own tool and prompt names while nothing clashes (`ownNames`,
- * lib/gateway/client-names.ts).
+ * lib/gateway/client-names.ts), and/or whether it also reads the exposed servers' resources and
+ * prompts (`content`, lib/gateway/content.ts).
  */
 export const updateAccessTokenSchema = z
   .object({
@@ -62,11 +63,14 @@ export const updateAccessTokenSchema = z
     tools: toolNames.optional(),
     askInClient: z.boolean({ error: 'must be true or false' }).optional(),
     ownNames: z.boolean({ error: 'must be true or false' }).optional(),
+    content: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
-  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined || v.ownNames !== undefined, {
-    message: 'give at least one of name, tools, askInClient or ownNames',
-  });
+  .refine(
+    (v) =>
+      v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined || v.ownNames !== undefined || v.content !== undefined,
+    { message: 'give at least one of name, tools, askInClient, ownNames or content' },
+  );
 
 export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
 
@@ -85,6 +89,8 @@ export interface AccessTokenView {
   askInClient: boolean;
   /** The client sees the servers' own names (no `<server>__` prefix) while nothing clashes. */
   ownNames: boolean;
+  /** The client also reads the exposed servers' resources and prompts. */
+  content: boolean;
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -121,6 +127,7 @@ export async function createAccessToken(
     tools: profile.tools.map((t) => t.name),
     askInClient: profile.askInClient === true,
     ownNames: profile.ownNames === true,
+    content: profile.content === true,
   };
 }
 
@@ -137,6 +144,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     tools: tokenProfileOf(r).tools.map((t) => t.name),
     askInClient: tokenProfileOf(r).askInClient === true,
     ownNames: tokenProfileOf(r).ownNames === true,
+    content: tokenProfileOf(r).content === true,
   }));
 }
 

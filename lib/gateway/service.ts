@@ -1,6 +1,7 @@
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 
 import { listPoliciesOfUser } from '@/db/queries/orgs';
+import { toolRefusal } from '@/lib/consent/org-policy';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 import type { ConnectDeps } from '@/lib/mcp/connection';
 
@@ -33,30 +34,27 @@ export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
  * server bumps it): a client's calls in a row do not re-read them.
  */
 export function createGatewayTools(deps: GatewayDeps): GatewayTools {
-  // Listing, the person's organizations' tool lists apply: a tool they forbid is not listed. A call
-  // of it still finds it, so that callExposedTool refuses it with the policy's reason.
-  const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) =>
-    p.profile.tools.length === 0
-      ? []
-      : withClientNames(
-          inProfile(
-            await exposableTools(deps.tools, {
-              id: p.userId,
-              plan: p.plan,
-              toolsRev: p.toolsRev,
-              ...(opts.listing && { orgPolicies: await listPoliciesOfUser(deps.db, p.userId) }),
-            }),
-            p.profile,
-          ),
-          p,
-        );
+  // The names a client sees are computed over the same set on every path (the profile's tools, the
+  // organizations' tool lists not applied), so a name listed is the name a call finds. Listing,
+  // those lists apply after naming: a tool they forbid is not listed, nor does it make its server's
+  // content reachable. A call of it still finds it, so that callExposedTool refuses it with the
+  // policy's reason.
+  const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) => {
+    if (p.profile.tools.length === 0) return [];
+    const [tools, policies] = await Promise.all([
+      exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }),
+      opts.listing ? listPoliciesOfUser(deps.db, p.userId) : [],
+    ]);
+    const named = withClientNames(inProfile(tools, p.profile), p);
+    return opts.listing ? named.filter((t) => toolRefusal(policies, t.tool) === null) : named;
+  };
   const { connectDeps } = deps;
   const content =
     connectDeps &&
     createGatewayContent({
       db: deps.db,
       connectDeps,
-      servers: async (p) => [...new Map((await exposed(p)).map((t) => [t.server.id, t.server])).values()],
+      servers: async (p) => [...new Map((await exposed(p, { listing: true })).map((t) => [t.server.id, t.server])).values()],
     });
   // Valid as long as the call may wait, plus a minute for the client to send its answer back.
   const stateCodec = approvalStateCodec(deps.stateKey, Math.ceil(deps.approvalWaitMs / 1000) + 60);

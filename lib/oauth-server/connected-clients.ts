@@ -23,6 +23,8 @@ export interface ConnectedClientView {
   askInClient: boolean;
   /** The client sees the servers' own names while nothing clashes (lib/gateway/client-names.ts). */
   ownNames: boolean;
+  /** The client also reads the exposed servers' resources and prompts (lib/gateway/content.ts). */
+  content: boolean;
 }
 
 export async function connectedClients(db: Db, userId: string): Promise<ConnectedClientView[]> {
@@ -37,5 +39,6 @@ export async function connectedClients(db: Db, userId: string): Promise<Connecte
     tools: r.profile.tools.map((t) => t.name),
     askInClient: r.profile.askInClient === true,
     ownNames: r.profile.ownNames === true,
+    content: r.profile.content === true,
   }));
 }

@@ -10,7 +10,8 @@ import type { PickableTool } from '@/lib/gateway/catalog';
 
 /**
  * Changes which tools a token exposes (PATCH, the whole list), whether a call that needs approval
- * is also asked in the client's own window, and whether the client sees the servers' own names; a
+ * is also asked in the client's own window, whether the client sees the servers' own names, and
+ * whether it reads those servers' resources and prompts too; a
  * client using it sees the change at its next request.
  */
 export function EditToolsDialog({
@@ -20,7 +21,7 @@ export function EditToolsDialog({
   onSaved,
 }: {
   /** A personal token or a connected client (both are token rows). */
-  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'ownNames'>;
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'ownNames' | 'content'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;
@@ -29,16 +30,18 @@ export function EditToolsDialog({
   const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n)));
   const [askInClient, setAskInClient] = useState(token.askInClient);
   const [ownNames, setOwnNames] = useState(token.ownNames);
+  const [content, setContent] = useState(token.content);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const askHint = useId();
   const namesHint = useId();
+  const contentHint = useId();
 
   async function save() {
     setBusy(true);
     setError('');
     try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, ownNames } });
+      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, ownNames, content } });
       await onSaved();
       onClose();
     } catch (err) {
@@ -96,6 +99,22 @@ export function EditToolsDialog({
           <p id={namesHint} className="text-[13px] text-muted">
             The client sees search rather than server__search, for an agent written against one server. Only while no two exposed tools or
             prompts share a name; otherwise every name keeps its server prefix.
+          </p>
+        </div>
+      </div>
+      <div className="mt-4 flex items-start gap-3">
+        <Switch
+          checked={content}
+          onChange={setContent}
+          label="Also share these servers' resources and prompts"
+          aria-describedby={contentHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Also share these servers&apos; resources and prompts</p>
+          <p id={contentHint} className="text-[13px] text-muted">
+            The client can then list and read everything the servers of the tools above offer as resources and prompts — for Notes, every
+            one of your notes — without asking you and without an entry in your activity log. Off: it only sees and calls the tools.
           </p>
         </div>
       </div>

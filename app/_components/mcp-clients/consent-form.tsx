@@ -1,9 +1,9 @@
 'use client';
 
-import { useState } from 'react';
+import { useId, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, Notice } from '@/app/_components/ui';
+import { Badge, Button, Notice, Switch } from '@/app/_components/ui';
 import type { PickableTool } from '@/lib/gateway/catalog';
 import type { AuthorizeParams } from '@/lib/oauth-server/authorize';
 
@@ -11,7 +11,8 @@ import { ToolPicker } from './tool-picker';
 
 /**
  * What the person decides on the consent screen: which of their tools this client may see and
- * call (none ticked), then Allow or Deny. Both post the original request back, checked again on
+ * call (none ticked), whether it also reads those servers' resources and prompts (off), then Allow
+ * or Deny. Both post the original request back, checked again on
  * the server, and the browser goes where the answer says (the client's redirect URI).
  */
 export function ConsentForm({
@@ -28,6 +29,8 @@ export function ConsentForm({
   tools: PickableTool[];
 }) {
   const [picked, setPicked] = useState<string[]>([]);
+  const [content, setContent] = useState(false);
+  const contentHint = useId();
   const [busy, setBusy] = useState<'allow' | 'deny' | null>(null);
   const [error, setError] = useState('');
 
@@ -37,7 +40,7 @@ export function ConsentForm({
     try {
       const { redirectTo } = await api<{ redirectTo: string }>('/api/oauth/authorize', {
         method: 'POST',
-        body: { decision, tools: decision === 'allow' ? picked : [], params },
+        body: { decision, tools: decision === 'allow' ? picked : [], content: decision === 'allow' && content, params },
       });
       window.location.assign(redirectTo);
     } catch (err) {
@@ -76,6 +79,22 @@ export function ConsentForm({
           disconnect it on the Account page.
         </p>
         <ToolPicker tools={tools} value={picked} onChange={setPicked} idPrefix="consent" labelledBy="consent-tools-heading" />
+      </div>
+      <div className="flex items-start gap-3">
+        <Switch
+          checked={content}
+          onChange={setContent}
+          label="Also share these servers' resources and prompts"
+          aria-describedby={contentHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Also share these servers&apos; resources and prompts</p>
+          <p id={contentHint} className="text-[13px] text-muted">
+            Off unless you turn it on. On, it can list and read everything the servers of the tools you ticked offer as resources and
+            prompts — for Notes, every one of your notes — without asking you and without an entry in your activity log.
+          </p>
+        </div>
       </div>
       {error && <Notice tone="error">{error}</Notice>}
       <div className="flex flex-wrap justify-end gap-2">

@@ -71,6 +71,7 @@ describe('/api/account/tokens', () => {
         tools: [],
         askInClient: false,
         ownNames: false,
+        content: false,
       },
     ]);
     const listText = JSON.stringify(listed);

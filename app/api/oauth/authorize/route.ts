@@ -11,6 +11,8 @@ const schema = z
   .object({
     decision: z.enum(['allow', 'deny'], { error: 'must be "allow" or "deny"' }),
     tools: z.array(z.string().max(200)).max(500, 'must list at most 500 tools').default([]),
+    // The exposed servers' resources and prompts too (lib/gateway/content.ts); off unless the person ticked it.
+    content: z.boolean({ error: 'must be true or false' }).default(false),
     params: z.partialRecord(z.enum(AUTHORIZE_PARAMS), z.string().max(4000)),
   })
   .strict();
@@ -22,13 +24,18 @@ const schema = z
  */
 export const POST = authed(
   async ({ req, session, rt }) => {
-    const { decision, tools, params } = await readJson(req, schema, { maxBytes: 64 * 1024 });
+    const { decision, tools, content, params } = await readJson(req, schema, { maxBytes: 64 * 1024 });
     const outcome = await decideAuthorization(
       { db: rt.handle.db },
       session.user.id,
       authorizeParams(params),
       appOrigin(req),
-      decision === 'allow' ? { allow: true, profile: () => resolveProfile(rt.tools.host, session.user, tools) } : { allow: false },
+      decision === 'allow'
+        ? {
+            allow: true,
+            profile: async () => ({ ...(await resolveProfile(rt.tools.host, session.user, tools)), ...(content && { content }) }),
+          }
+        : { allow: false },
     );
     if ('error' in outcome) throw new AppError('bad_request', 'oauth_request', outcome.error);
     return Response.json(outcome, { headers: { 'Cache-Control': 'no-store' } });

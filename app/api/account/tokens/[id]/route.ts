@@ -6,10 +6,11 @@ import { authed, requireUuid } from '@/lib/server/route';
 type P = { id: string };
 
 /**
- * `{ name?, tools?, askInClient?, ownNames? }`: renames the token, replaces the tools it exposes on
- * /mcp (the whole list; a client using it sees the change at its next request), lets a call that
- * needs approval be asked in the client's own window too, and/or shows the client the servers' own
- * names (both off by default). Only a signed-in session may: a token cannot change what it reaches.
+ * `{ name?, tools?, askInClient?, ownNames?, content? }`: renames the token, replaces the tools it
+ * exposes on /mcp (the whole list; a client using it sees the change at its next request), lets a
+ * call that needs approval be asked in the client's own window too, shows the client the servers'
+ * own names, and/or lets it read the exposed servers' resources and prompts (the last three off
+ * by default). Only a signed-in session may: a token cannot change what it reaches.
  */
 export const PATCH = authed<P>(
   async ({ req, params, session, rt }) => {
@@ -20,11 +21,12 @@ export const PATCH = authed<P>(
       ...(tools && { tools }),
       ...(input.askInClient !== undefined && { askInClient: input.askInClient }),
       ...(input.ownNames !== undefined && { ownNames: input.ownNames }),
+      ...(input.content !== undefined && { content: input.content }),
     };
     const change = { ...(input.name !== undefined && { name: input.name }), ...(Object.keys(profile).length > 0 && { profile }) };
     const updated = await updateAccessToken(rt.handle.db, session.user.id, id, change);
     // A client holding a listen stream hears that its lists changed (lib/gateway/list-changed.ts).
-    if (input.tools !== undefined || input.ownNames !== undefined) rt.mcp.profileChanged(id);
+    if (input.tools !== undefined || input.ownNames !== undefined || input.content !== undefined) rt.mcp.profileChanged(id);
     return Response.json(updated);
   },
   { write: true },
