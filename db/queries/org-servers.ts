@@ -1,9 +1,10 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers, organizations, orgMemberships, orgServers } from '../schema';
 import { parseStored, storedReviewedTools, type StoredReviewedTools } from '../stored-json';
 import type { OrgServerAuth, Trust } from '../vocabulary';
+import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
 /**
@@ -125,31 +126,44 @@ export async function memberRowsOf(db: Db, orgServerId: string): Promise<{ id: s
 /**
  * A member's row of the shared server, following it. Its namespace is the shared server's, or with
  * a number when the member has a server of their own by that name. Null when they have one already
- * (two requests at once make one).
+ * (two requests at once make one), when they do not belong to its organization (any more), or
+ * when the shared server is gone.
+ *
+ * Only the shared server's id is taken from the caller: membership and every copied value (name,
+ * URL, trust, timeout, reviewed tools) are read by the insert itself, so a removal, a review or an
+ * edit committed since the caller's read is what the row gets. The organization's row is held FOR
+ * SHARE first, the lock changeMembership takes FOR UPDATE: a removal under way finishes before
+ * the insert's statement starts (and it then sees the membership gone), and one that starts later
+ * waits for this row and deletes it.
  */
-export async function insertMemberRow(db: Db, userId: string, server: OrgServerRow): Promise<string | null> {
-  const taken = new Set(
-    (await db.select({ ns: mcpServers.namespace }).from(mcpServers).where(eq(mcpServers.userId, userId))).map((r) => r.ns),
-  );
-  let namespace = server.namespace;
-  for (let n = 2; taken.has(namespace); n++) namespace = `${server.namespace}${n}`;
+export async function insertMemberRow(db: Db, userId: string, server: Pick<OrgServerRow, 'id'>): Promise<string | null> {
   try {
-    const rows = await db
-      .insert(mcpServers)
-      .values({
-        userId,
-        orgServerId: server.id,
-        name: server.name,
-        namespace,
-        url: server.url,
-        trust: server.trust,
-        timeoutMs: server.timeoutMs,
-        reviewedTools: server.reviewedTools,
-        enabled: Object.keys(server.reviewedTools.tools).length > 0,
-      })
-      .onConflictDoNothing({ target: [mcpServers.userId, mcpServers.orgServerId] })
-      .returning({ id: mcpServers.id });
-    return rows[0]?.id ?? null;
+    return await db.transaction(async (tx) => {
+      const locked = rowsOf<{ namespace: string }>(
+        await tx.execute(
+          sql`select s.namespace from org_servers s join organizations o on o.id = s.org_id where s.id = ${server.id} for share of o`,
+        ),
+      );
+      const base = locked[0]?.namespace;
+      if (base === undefined) return null;
+      const taken = new Set(
+        (await tx.select({ ns: mcpServers.namespace }).from(mcpServers).where(eq(mcpServers.userId, userId))).map((r) => r.ns),
+      );
+      let namespace = base;
+      for (let n = 2; taken.has(namespace); n++) namespace = `${base}${n}`;
+      const rows = rowsOf<{ id: string }>(
+        await tx.execute(sql`
+          insert into mcp_servers (user_id, org_server_id, name, namespace, url, trust, timeout_ms, reviewed_tools, enabled)
+          select m.user_id, s.id, s.name, ${namespace}, s.url, s.trust, s.timeout_ms, s.reviewed_tools,
+                 coalesce(s.reviewed_tools -> 'tools', '{}'::jsonb) <> '{}'::jsonb
+          from org_servers s
+          join org_memberships m on m.org_id = s.org_id and m.user_id = ${userId}
+          where s.id = ${server.id}
+          on conflict (user_id, org_server_id) do nothing
+          returning id`),
+      );
+      return rows[0]?.id ?? null;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) return null; // the namespace was taken meanwhile: the next listing tries again
     throw err;

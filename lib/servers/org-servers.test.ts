@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { memberRowIdOf } from '@/db/queries/org-servers';
+import { insertMemberRow, memberRowIdOf, missingRequiredServers } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { getServer, listServers } from '@/db/queries/servers';
 import { mcpServers, oauthCredentials } from '@/db/schema';
@@ -278,5 +278,30 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     await removeOrgServer(ctx, org.id, admin.userId, added.id);
     expect(await inHost(m2.userId)).toBe(false);
     expect(await inHost(admin.userId)).toBe(false);
+  });
+
+  it('a member removed between reading the shared server and inserting their row gets none; a row left over is unused', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: true,
+    });
+    // What ensureRequiredServers read for the member, then their removal commits, then the insert.
+    const [read] = await missingRequiredServers(h.db, m1.userId);
+    expect(read?.id).toBe(added.id);
+    await removeMember(h.db, org.id, admin.userId, m1.userId);
+    expect(await insertMemberRow(h.db, m1.userId, read!)).toBeNull();
+    expect(await h.db.select().from(mcpServers).where(eq(mcpServers.userId, m1.userId))).toEqual([]);
+
+    // A row of it left to someone outside the organization (however it came to be) is neither listed nor given to the tool host.
+    await h.db
+      .insert(mcpServers)
+      .values({ userId: m1.userId, orgServerId: added.id, name: 'Keyed', namespace: 'keyed', url: keyed.url, enabled: true });
+    expect(await listServers(h.db, m1.userId)).toEqual([]);
+    expect((await tools.host.serversFor(m1.userId)).some((s) => s.namespace === 'keyed')).toBe(false);
   });
 });
