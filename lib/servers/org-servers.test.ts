@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { insertMemberRow, memberRowIdOf, missingRequiredServers } from '@/db/queries/org-servers';
+import { insertMemberRow, memberRowIdOf, missingRequiredServers, sharedServersOfMember } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { getServer, listServers } from '@/db/queries/servers';
 import { mcpServers, oauthCredentials } from '@/db/schema';
@@ -303,5 +303,24 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
       .values({ userId: m1.userId, orgServerId: added.id, name: 'Keyed', namespace: 'keyed', url: keyed.url, enabled: true });
     expect(await listServers(h.db, m1.userId)).toEqual([]);
     expect((await tools.host.serversFor(m1.userId)).some((s) => s.namespace === 'keyed')).toBe(false);
+  });
+
+  it('a member’s row made after a review or an edit has the shared server’s values as at the insert, not as read before', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: false,
+    });
+    const [read] = await sharedServersOfMember(h.db, m1.userId);
+    const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
+    await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
+    await editOrgServer(ctx, org.id, admin.userId, added.id, { name: 'Keyed v2', trust: 'trusted' });
+    const rowId = await insertMemberRow(h.db, m1.userId, read!.server);
+    const row = await getServer(h.db, m1.userId, rowId!);
+    expect(row).toMatchObject({ name: 'Keyed v2', trust: 'trusted', enabled: true, reviewedTools: { tools: { echo: echo.fingerprint } } });
   });
 });
