@@ -54,6 +54,14 @@ function connectionHeaders(row: ServerRow, box: SecretBox): Record<string, strin
   return openHeaders(row, box);
 }
 
+/**
+ * The row without any sealed headers, its organization's included: what is listed and shown when
+ * they cannot be opened (a rotated key, a damaged value), so the page still loads.
+ */
+export function withoutSealedHeaders(row: ServerRow): ServerRow {
+  return { ...row, headersSealed: null, org: row.org && { ...row.org, headersSealed: null } };
+}
+
 /** How the gateway reaches a user-added server: its headers opened, its reviewed tools attached. */
 export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
   const headers = connectionHeaders(row, box);

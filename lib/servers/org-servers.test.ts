@@ -5,7 +5,7 @@ import type { DbHandle } from '@/db/connection';
 import { insertMemberRow, memberRowIdOf, missingRequiredServers, sharedServersOfMember } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { getServer, listServers } from '@/db/queries/servers';
-import { mcpServers, oauthCredentials } from '@/db/schema';
+import { mcpServers, oauthCredentials, orgServers } from '@/db/schema';
 import { openTokens } from '@/lib/mcp/oauth/credentials';
 import { removeMember } from '@/lib/orgs/orgs';
 import { createAppTools } from '@/lib/server/tool-host';
@@ -27,6 +27,7 @@ import {
   useSharedServer,
 } from './org-servers';
 import { editServer, removeServer } from './service';
+import { CREDENTIALS_UNREADABLE } from './view';
 
 // Shared servers of an organization (issue 26), through the use-cases and the app's own tool host
 // (lib/server/tool-host.ts: the rows, serverConfig, the URL guard's place taken by loopback, OAuth
@@ -322,5 +323,22 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     const rowId = await insertMemberRow(h.db, m1.userId, read!.server);
     const row = await getServer(h.db, m1.userId, rowId!);
     expect(row).toMatchObject({ name: 'Keyed v2', trust: 'trusted', enabled: true, reviewedTools: { tools: { echo: echo.fingerprint } } });
+  });
+
+  it('an unreadable shared credential leaves the servers page and the admin page loading, the credential marked unreadable', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: true,
+    });
+    await h.db.update(orgServers).set({ headersSealed: 'damaged' }).where(eq(orgServers.id, added.id));
+    const page = await listServersWithShared(ctx, m1.userId);
+    expect(page.servers.find((s) => s.org?.serverId === added.id)).toMatchObject({ lastError: CREDENTIALS_UNREADABLE });
+    const [view] = await listOrgServerViews(ctx, org.id, admin.userId);
+    expect(view).toMatchObject({ headerNames: [], mine: { lastError: CREDENTIALS_UNREADABLE } });
   });
 });
