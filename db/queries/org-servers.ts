@@ -81,13 +81,28 @@ export async function updateOrgServer(db: Db, orgId: string, id: string, patch: 
   });
 }
 
-/** The members' rows go with it (foreign key, cascade), each member's tools_rev moving with its row. */
-export async function deleteOrgServer(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(orgServers)
-    .where(and(eq(orgServers.orgId, orgId), eq(orgServers.id, id)))
-    .returning({ id: orgServers.id });
-  return rows.length > 0;
+/**
+ * Deletes the shared server and every member's row of it in one transaction, returning those rows
+ * (each member's tools_rev moves with its row) so that what only they found can be dropped after.
+ * The organization's row is held FOR UPDATE, as a removal of a member does: a member's row being
+ * inserted (insertMemberRow, FOR SHARE) is either among those returned or finds the server gone.
+ * Null: no such server in this organization.
+ */
+export async function deleteOrgServer(db: Db, orgId: string, id: string): Promise<{ id: string; userId: string }[] | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select id from organizations where id = ${orgId} for update`);
+    const found = await tx
+      .select({ id: orgServers.id })
+      .from(orgServers)
+      .where(and(eq(orgServers.orgId, orgId), eq(orgServers.id, id)));
+    if (!found[0]) return null;
+    const rows = await tx
+      .delete(mcpServers)
+      .where(eq(mcpServers.orgServerId, id))
+      .returning({ id: mcpServers.id, userId: mcpServers.userId });
+    await tx.delete(orgServers).where(eq(orgServers.id, id));
+    return rows;
+  });
 }
 
 /**

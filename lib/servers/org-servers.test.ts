@@ -15,6 +15,7 @@ import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixt
 import { loopbackFetch } from '@/test/loopback-fetch';
 import { approveAt, makeUserWithSession, startClientMetadataHost, testSecretBox } from '@/test/oauth-harness';
 
+import { onServerUrlChange } from './hooks';
 import { finishServerSignIn, startServerSignIn, type ServersOAuthContext } from './oauth';
 import {
   addOrgServer,
@@ -340,5 +341,25 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     expect(page.servers.find((s) => s.org?.serverId === added.id)).toMatchObject({ lastError: CREDENTIALS_UNREADABLE });
     const [view] = await listOrgServerViews(ctx, org.id, admin.userId);
     expect(view).toMatchObject({ headerNames: [], mine: { lastError: CREDENTIALS_UNREADABLE } });
+  });
+
+  it('removing a shared server runs every member row’s hooks even when one fails, and reports the failure after', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, { name: 'Tracker', url: fx.url, auth: 'oauth', required: true });
+    await listServersWithShared(ctx, m1.userId);
+    await listServersWithShared(ctx, m2.userId);
+    const seen: string[] = [];
+    onServerUrlChange('test:org-server-removal', async (_deps, change) => {
+      seen.push(change.userId);
+      if (seen.length === 1) throw new Error('revocation failed');
+    });
+    try {
+      await expect(removeOrgServer(ctx, org.id, admin.userId, added.id)).rejects.toThrow(/removed, but/);
+    } finally {
+      onServerUrlChange('test:org-server-removal', async () => {});
+    }
+    expect(new Set(seen)).toEqual(new Set([admin.userId, m1.userId, m2.userId]));
+    expect(await h.db.select().from(orgServers).where(eq(orgServers.id, added.id))).toEqual([]);
   });
 });

@@ -20,6 +20,7 @@ import { deleteServer, getServer, listServers } from '@/db/queries/servers';
 import { dropCatalogs } from '@/db/queries/tool-catalogs';
 import { isOneOf, ORG_SERVER_AUTH, type OrgServerAuth } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
+import { errorSummary } from '@/lib/log-safe';
 import { MANAGING_ROLES, requireOrgRole } from '@/lib/orgs/access';
 
 import { openOrgHeaders, sealOrgHeaders } from './config';
@@ -188,17 +189,29 @@ export async function editOrgServer(
   return adminView(ctx, userId, updated);
 }
 
-/** Every member's use of it ends: their rows go (and with them what only they found: OAuth sign-ins, kept sessions, catalogs). */
+/**
+ * Every member's use of it ends: their rows go with it (and then what only they found: OAuth
+ * sign-ins, kept sessions, catalogs). Every row's hooks run even when one fails; the failures are
+ * reported after, the removal standing.
+ */
 export async function removeOrgServer(ctx: ServersContext, orgId: string, userId: string, id: string): Promise<void> {
   await requireOrgRole(ctx.db, orgId, userId, MANAGING_ROLES, 'remove shared servers');
   const server = await getOrgServer(ctx.db, orgId, id);
   if (!server) throw notFound(id);
-  const rows = await memberRowsOf(ctx.db, id);
-  if (!(await deleteOrgServer(ctx.db, orgId, id))) throw notFound(id);
+  const rows = await deleteOrgServer(ctx.db, orgId, id);
+  if (!rows) throw notFound(id);
+  let failed = 0;
   for (const row of rows) {
-    await dropCatalogs(ctx.db, row.id);
-    await runUrlChangeHooks(ctx, { userId: row.userId, serverId: row.id, oldUrl: server.url, newUrl: null });
+    try {
+      await dropCatalogs(ctx.db, row.id);
+      await runUrlChangeHooks(ctx, { userId: row.userId, serverId: row.id, oldUrl: server.url, newUrl: null });
+    } catch (err) {
+      console.error(`[servers] dropping what member row ${row.id} of shared server ${id} kept failed:`, errorSummary(err));
+      failed++;
+    }
   }
+  if (failed)
+    throw new Error(`Shared server ${id} was removed, but what ${failed} of ${rows.length} member row(s) kept could not all be dropped.`);
 }
 
 /**
