@@ -76,6 +76,8 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
     showViews: row.showViews,
     timeoutMs: row.timeoutMs,
     ...(Object.keys(headers).length > 0 && { headers }),
+    // The organization's credential is the only one it is reached with: no member's OAuth token besides.
+    ...(row.org?.auth === 'shared' && { noOAuth: true }),
     reviewedTools: row.reviewedTools,
   };
 }

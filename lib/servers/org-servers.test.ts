@@ -27,7 +27,7 @@ import {
   stopUsingSharedServer,
   useSharedServer,
 } from './org-servers';
-import { editServer, removeServer } from './service';
+import { addServer, editServer, listServerViews, removeServer } from './service';
 import { CREDENTIALS_UNREADABLE } from './view';
 
 // Shared servers of an organization (issue 26), through the use-cases and the app's own tool host
@@ -341,6 +341,32 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     expect(page.servers.find((s) => s.org?.serverId === added.id)).toMatchObject({ lastError: CREDENTIALS_UNREADABLE });
     const [view] = await listOrgServerViews(ctx, org.id, admin.userId);
     expect(view).toMatchObject({ headerNames: [], mine: { lastError: CREDENTIALS_UNREADABLE } });
+  });
+
+  it('a shared-credential server is never reached with the member’s own sign-in, and Connect on it is refused', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Tracker',
+      url: fx.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': 'not-a-sign-in' },
+      required: false,
+    });
+    const shared = await useSharedServer(ctx, m1.userId, org.id, added.id);
+    await expect(startServerSignIn(ctx, m1, shared.id, '/servers')).rejects.toMatchObject({ type: 'forbidden', surface: 'org_server' });
+    // The member's own sign-in to the same server, through a server of their own: found by its URL, it must not serve the shared row.
+    const own = await addServer(ctx, m1.userId, { name: 'Mine', url: fx.url });
+    await connect(ctx, m1, own.id);
+    const whoami = (await listServerViews(ctx, m1.userId)).servers.find((s) => s.id === own.id)!.tools.find((t) => t.name === 'whoami')!;
+    await h.db
+      .update(mcpServers)
+      .set({ enabled: true, reviewedTools: { v: 2, tools: { whoami: whoami.fingerprint } } })
+      .where(eq(mcpServers.id, shared.id));
+    const calls = fx.calls.length;
+    const result = await callAs(tools, m1.userId, shared.id, 'whoami');
+    expect(result.kind).not.toBe('result');
+    expect(fx.calls.length, 'no call reached the server with the member’s token').toBe(calls);
   });
 
   it('removing a shared server runs every member row’s hooks even when one fails, and reports the failure after', async () => {
