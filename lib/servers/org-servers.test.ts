@@ -5,6 +5,7 @@ import type { DbHandle } from '@/db/connection';
 import { insertMemberRow, memberRowIdOf, missingRequiredServers, sharedServersOfMember } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { getServer, listServers } from '@/db/queries/servers';
+import { readToolsRev } from '@/db/queries/step-state';
 import { mcpServers, oauthCredentials, orgServers } from '@/db/schema';
 import { openTokens } from '@/lib/mcp/oauth/credentials';
 import { removeMember } from '@/lib/orgs/orgs';
@@ -247,7 +248,11 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
       required: true,
     });
     await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: added.mine!.tools.find((t) => t.name === 'echo')!.fingerprint });
-    const inHost = async (userId: string) => (await tools.host.serversFor(userId)).some((s) => s.namespace === 'keyed');
+    // At the real tools_rev, as a turn reads them: the cached list must be left because the rev moved.
+    const inHost = async (userId: string) =>
+      (await tools.host.serversFor(userId, { toolsRev: (await readToolsRev(h.db, userId)) ?? undefined })).some(
+        (s) => s.namespace === 'keyed',
+      );
     expect(await inHost(m1.userId)).toBe(true);
     expect(await inHost(m2.userId)).toBe(true);
 
