@@ -1,9 +1,10 @@
-import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers, organizations, orgMemberships, orgServers } from '../schema';
 import { parseStored, storedReviewedTools, type StoredReviewedTools } from '../stored-json';
 import type { OrgServerAuth, Trust } from '../vocabulary';
+import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
 /**
@@ -80,13 +81,28 @@ export async function updateOrgServer(db: Db, orgId: string, id: string, patch: 
   });
 }
 
-/** The members' rows go with it (foreign key, cascade), each member's tools_rev moving with its row. */
-export async function deleteOrgServer(db: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(orgServers)
-    .where(and(eq(orgServers.orgId, orgId), eq(orgServers.id, id)))
-    .returning({ id: orgServers.id });
-  return rows.length > 0;
+/**
+ * Deletes the shared server and every member's row of it in one transaction, returning those rows
+ * (each member's tools_rev moves with its row) so that what only they found can be dropped after.
+ * The organization's row is held FOR UPDATE, as a removal of a member does: a member's row being
+ * inserted (insertMemberRow, FOR SHARE) is either among those returned or finds the server gone.
+ * Null: no such server in this organization.
+ */
+export async function deleteOrgServer(db: Db, orgId: string, id: string): Promise<{ id: string; userId: string }[] | null> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select id from organizations where id = ${orgId} for update`);
+    const found = await tx
+      .select({ id: orgServers.id })
+      .from(orgServers)
+      .where(and(eq(orgServers.orgId, orgId), eq(orgServers.id, id)));
+    if (!found[0]) return null;
+    const rows = await tx
+      .delete(mcpServers)
+      .where(eq(mcpServers.orgServerId, id))
+      .returning({ id: mcpServers.id, userId: mcpServers.userId });
+    await tx.delete(orgServers).where(eq(orgServers.id, id));
+    return rows;
+  });
 }
 
 /**
@@ -125,31 +141,44 @@ export async function memberRowsOf(db: Db, orgServerId: string): Promise<{ id: s
 /**
  * A member's row of the shared server, following it. Its namespace is the shared server's, or with
  * a number when the member has a server of their own by that name. Null when they have one already
- * (two requests at once make one).
+ * (two requests at once make one), when they do not belong to its organization (any more), or
+ * when the shared server is gone.
+ *
+ * Only the shared server's id is taken from the caller: membership and every copied value (name,
+ * URL, trust, timeout, reviewed tools) are read by the insert itself, so a removal, a review or an
+ * edit committed since the caller's read is what the row gets. The organization's row is held FOR
+ * SHARE first, the lock changeMembership takes FOR UPDATE: a removal under way finishes before
+ * the insert's statement starts (and it then sees the membership gone), and one that starts later
+ * waits for this row and deletes it.
  */
-export async function insertMemberRow(db: Db, userId: string, server: OrgServerRow): Promise<string | null> {
-  const taken = new Set(
-    (await db.select({ ns: mcpServers.namespace }).from(mcpServers).where(eq(mcpServers.userId, userId))).map((r) => r.ns),
-  );
-  let namespace = server.namespace;
-  for (let n = 2; taken.has(namespace); n++) namespace = `${server.namespace}${n}`;
+export async function insertMemberRow(db: Db, userId: string, server: Pick<OrgServerRow, 'id'>): Promise<string | null> {
   try {
-    const rows = await db
-      .insert(mcpServers)
-      .values({
-        userId,
-        orgServerId: server.id,
-        name: server.name,
-        namespace,
-        url: server.url,
-        trust: server.trust,
-        timeoutMs: server.timeoutMs,
-        reviewedTools: server.reviewedTools,
-        enabled: Object.keys(server.reviewedTools.tools).length > 0,
-      })
-      .onConflictDoNothing({ target: [mcpServers.userId, mcpServers.orgServerId] })
-      .returning({ id: mcpServers.id });
-    return rows[0]?.id ?? null;
+    return await db.transaction(async (tx) => {
+      const locked = rowsOf<{ namespace: string }>(
+        await tx.execute(
+          sql`select s.namespace from org_servers s join organizations o on o.id = s.org_id where s.id = ${server.id} for share of o`,
+        ),
+      );
+      const base = locked[0]?.namespace;
+      if (base === undefined) return null;
+      const taken = new Set(
+        (await tx.select({ ns: mcpServers.namespace }).from(mcpServers).where(eq(mcpServers.userId, userId))).map((r) => r.ns),
+      );
+      let namespace = base;
+      for (let n = 2; taken.has(namespace); n++) namespace = `${base}${n}`;
+      const rows = rowsOf<{ id: string }>(
+        await tx.execute(sql`
+          insert into mcp_servers (user_id, org_server_id, name, namespace, url, trust, timeout_ms, reviewed_tools, enabled)
+          select m.user_id, s.id, s.name, ${namespace}, s.url, s.trust, s.timeout_ms, s.reviewed_tools,
+                 coalesce(s.reviewed_tools -> 'tools', '{}'::jsonb) <> '{}'::jsonb
+          from org_servers s
+          join org_memberships m on m.org_id = s.org_id and m.user_id = ${userId}
+          where s.id = ${server.id}
+          on conflict (user_id, org_server_id) do nothing
+          returning id`),
+      );
+      return rows[0]?.id ?? null;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) return null; // the namespace was taken meanwhile: the next listing tries again
     throw err;

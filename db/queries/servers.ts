@@ -1,7 +1,7 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { mcpServers, organizations, orgServers } from '../schema';
+import { mcpServers, organizations, orgMemberships, orgServers } from '../schema';
 import { parseStored, storedReviewedTools, type StoredReviewedTools } from '../stored-json';
 import type { OrgServerAuth, ServerStatus, ServerTransport, Trust } from '../vocabulary';
 
@@ -59,8 +59,13 @@ function parse(row: RawRow, org: OrgLink | null = null): ServerRow {
   };
 }
 
-/** Server rows with the organization's server they use, when they use one. */
-function selectWithOrg(db: Db) {
+/**
+ * Server rows matching `where`, with the organization's server they use, when they use one. A
+ * member's row of a shared server whose user no longer belongs to its organization is left out
+ * (changeMembership deletes such rows; this is the second line): it would open the
+ * organization's credential for someone outside it.
+ */
+function selectWithOrg(db: Db, where: SQL | undefined) {
   return db
     .select({
       server: mcpServers,
@@ -73,7 +78,9 @@ function selectWithOrg(db: Db) {
     })
     .from(mcpServers)
     .leftJoin(orgServers, eq(orgServers.id, mcpServers.orgServerId))
-    .leftJoin(organizations, eq(organizations.id, orgServers.orgId));
+    .leftJoin(organizations, eq(organizations.id, orgServers.orgId))
+    .leftJoin(orgMemberships, and(eq(orgMemberships.orgId, orgServers.orgId), eq(orgMemberships.userId, mcpServers.userId)))
+    .where(and(where, or(isNull(mcpServers.orgServerId), isNotNull(orgMemberships.userId))));
 }
 
 type JoinedRow = Awaited<ReturnType<typeof selectWithOrg>>[number];
@@ -130,21 +137,19 @@ export async function serversWithViewsOff(db: Db, userId: string): Promise<Set<s
 }
 
 export async function listServers(db: Db, userId: string): Promise<ServerRow[]> {
-  const rows = await selectWithOrg(db).where(eq(mcpServers.userId, userId)).orderBy(asc(mcpServers.createdAt), asc(mcpServers.id));
+  const rows = await selectWithOrg(db, eq(mcpServers.userId, userId)).orderBy(asc(mcpServers.createdAt), asc(mcpServers.id));
   return rows.map(parseJoined);
 }
 
 /** The user's enabled servers, for the tool host. */
 export async function listEnabledServers(db: Db, userId: string): Promise<ServerRow[]> {
-  const rows = await selectWithOrg(db)
-    .where(and(eq(mcpServers.userId, userId), eq(mcpServers.enabled, true)))
-    .orderBy(asc(mcpServers.namespace));
+  const rows = await selectWithOrg(db, and(eq(mcpServers.userId, userId), eq(mcpServers.enabled, true))).orderBy(asc(mcpServers.namespace));
   return rows.map(parseJoined);
 }
 
 /** Ownership is part of the lookup: another user's server reads as not found (null). */
 export async function getServer(db: Db, userId: string, id: string): Promise<ServerRow | null> {
-  const rows = await selectWithOrg(db).where(and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)));
+  const rows = await selectWithOrg(db, and(eq(mcpServers.id, id), eq(mcpServers.userId, userId)));
   return rows[0] ? parseJoined(rows[0]) : null;
 }
 

@@ -193,7 +193,7 @@ function remoteAccess(server: McpServerConfig, caller: CallerIdentity, opts: Con
   const fetchFn = boundedBy(opts)(withHeaders(opts.fetch, server.headers));
   // Configured header credentials (an API key in Authorization) win over OAuth.
   const hasAuthorization = Object.keys(server.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
-  const authProvider = hasAuthorization ? undefined : opts.oauth?.authProvider(server, caller);
+  const authProvider = hasAuthorization || server.noOAuth ? undefined : opts.oauth?.authProvider(server, caller);
   return { url: new URL(server.url), fetchFn, authProvider };
 }
 

@@ -32,6 +32,11 @@ export interface McpServerConfig {
   /** Per-call timeout; progress notifications reset it. */
   timeoutMs: number;
   headers?: Record<string, string>;
+  /**
+   * Reached with its configured headers only, never with the person's OAuth sign-in (an
+   * organization's shared credential: the person's own token must not ride along).
+   */
+  noOAuth?: boolean;
   builtin?: boolean;
   /**
    * User-added servers: tool name → the fingerprint the person approved (`reviewState` in

@@ -54,6 +54,14 @@ function connectionHeaders(row: ServerRow, box: SecretBox): Record<string, strin
   return openHeaders(row, box);
 }
 
+/**
+ * The row without any sealed headers, its organization's included: what is listed and shown when
+ * they cannot be opened (a rotated key, a damaged value), so the page still loads.
+ */
+export function withoutSealedHeaders(row: ServerRow): ServerRow {
+  return { ...row, headersSealed: null, org: row.org && { ...row.org, headersSealed: null } };
+}
+
 /** How the gateway reaches a user-added server: its headers opened, its reviewed tools attached. */
 export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
   const headers = connectionHeaders(row, box);
@@ -68,6 +76,8 @@ export function serverConfig(row: ServerRow, box: SecretBox): McpServerConfig {
     showViews: row.showViews,
     timeoutMs: row.timeoutMs,
     ...(Object.keys(headers).length > 0 && { headers }),
+    // The organization's credential is the only one it is reached with: no member's OAuth token besides.
+    ...(row.org?.auth === 'shared' && { noOAuth: true }),
     reviewedTools: row.reviewedTools,
   };
 }

@@ -88,6 +88,13 @@ export async function startServerSignIn(
 ): Promise<{ authorizationUrl: string }> {
   const target = checkReturnTo(returnTo);
   const row = await own(ctx, session.userId, serverId);
+  if (row.org?.auth === 'shared')
+    throw new AppError(
+      'forbidden',
+      'org_server',
+      `"${row.name}" is reached with a credential your organization "${row.org.orgName}" keeps: there is no sign-in of yours ` +
+        'to connect. If it refuses, ask its owners or admins.',
+    );
   try {
     return await startSignIn(depsOf(ctx), { ...session, server: oauthRef(ctx, row), returnTo: target });
   } catch (err) {

@@ -2,10 +2,11 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { memberRowIdOf } from '@/db/queries/org-servers';
+import { insertMemberRow, memberRowIdOf, missingRequiredServers, sharedServersOfMember } from '@/db/queries/org-servers';
 import { addMembership, insertOrg } from '@/db/queries/orgs';
 import { getServer, listServers } from '@/db/queries/servers';
-import { mcpServers, oauthCredentials } from '@/db/schema';
+import { readToolsRev } from '@/db/queries/step-state';
+import { mcpServers, oauthCredentials, orgServers } from '@/db/schema';
 import { openTokens } from '@/lib/mcp/oauth/credentials';
 import { removeMember } from '@/lib/orgs/orgs';
 import { createAppTools } from '@/lib/server/tool-host';
@@ -15,6 +16,7 @@ import { startOAuthFixture, type OAuthFixture } from '@/test/fixtures/oauth-fixt
 import { loopbackFetch } from '@/test/loopback-fetch';
 import { approveAt, makeUserWithSession, startClientMetadataHost, testSecretBox } from '@/test/oauth-harness';
 
+import { onServerUrlChange } from './hooks';
 import { finishServerSignIn, startServerSignIn, type ServersOAuthContext } from './oauth';
 import {
   addOrgServer,
@@ -26,7 +28,8 @@ import {
   stopUsingSharedServer,
   useSharedServer,
 } from './org-servers';
-import { editServer, removeServer } from './service';
+import { addServer, editServer, listServerViews, removeServer } from './service';
+import { CREDENTIALS_UNREADABLE } from './view';
 
 // Shared servers of an organization (issue 26), through the use-cases and the app's own tool host
 // (lib/server/tool-host.ts: the rows, serverConfig, the URL guard's place taken by loopback, OAuth
@@ -245,7 +248,11 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
       required: true,
     });
     await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: added.mine!.tools.find((t) => t.name === 'echo')!.fingerprint });
-    const inHost = async (userId: string) => (await tools.host.serversFor(userId)).some((s) => s.namespace === 'keyed');
+    // At the real tools_rev, as a turn reads them: the cached list must be left because the rev moved.
+    const inHost = async (userId: string) =>
+      (await tools.host.serversFor(userId, { toolsRev: (await readToolsRev(h.db, userId)) ?? undefined })).some(
+        (s) => s.namespace === 'keyed',
+      );
     expect(await inHost(m1.userId)).toBe(true);
     expect(await inHost(m2.userId)).toBe(true);
 
@@ -278,5 +285,112 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     await removeOrgServer(ctx, org.id, admin.userId, added.id);
     expect(await inHost(m2.userId)).toBe(false);
     expect(await inHost(admin.userId)).toBe(false);
+  });
+
+  it('a member removed between reading the shared server and inserting their row gets none; a row left over is unused', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: true,
+    });
+    // What ensureRequiredServers read for the member, then their removal commits, then the insert.
+    const [read] = await missingRequiredServers(h.db, m1.userId);
+    expect(read?.id).toBe(added.id);
+    await removeMember(h.db, org.id, admin.userId, m1.userId);
+    expect(await insertMemberRow(h.db, m1.userId, read!)).toBeNull();
+    expect(await h.db.select().from(mcpServers).where(eq(mcpServers.userId, m1.userId))).toEqual([]);
+
+    // A row of it left to someone outside the organization (however it came to be) is neither listed nor given to the tool host.
+    await h.db
+      .insert(mcpServers)
+      .values({ userId: m1.userId, orgServerId: added.id, name: 'Keyed', namespace: 'keyed', url: keyed.url, enabled: true });
+    expect(await listServers(h.db, m1.userId)).toEqual([]);
+    expect((await tools.host.serversFor(m1.userId)).some((s) => s.namespace === 'keyed')).toBe(false);
+  });
+
+  it('a member’s row made after a review or an edit has the shared server’s values as at the insert, not as read before', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: false,
+    });
+    const [read] = await sharedServersOfMember(h.db, m1.userId);
+    const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
+    await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
+    await editOrgServer(ctx, org.id, admin.userId, added.id, { name: 'Keyed v2', trust: 'trusted' });
+    const rowId = await insertMemberRow(h.db, m1.userId, read!.server);
+    const row = await getServer(h.db, m1.userId, rowId!);
+    expect(row).toMatchObject({ name: 'Keyed v2', trust: 'trusted', enabled: true, reviewedTools: { tools: { echo: echo.fingerprint } } });
+  });
+
+  it('an unreadable shared credential leaves the servers page and the admin page loading, the credential marked unreadable', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': SECRET },
+      required: true,
+    });
+    await h.db.update(orgServers).set({ headersSealed: 'damaged' }).where(eq(orgServers.id, added.id));
+    const page = await listServersWithShared(ctx, m1.userId);
+    expect(page.servers.find((s) => s.org?.serverId === added.id)).toMatchObject({ lastError: CREDENTIALS_UNREADABLE });
+    const [view] = await listOrgServerViews(ctx, org.id, admin.userId);
+    expect(view).toMatchObject({ headerNames: [], mine: { lastError: CREDENTIALS_UNREADABLE } });
+  });
+
+  it('a shared-credential server is never reached with the member’s own sign-in, and Connect on it is refused', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Tracker',
+      url: fx.url,
+      auth: 'shared',
+      headers: { 'X-Api-Key': 'not-a-sign-in' },
+      required: false,
+    });
+    const shared = await useSharedServer(ctx, m1.userId, org.id, added.id);
+    await expect(startServerSignIn(ctx, m1, shared.id, '/servers')).rejects.toMatchObject({ type: 'forbidden', surface: 'org_server' });
+    // The member's own sign-in to the same server, through a server of their own: found by its URL, it must not serve the shared row.
+    const own = await addServer(ctx, m1.userId, { name: 'Mine', url: fx.url });
+    await connect(ctx, m1, own.id);
+    const whoami = (await listServerViews(ctx, m1.userId)).servers.find((s) => s.id === own.id)!.tools.find((t) => t.name === 'whoami')!;
+    await h.db
+      .update(mcpServers)
+      .set({ enabled: true, reviewedTools: { v: 2, tools: { whoami: whoami.fingerprint } } })
+      .where(eq(mcpServers.id, shared.id));
+    const calls = fx.calls.length;
+    const result = await callAs(tools, m1.userId, shared.id, 'whoami');
+    expect(result.kind).not.toBe('result');
+    expect(fx.calls.length, 'no call reached the server with the member’s token').toBe(calls);
+  });
+
+  it('removing a shared server runs every member row’s hooks even when one fails, and reports the failure after', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, { name: 'Tracker', url: fx.url, auth: 'oauth', required: true });
+    await listServersWithShared(ctx, m1.userId);
+    await listServersWithShared(ctx, m2.userId);
+    const seen: string[] = [];
+    onServerUrlChange('test:org-server-removal', async (_deps, change) => {
+      seen.push(change.userId);
+      if (seen.length === 1) throw new Error('revocation failed');
+    });
+    try {
+      await expect(removeOrgServer(ctx, org.id, admin.userId, added.id)).rejects.toThrow(/removed, but/);
+    } finally {
+      onServerUrlChange('test:org-server-removal', async () => {});
+    }
+    expect(new Set(seen)).toEqual(new Set([admin.userId, m1.userId, m2.userId]));
+    expect(await h.db.select().from(orgServers).where(eq(orgServers.id, added.id))).toEqual([]);
   });
 });

@@ -18,8 +18,9 @@ import {
 } from '@/db/queries/org-servers';
 import { deleteServer, getServer, listServers } from '@/db/queries/servers';
 import { dropCatalogs } from '@/db/queries/tool-catalogs';
-import { isOneOf, ORG_SERVER_AUTH, type OrgServerAuth } from '@/db/vocabulary';
+import { isOneOf, ORG_SERVER_AUTH, type OrgServerAuth, type Trust } from '@/db/vocabulary';
 import { AppError } from '@/lib/http/errors';
+import { errorSummary } from '@/lib/log-safe';
 import { MANAGING_ROLES, requireOrgRole } from '@/lib/orgs/access';
 
 import { openOrgHeaders, sealOrgHeaders } from './config';
@@ -52,7 +53,7 @@ export interface OrgServerAdminView {
   url: string;
   auth: OrgServerAuth;
   required: boolean;
-  trust: string;
+  trust: Trust;
   headerNames: string[];
   /** Tool name → fingerprint the admin approved for members. */
   reviewedCount: number;
@@ -188,17 +189,29 @@ export async function editOrgServer(
   return adminView(ctx, userId, updated);
 }
 
-/** Every member's use of it ends: their rows go (and with them what only they found: OAuth sign-ins, kept sessions, catalogs). */
+/**
+ * Every member's use of it ends: their rows go with it (and then what only they found: OAuth
+ * sign-ins, kept sessions, catalogs). Every row's hooks run even when one fails; the failures are
+ * reported after, the removal standing.
+ */
 export async function removeOrgServer(ctx: ServersContext, orgId: string, userId: string, id: string): Promise<void> {
   await requireOrgRole(ctx.db, orgId, userId, MANAGING_ROLES, 'remove shared servers');
   const server = await getOrgServer(ctx.db, orgId, id);
   if (!server) throw notFound(id);
-  const rows = await memberRowsOf(ctx.db, id);
-  if (!(await deleteOrgServer(ctx.db, orgId, id))) throw notFound(id);
+  const rows = await deleteOrgServer(ctx.db, orgId, id);
+  if (!rows) throw notFound(id);
+  let failed = 0;
   for (const row of rows) {
-    await dropCatalogs(ctx.db, row.id);
-    await runUrlChangeHooks(ctx, { userId: row.userId, serverId: row.id, oldUrl: server.url, newUrl: null });
+    try {
+      await dropCatalogs(ctx.db, row.id);
+      await runUrlChangeHooks(ctx, { userId: row.userId, serverId: row.id, oldUrl: server.url, newUrl: null });
+    } catch (err) {
+      console.error(`[servers] dropping what member row ${row.id} of shared server ${id} kept failed:`, errorSummary(err));
+      failed++;
+    }
   }
+  if (failed)
+    throw new Error(`Shared server ${id} was removed, but what ${failed} of ${rows.length} member row(s) kept could not all be dropped.`);
 }
 
 /**
@@ -272,7 +285,8 @@ async function sharedServerOfMember(ctx: ServersContext, userId: string, orgId: 
 /** The member turns an optional shared server on: their row, following it (tried at once: its tools, or Connect). */
 export async function useSharedServer(ctx: ServersContext, userId: string, orgId: string, id: string): Promise<ServerView> {
   const { server, rowId } = await sharedServerOfMember(ctx, userId, orgId, id);
-  const madeId = rowId ?? (await insertMemberRow(ctx.db, userId, server));
+  // Two Turn on at once make one row: the one whose insert found it made reads it.
+  const madeId = rowId ?? (await insertMemberRow(ctx.db, userId, server)) ?? (await memberRowIdOf(ctx.db, userId, id));
   const row = madeId ? await getServer(ctx.db, userId, madeId) : null;
   if (!row)
     throw new AppError('conflict', 'org_server', 'You have a server with this namespace already: rename yours, then turn this one on.');
@@ -296,8 +310,12 @@ export async function stopUsingSharedServer(ctx: ServersContext, userId: string,
 export async function listServersWithShared(ctx: ServersContext, userId: string) {
   await ensureRequiredServers(ctx, userId);
   // A shared server's row made for the member (required, or by the admin's review) is tried the first time they look: Connect or its tools.
+  // One that cannot be tried now stays unchecked (tried at the next listing); the page still loads.
   for (const row of await listServers(ctx.db, userId)) {
-    if (row.org && row.status === 'unchecked') await checkServer(ctx, userId, row);
+    if (!row.org || row.status !== 'unchecked') continue;
+    await checkServer(ctx, userId, row).catch((err: unknown) =>
+      console.error(`[servers] shared server row ${row.id} could not be tried:`, errorSummary(err)),
+    );
   }
   const [views, shared] = await Promise.all([listServerViews(ctx, userId), sharedServerOffers(ctx, userId)]);
   return { ...views, shared };

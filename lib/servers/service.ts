@@ -29,7 +29,7 @@ import { resourceCandidates } from '@/lib/mcp/oauth/credentials';
 import type { McpServerConfig } from '@/lib/mcp/types';
 import type { SecretBox } from '@/lib/secrets/secret-box';
 
-import { openClientSecret, openHeaders, sealClientSecret, sealHeaders, serverConfig } from './config';
+import { openClientSecret, openHeaders, sealClientSecret, sealHeaders, serverConfig, withoutSealedHeaders } from './config';
 import {
   checkBody,
   checkHeaders,
@@ -107,7 +107,7 @@ export async function serverView(ctx: ServersContext, userId: string, row: Serve
   } catch (err) {
     console.error(`[servers] credentials of ${row.id} cannot be opened:`, errorSummary(err));
     credentialsUnreadable = true;
-    config = { ...serverConfig({ ...row, headersSealed: null }, ctx.box) };
+    config = serverConfig(withoutSealedHeaders(row), ctx.box);
   }
   const [listing, signedIn] = await Promise.all([ctx.remote.lastListing(config, { userId }), isSignedIn(ctx, userId, row.url)]);
   return userServerView(row, listing, { headerNames, credentialsUnreadable, signedIn });
@@ -287,7 +287,7 @@ export async function checkServer(ctx: ServersContext, userId: string, row: Serv
   try {
     config = serverConfig(row, ctx.box);
   } catch {
-    config = serverConfig({ ...row, headersSealed: null }, ctx.box);
+    config = serverConfig(withoutSealedHeaders(row), ctx.box);
   }
   const listed = await ctx.remote.listTools(
     { ...config, timeoutMs: Math.min(config.timeoutMs, TEST_TIMEOUT_MS) },

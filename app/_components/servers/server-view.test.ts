@@ -197,6 +197,10 @@ describe('oauth actions', () => {
     expect(oauthActions(server())).toEqual({ connect: false, disconnect: false });
     expect(oauthActions(server({ status: 'needs_sign_in' }))).toEqual({ connect: true, disconnect: false });
     expect(oauthActions(server({ signedIn: true }))).toEqual({ connect: false, disconnect: true });
+    // The organization's credential is not the person's to sign in with: a refusal is for its admins.
+    const org = { serverId: 'o1', orgId: 'g1', orgName: 'Acme', required: true };
+    expect(oauthActions(server({ status: 'needs_sign_in', org: { ...org, auth: 'shared' } })).connect).toBe(false);
+    expect(oauthActions(server({ status: 'needs_sign_in', org: { ...org, auth: 'oauth' } })).connect).toBe(true);
   });
   it('after signing in, says the tools still need review until they are enabled', () => {
     expect(signedInNotice(server())).toBe('Signed in to Fixture. Review its tools below; Claude can use them once you enable them.');

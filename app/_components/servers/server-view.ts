@@ -84,9 +84,13 @@ export function enableBody(server: ServerView): { tools: Record<string, string> 
   return { tools: Object.fromEntries(server.tools.map((t) => [t.name, t.fingerprint])) };
 }
 
-/** Connect is offered when the server asks for sign-in, Disconnect when a credential is stored. */
+/**
+ * Connect is offered when the server asks for sign-in, Disconnect when a credential is stored. A
+ * shared server with the organization's credential has no sign-in of the person's: a refusal is
+ * for its admins to fix.
+ */
 export function oauthActions(server: ServerView): { connect: boolean; disconnect: boolean } {
-  return { connect: server.status === 'needs_sign_in', disconnect: server.signedIn === true };
+  return { connect: server.status === 'needs_sign_in' && server.org?.auth !== 'shared', disconnect: server.signedIn === true };
 }
 
 /**

@@ -47,6 +47,16 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
   const removed = (id: string) => setList((l) => l && { ...l, servers: l.servers.filter((s) => s.id !== id) });
   // A shared server turned off goes back to the offers (the list says which).
   const turnedOff = () => void load();
+  // The offer becomes the person's server: its card goes from the offers as the server's card arrives.
+  const turnedOn = (server: ServerView) =>
+    setList(
+      (l) =>
+        l && {
+          ...l,
+          servers: [...l.servers.filter((s) => s.id !== server.id), server],
+          shared: l.shared.filter((o) => o.id !== server.org?.serverId),
+        },
+    );
   const own = list?.servers.filter((s) => !s.org) ?? [];
   const shared = list?.servers.filter((s) => s.org) ?? [];
   // The new server's review takes the keyboard focus (and scrolls into view) once, after an add:
@@ -160,7 +170,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
               <ServerCard key={s.id} server={s} onChange={replace} onRemoved={turnedOff} />
             ))}
             {list.shared.map((offer) => (
-              <SharedOfferCard key={offer.id} offer={offer} onTurnedOn={(server) => append([server])} />
+              <SharedOfferCard key={offer.id} offer={offer} onTurnedOn={turnedOn} />
             ))}
           </section>
         )}
@@ -225,7 +235,7 @@ function SharedOfferCard({ offer, onTurnedOn }: { offer: SharedServerOffer; onTu
         badges={
           <>
             <Badge appearance="outline" icon={Building2}>
-              {offer.orgName} · optional
+              {offer.orgName} · {offer.required ? 'required' : 'optional'}
             </Badge>
             <Badge>off</Badge>
           </>
