@@ -14,6 +14,9 @@ const tokenProfileV1 = z.object({
   // A call that needs approval is also asked in the client's own window (MCP elicitation), and its
   // answer there counts. Off (absent) by default: an unattended agent could answer its own form.
   askInClient: z.boolean().optional(),
+  // Switchboard's own agent is offered to the client as a tool (`switchboard_ask`, lib/gateway/ask-tool.ts):
+  // a turn in a conversation of the person's, with their model and instructions. Off (absent) by default.
+  agentTool: z.boolean().optional(),
 });
 export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
 export const storedTokenProfile = tokenProfileV1;

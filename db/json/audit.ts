@@ -110,6 +110,8 @@ const auditClientCallV1 = z.object({
   timing: z.object({ startedAt: iso.nullable(), endedAt: iso, durationMs: z.number().nullable() }),
   /** What went back to the client: its size and SHA-256 over its RFC 8785 encoding. */
   result: z.object({ isError: z.boolean(), bytes: z.number(), sha256: z.string() }).nullable(),
+  /** A `switchboard_ask` call (lib/gateway/ask-tool.ts): the conversation its turn is in. Absent for other tools. */
+  conversation: z.object({ id: z.string(), title: z.string() }).optional(),
 });
 export type StoredAuditToolCall = z.infer<typeof auditToolCallV1>;
 export type StoredAuditGrant = z.infer<typeof auditGrantV1>;

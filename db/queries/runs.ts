@@ -39,6 +39,8 @@ export async function insertRun(
     conversationId: string;
     userId: string;
     sessionId: string | null;
+    /** The MCP client whose `switchboard_ask` started it (no session then). */
+    clientId?: string | null;
     model: string;
     maxSteps?: number;
     leaseOwner: string;

@@ -52,17 +52,19 @@ export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
 
 /**
  * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, and/or whether
- * a call that needs approval is also asked in the client's own window (`askInClient`).
+ * a call that needs approval is also asked in the client's own window (`askInClient`), and/or
+ * whether Switchboard's own agent is offered to the client as `switchboard_ask` (`agentTool`).
  */
 export const updateAccessTokenSchema = z
   .object({
     name: tokenName.optional(),
     tools: toolNames.optional(),
     askInClient: z.boolean({ error: 'must be true or false' }).optional(),
+    agentTool: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
-  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined, {
-    message: 'give at least one of name, tools or askInClient',
+  .refine((v) => v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined || v.agentTool !== undefined, {
+    message: 'give at least one of name, tools, askInClient or agentTool',
   });
 
 export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
@@ -80,6 +82,8 @@ export interface AccessTokenView {
   tools: string[];
   /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
   askInClient: boolean;
+  /** Switchboard's own agent is offered to the client as the tool `switchboard_ask` (lib/gateway/ask-tool.ts). */
+  agentTool: boolean;
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -115,6 +119,7 @@ export async function createAccessToken(
     lastUsedAt: null,
     tools: profile.tools.map((t) => t.name),
     askInClient: profile.askInClient === true,
+    agentTool: profile.agentTool === true,
   };
 }
 
@@ -130,6 +135,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: tokenProfileOf(r).tools.map((t) => t.name),
     askInClient: tokenProfileOf(r).askInClient === true,
+    agentTool: tokenProfileOf(r).agentTool === true,
   }));
 }
 

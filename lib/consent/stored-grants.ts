@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 
 import type { Db } from '@/db/connection';
+import { liveTokenProfile } from '@/db/queries/access-tokens';
 import { findLiveAuthSession, type AuthSessionRow } from '@/db/queries/auth-sessions';
 import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
 import { listPoliciesOfUser } from '@/db/queries/orgs';
@@ -75,17 +76,24 @@ export interface GrantInputs {
   switchedOff: Set<string>;
   grants: GrantRow[];
   orgPolicies: OrgPolicyOf[];
+  /**
+   * A run started by an MCP client's `switchboard_ask` (`ctx.clientId`, no session): the tools its
+   * live profile exposes, as `serverId/tool`; empty otherwise (or once the client is revoked).
+   */
+  clientTools: Set<string>;
 }
 
 export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Date()): Promise<GrantInputs> {
   const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
   const live = session !== null && session.userId === ctx.userId;
-  const [switchedOff, grants, orgPolicies] = await Promise.all([
+  const [switchedOff, grants, orgPolicies, profile] = await Promise.all([
     listSwitchedOff(db, ctx.userId, ctx.conversationId),
     live ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
     listPoliciesOfUser(db, ctx.userId),
+    !ctx.sessionId && ctx.clientId ? liveTokenProfile(db, ctx.userId, ctx.clientId, now) : null,
   ]);
-  return { session: live ? session : null, switchedOff, grants, orgPolicies };
+  const clientTools = new Set((profile?.tools ?? []).map((t) => `${t.serverId}/${t.tool}`));
+  return { session: live ? session : null, switchedOff, grants, orgPolicies, clientTools };
 }
 
 export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
@@ -122,6 +130,9 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
       if (switchedOff.has(`${tool.serverId}/${tool.name}`))
         return stand('switched_off', null, 'The person switched it off in this conversation.');
       if (isDefaultOn(tool)) return stand('default_on', null, null);
+      // A turn an MCP client started: its profile grants the tool as it grants the client's own
+      // calls — on, never auto-approved (a call the table asks about waits for the person).
+      if (inputs.clientTools.has(`${tool.serverId}/${tool.name}`)) return stand('default_on', null, null);
       if (!sessionLive) {
         return stand(
           'off',
@@ -179,7 +190,7 @@ export function storedGrants(db: Db): GrantSource {
   return {
     async grantsFor(ctx, tools) {
       const now = new Date();
-      const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}`;
+      const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}|${ctx.clientId ?? ''}`;
       let inputs = ctx.toolsRev !== undefined && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
       const plan = ctx.plan !== undefined ? ctx.plan : await getUserPlan(db, ctx.userId);
       if (!inputs) {

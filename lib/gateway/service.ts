@@ -3,6 +3,7 @@ import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextpro
 import { listPoliciesOfUser } from '@/db/queries/orgs';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 
+import { ASK_TOOL_NAME, askTool, callAsk, type AskDeps } from './ask-tool';
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool } from './catalog';
 import { approvalStateCodec } from './elicit-approval';
@@ -11,7 +12,7 @@ import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
-export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
+export function createGatewayEndpoint(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat'>>): McpEndpoint {
   const tools = createGatewayTools(deps);
   return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
 }
@@ -23,7 +24,9 @@ export function createGatewayEndpoint(deps: ClientCallDeps): McpEndpoint {
  * again only when the person's `tools_rev`, read with the token, has moved (every change to a
  * server bumps it): a client's calls in a row do not re-read them.
  */
-export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
+export function createGatewayTools(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat'>>): GatewayTools {
+  // Switchboard's own agent (./ask-tool.ts), for a client whose profile has it; needs the chat's wiring.
+  const offersAgent = (p: GatewayPrincipal) => p.profile.agentTool === true && deps.chat !== undefined;
   // Listing, the person's organizations' tool lists apply: a tool they forbid is not listed. A call
   // of it still finds it, so that callExposedTool refuses it with the policy's reason.
   const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) =>
@@ -45,7 +48,8 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
   return {
     stateCodec,
     async list(principal): Promise<Tool[]> {
-      return (await exposed(principal, { listing: true })).map(toMcpTool);
+      const tools = (await exposed(principal, { listing: true })).map(toMcpTool);
+      return offersAgent(principal) ? [askTool(), ...tools] : tools;
     },
     async call(principal, name, args, signal, ask): Promise<CallToolResult | InputRequiredResult> {
       const busy = inFlight.get(principal.client.id) ?? 0;
@@ -75,6 +79,8 @@ export function createGatewayTools(deps: ClientCallDeps): GatewayTools {
   ): Promise<CallToolResult | InputRequiredResult> {
     const limited = await rateLimited(deps, principal);
     if (limited) return limited;
+    if (name === ASK_TOOL_NAME && offersAgent(principal))
+      return callAsk({ ...deps, chat: deps.chat! }, principal, args, signal, ask.onWaiting);
     const tool = (await exposed(principal)).find((t) => t.name === name);
     if (!tool) {
       return errorResult(

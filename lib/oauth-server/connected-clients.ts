@@ -21,6 +21,8 @@ export interface ConnectedClientView {
   tools: string[];
   /** A call that needs approval is also asked in the client's own window (MCP elicitation). */
   askInClient: boolean;
+  /** Switchboard's own agent is offered as `switchboard_ask`. */
+  agentTool: boolean;
 }
 
 export async function connectedClients(db: Db, userId: string): Promise<ConnectedClientView[]> {
@@ -34,5 +36,6 @@ export async function connectedClients(db: Db, userId: string): Promise<Connecte
     lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
     tools: r.profile.tools.map((t) => t.name),
     askInClient: r.profile.askInClient === true,
+    agentTool: r.profile.agentTool === true,
   }));
 }

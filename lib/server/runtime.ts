@@ -75,6 +75,8 @@ async function build(): Promise<Runtime> {
       bus: engine.bus,
       approvalWaitMs: readConfig().MCP_APPROVAL_WAIT_MS,
       stateKey: requestStateKey(secret),
+      // switchboard_ask starts turns with the chat's own wiring.
+      chat: { handle, engine, modelConfig, models: engine.models, tools },
     }),
   };
 }

@@ -9,8 +9,9 @@ import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
 
 /**
- * Changes which tools a token exposes (PATCH, the whole list) and whether a call that needs approval
- * is also asked in the client's own window; a client using it sees the change at its next request.
+ * Changes which tools a token exposes (PATCH, the whole list), whether Switchboard's own agent is
+ * offered to it as a tool, and whether a call that needs approval is also asked in the client's own
+ * window; a client using it sees the change at its next request.
  */
 export function EditToolsDialog({
   token,
@@ -19,7 +20,7 @@ export function EditToolsDialog({
   onSaved,
 }: {
   /** A personal token or a connected client (both are token rows). */
-  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient'>;
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'agentTool'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;
@@ -27,15 +28,17 @@ export function EditToolsDialog({
   // A name picked earlier whose tool is gone (server switched off) cannot be kept: it is dropped on save.
   const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n)));
   const [askInClient, setAskInClient] = useState(token.askInClient);
+  const [agentTool, setAgentTool] = useState(token.agentTool);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const askHint = useId();
+  const agentHint = useId();
 
   async function save() {
     setBusy(true);
     setError('');
     try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient } });
+      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, agentTool } });
       await onSaved();
       onClose();
     } catch (err) {
@@ -63,6 +66,23 @@ export function EditToolsDialog({
       }
     >
       <ToolPicker tools={tools} value={value} onChange={setValue} idPrefix={`edit-${token.id}`} />
+      <div className="mt-4 flex items-start gap-3">
+        <Switch
+          checked={agentTool}
+          onChange={setAgentTool}
+          label="Offer Switchboard's agent as a tool"
+          aria-describedby={agentHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Offer Switchboard&apos;s agent as a tool</p>
+          <p id={agentHint} className="text-[13px] text-muted">
+            The client gets switchboard_ask: it starts a conversation here with your model and instructions, using only the tools ticked
+            above, and gets the final answer. Calls that need approval wait for you in that conversation. Its conversations are marked with
+            the client&apos;s name.
+          </p>
+        </div>
+      </div>
       <div className="mt-4 flex items-start gap-3">
         <Switch
           checked={askInClient}

@@ -6,9 +6,10 @@ import { authed, requireUuid } from '@/lib/server/route';
 type P = { id: string };
 
 /**
- * `{ name?, tools?, askInClient? }`: renames the token, replaces the tools it exposes on /mcp (the
- * whole list; a client using it sees the change at its next request), and/or lets a call that needs
- * approval be asked in the client's own window too (off by default). Only a signed-in session may:
+ * `{ name?, tools?, askInClient?, agentTool? }`: renames the token, replaces the tools it exposes on
+ * /mcp (the whole list; a client using it sees the change at its next request), lets a call that
+ * needs approval be asked in the client's own window too, and/or offers Switchboard's own agent as
+ * `switchboard_ask` (both off by default). Only a signed-in session may:
  * a token cannot change what it reaches.
  */
 export const PATCH = authed<P>(
@@ -16,7 +17,11 @@ export const PATCH = authed<P>(
     const id = requireUuid(params.id, 'access_token');
     const input = await readJson(req, updateAccessTokenSchema, { maxBytes: 64 * 1024 });
     const tools = input.tools === undefined ? undefined : (await resolveProfile(rt.tools.host, session.user, input.tools)).tools;
-    const profile = { ...(tools && { tools }), ...(input.askInClient !== undefined && { askInClient: input.askInClient }) };
+    const profile = {
+      ...(tools && { tools }),
+      ...(input.askInClient !== undefined && { askInClient: input.askInClient }),
+      ...(input.agentTool !== undefined && { agentTool: input.agentTool }),
+    };
     const change = { ...(input.name !== undefined && { name: input.name }), ...(Object.keys(profile).length > 0 && { profile }) };
     return Response.json(await updateAccessToken(rt.handle.db, session.user.id, id, change));
   },
