@@ -70,6 +70,7 @@ describe('/api/account/tokens', () => {
         lastUsedAt: null,
         tools: [],
         askInClient: false,
+        agentTool: false,
       },
     ]);
     const listText = JSON.stringify(listed);
