@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { insertAccessTokenUnderCap, revokeAccessToken } from '@/db/queries/access-tokens';
 import { createAuthSession, endAuthSession, endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { getGrantForUser, listLiveGrants, switchOff } from '@/db/queries/grants';
@@ -201,6 +202,43 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await free.standing(own)).toMatchObject({ state: 'active', overPlan: true });
       const pro = await setup('pro');
       expect((await pro.standing(sandboxRun)).overPlan).toBe(false);
+    });
+
+    it("a run an MCP client started (switchboard_ask, no session): its live profile's tools are on, never auto-approved", async () => {
+      const { user, ctx, serverId, standing } = await setup();
+      const own = tool({ serverId, name: 'write' });
+      const profile = {
+        v: 1 as const,
+        tools: [
+          { serverId: 'builtin-notes', tool: 'create', name: 'notes__create' },
+          { serverId, tool: 'write', name: 'ns__write' },
+        ],
+      };
+      const row = (await insertAccessTokenUnderCap(
+        h.db,
+        { userId: user.id, name: 'agent', tokenHash: randomUUID(), prefix: 'sbp_test', expiresAt: null, profile },
+        10,
+        new Date(),
+      ))!;
+      const byClient = { ...ctx, sessionId: null, clientId: row.id };
+      expect(await standing(notesCreate, byClient)).toEqual({
+        state: 'active',
+        autoApprove: false,
+        grantId: null,
+        constraint: null,
+        overPlan: false,
+      });
+      expect((await standing(own, byClient)).state).toBe('active');
+      // Not in the profile: off, as in any conversation without a grant.
+      const other = tool({ serverId, name: 'delete' });
+      expect((await standing(other, byClient)).state).toBe('missing');
+      // A run a session started is not widened by a client id; another person's token grants nothing.
+      expect((await standing(notesCreate, { ...ctx, clientId: row.id })).state).toBe('missing');
+      const bob = await setup();
+      expect((await bob.standing(notesCreate, { ...bob.ctx, sessionId: null, clientId: row.id })).state).toBe('missing');
+      // Revoked: the run's later steps get nothing of it.
+      await revokeAccessToken(h.db, user.id, row.id);
+      expect((await storedGrants(h.db).grantsFor(byClient, [notesCreate])).get(notesCreate)!.state).toBe('missing');
     });
   });
 }
