@@ -126,7 +126,8 @@ export async function callAsk(
     audit(deps, p, { args: parsed.data, outcome, startedAt, result, conversation }).then(() => result);
   try {
     const promptHash = createHash('sha256').update(prompt).digest('hex');
-    if (conversationId) await clientConversation(deps.chat, p.userId, p.client.id, conversationId);
+    // A retry of a call whose answer did not go back (by this client, in this conversation or none):
+    // another person's or client's conversation finds none here, and startClientTurn refuses it.
     let ask: ClientAskRow | null = await findUnansweredAsk(deps.db, {
       userId: p.userId,
       clientId: p.client.id,
