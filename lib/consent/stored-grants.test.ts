@@ -229,9 +229,13 @@ for (const { kind, available } of TEST_DATABASES) {
         overPlan: false,
       });
       expect((await standing(own, byClient)).state).toBe('active');
-      // Not in the profile: off, as in any conversation without a grant.
+      // Not in the profile: off — even a first-party tool on by default in every conversation.
       const other = tool({ serverId, name: 'delete' });
       expect((await standing(other, byClient)).state).toBe('missing');
+      expect(await standing(notesSearch, byClient)).toMatchObject({
+        state: 'missing',
+        why: 'It is not exposed to the MCP client that started this turn.',
+      });
       // A run a session started is not widened by a client id; another person's token grants nothing.
       expect((await standing(notesCreate, { ...ctx, clientId: row.id })).state).toBe('missing');
       const bob = await setup();

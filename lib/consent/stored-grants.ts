@@ -59,6 +59,9 @@ export interface Standings {
   of(tool: CatalogTool): ToolStanding;
 }
 
+/** Why a tool is off in a turn an MCP client started (the model is told). */
+const NOT_EXPOSED_TO_CLIENT = 'It is not exposed to the MCP client that started this turn.';
+
 const BUILTIN_IDS = new Set(BUILTIN_SERVERS.map((s) => s.id));
 
 /** On by default in every conversation and session: a first-party tool a trusted server marks read-only. */
@@ -78,9 +81,10 @@ export interface GrantInputs {
   orgPolicies: OrgPolicyOf[];
   /**
    * A run started by an MCP client's `switchboard_ask` (`ctx.clientId`, no session): the tools its
-   * live profile exposes, as `serverId/tool`; empty otherwise (or once the client is revoked).
+   * live profile exposes, as `serverId/tool` (none once the client is revoked or expired); null for
+   * any other run.
    */
-  clientTools: Set<string>;
+  clientTools: Set<string> | null;
 }
 
 export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Date()): Promise<GrantInputs> {
@@ -92,7 +96,7 @@ export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Da
     listPoliciesOfUser(db, ctx.userId),
     !ctx.sessionId && ctx.clientId ? liveTokenProfile(db, ctx.userId, ctx.clientId, now) : null,
   ]);
-  const clientTools = new Set((profile?.tools ?? []).map((t) => `${t.serverId}/${t.tool}`));
+  const clientTools = !ctx.sessionId && ctx.clientId ? new Set((profile?.tools ?? []).map((t) => `${t.serverId}/${t.tool}`)) : null;
   return { session: live ? session : null, switchedOff, grants, orgPolicies, clientTools };
 }
 
@@ -129,10 +133,15 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
       });
       if (switchedOff.has(`${tool.serverId}/${tool.name}`))
         return stand('switched_off', null, 'The person switched it off in this conversation.');
+      // A turn an MCP client started reaches exactly what its profile exposes, as the client's own
+      // calls do — on, never auto-approved (a call the table asks about waits for the person); not
+      // even the first-party tools every conversation has on by default.
+      if (inputs.clientTools) {
+        return inputs.clientTools.has(`${tool.serverId}/${tool.name}`)
+          ? stand('default_on', null, null)
+          : stand('off', null, NOT_EXPOSED_TO_CLIENT);
+      }
       if (isDefaultOn(tool)) return stand('default_on', null, null);
-      // A turn an MCP client started: its profile grants the tool as it grants the client's own
-      // calls — on, never auto-approved (a call the table asks about waits for the person).
-      if (inputs.clientTools.has(`${tool.serverId}/${tool.name}`)) return stand('default_on', null, null);
       if (!sessionLive) {
         return stand(
           'off',
