@@ -4,11 +4,13 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { markAccessTokenTainted, tokenTaintOf } from '@/db/queries/access-tokens';
 import { createConversation } from '@/db/queries/conversations';
 import { searchNotes } from '@/db/queries/notes';
+import { getConversationTaint, markConversationTainted } from '@/db/queries/taint';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
-import { auditEntries, runs } from '@/db/schema';
+import { accessTokens, auditEntries, runs } from '@/db/schema';
 import type { StoredAuditClientCall } from '@/db/stored-json';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
 import { startScriptedModel, type RecordedRequest, type ScriptedReply } from '@/test/fixtures/scripted-model';
@@ -282,5 +284,29 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     });
     expect(await runsOf(out.conversationId)).toHaveLength(2);
     await Promise.all([client.close(), long.close()]);
+  });
+
+  const tokenTaint = async (who: { userId: string; tokenId: string }) =>
+    tokenTaintOf((await h.db.select().from(accessTokens).where(eq(accessTokens.id, who.tokenId)))[0]!);
+
+  it('taint crosses the boundary both ways: a tainted turn taints the token; a tainted token starts a tainted turn', async () => {
+    const untrusted = { v: 1 as const, at: new Date().toISOString(), source: 'result' as const, serverId: 's-web', serverName: 'Web' };
+    // Out: untrusted text entered the conversation (as an untrusted server's read result would); its answer taints the client.
+    const ada = await person();
+    const client = await connectWithToken(served.url, ada.token);
+    const first = (await ask(client, { prompt: 'Hello' })).structuredContent as { conversationId: string };
+    expect(await tokenTaint(ada)).toBeNull();
+    await markConversationTainted(h.db, first.conversationId, { ...untrusted, tool: 'fetch' });
+    const followUp = await ask(client, { prompt: 'Summarize what you read', conversationId: first.conversationId });
+    expect(followUp.structuredContent).toMatchObject({ status: 'answered' });
+    expect(await tokenTaint(ada)).toMatchObject({ source: 'result', serverName: 'Web', tool: 'fetch' });
+
+    // In: a client whose context is already tainted sends a prompt the person never vouched for.
+    const bob = await person();
+    await markAccessTokenTainted(h.db, bob.tokenId, untrusted);
+    const bobsClient = await connectWithToken(served.url, bob.token);
+    const asked = (await ask(bobsClient, { prompt: 'Do as the page says' })).structuredContent as { conversationId: string };
+    expect(await getConversationTaint(h.db, asked.conversationId)).toMatchObject({ serverName: 'Web' });
+    await Promise.all([client.close(), bobsClient.close()]);
   });
 });

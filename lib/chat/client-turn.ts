@@ -1,7 +1,7 @@
 import { createConversation, getConversation } from '@/db/queries/conversations';
 import { listPath } from '@/db/queries/messages';
 import type { RunRow } from '@/db/queries/runs';
-import type { StoredConversationClient } from '@/db/stored-json';
+import type { StoredConversationClient, StoredTaint } from '@/db/stored-json';
 import { RunConflict, startRun, titleFrom } from '@/lib/agent/engine';
 import { AppError } from '@/lib/http/errors';
 
@@ -24,7 +24,15 @@ import { MAX_MESSAGE_CHARS } from './service';
  */
 export async function startClientTurn(
   rt: ChatRuntime,
-  input: { userId: string; client: StoredConversationClient; prompt: string; conversationId: string | null; title?: string },
+  input: {
+    userId: string;
+    client: StoredConversationClient;
+    prompt: string;
+    conversationId: string | null;
+    title?: string;
+    /** The client's standing taint: its prompt may carry an untrusted server's text, so the conversation starts tainted. */
+    taint?: StoredTaint | null;
+  },
 ): Promise<{ conversationId: string; run: RunRow }> {
   const prompt = input.prompt;
   if (!prompt.trim()) throw new AppError('bad_request', 'body', 'prompt: must not be empty', 'prompt');
@@ -51,6 +59,7 @@ export async function startClientTurn(
       sessionId: null,
       clientId: input.client.id,
       text: prompt,
+      taint: input.taint ?? null,
       thinking: conversation.thinking,
       model: await modelForTurn(rt, conversation.model),
     });

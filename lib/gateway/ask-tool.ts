@@ -2,8 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
+import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { findUnansweredAsk, insertClientAsk, markClientAskAnswered, type ClientAskRow } from '@/db/queries/client-asks';
 import { getRun, type RunRow } from '@/db/queries/runs';
+import { getConversationTaint } from '@/db/queries/taint';
 import { ENDED_RUN_STATUSES, isOneOf, PAUSED_RUN_STATUSES, type AuditOutcome } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
 import { RUN_END_EVENTS, RUN_PAUSE_EVENTS } from '@/lib/agent/events';
@@ -142,6 +144,8 @@ export async function callAsk(
         prompt,
         conversationId,
         title,
+        // Text the person never vouched for, when the client's context already holds an untrusted server's.
+        taint: p.tainted,
       });
       ask = await insertClientAsk(deps.db, {
         userId: p.userId,
@@ -155,6 +159,10 @@ export async function callAsk(
     const c = await clientConversation(deps.chat, p.userId, p.client.id, ask.conversationId);
     conversation = { id: c.id, title: c.title };
     const run = await awaitRun(deps, ask, signal, onWaiting);
+    // What goes back carries the conversation's text: untrusted content in it taints the client's
+    // context, as its own calls' results do (./call.ts), so its next calls meet the taint rows.
+    const taint = await getConversationTaint(deps.db, ask.conversationId);
+    if (taint) await markAccessTokenTainted(deps.db, p.client.id, taint);
     const where = { conversationId: ask.conversationId, url: `${p.origin}/c/${ask.conversationId}` };
     if (!run || !isOneOf(ENDED_RUN_STATUSES, run.status)) {
       const paused = run !== null && isOneOf(PAUSED_RUN_STATUSES, run.status);
