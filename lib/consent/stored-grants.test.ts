@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { insertAccessTokenUnderCap, revokeAccessToken } from '@/db/queries/access-tokens';
+import { insertAccessTokenUnderCap, revokeAccessToken, updateAccessToken } from '@/db/queries/access-tokens';
 import { createAuthSession, endAuthSession, endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { getGrantForUser, listLiveGrants, switchOff } from '@/db/queries/grants';
@@ -209,6 +209,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const own = tool({ serverId, name: 'write' });
       const profile = {
         v: 1 as const,
+        agentTool: true,
         tools: [
           { serverId: 'builtin-notes', tool: 'create', name: 'notes__create' },
           { serverId, tool: 'write', name: 'ns__write' },
@@ -240,9 +241,28 @@ for (const { kind, available } of TEST_DATABASES) {
       expect((await standing(notesCreate, { ...ctx, clientId: row.id })).state).toBe('missing');
       const bob = await setup();
       expect((await bob.standing(notesCreate, { ...bob.ctx, sessionId: null, clientId: row.id })).state).toBe('missing');
-      // Revoked: the run's later steps get nothing of it.
+    });
+
+    it("a client's run follows its token live, through the cache: switched off or revoked, the next step grants nothing", async () => {
+      const { user, ctx } = await setup();
+      const profile = { v: 1 as const, agentTool: true, tools: [{ serverId: 'builtin-notes', tool: 'create', name: 'notes__create' }] };
+      const row = (await insertAccessTokenUnderCap(
+        h.db,
+        { userId: user.id, name: 'agent', tokenHash: randomUUID(), prefix: 'sbp_test', expiresAt: null, profile },
+        10,
+        new Date(),
+      ))!;
+      // The engine passes the tools_rev it read each step; token writes do not move it.
+      const byClient = { ...ctx, sessionId: null, clientId: row.id, toolsRev: 7 };
+      const source = storedGrants(h.db);
+      const state = async () => (await source.grantsFor(byClient, [notesCreate])).get(notesCreate)!.state;
+      expect(await state()).toBe('active');
+      await updateAccessToken(h.db, user.id, row.id, { profile: { agentTool: false } });
+      expect(await state()).toBe('missing');
+      await updateAccessToken(h.db, user.id, row.id, { profile: { agentTool: true } });
+      expect(await state()).toBe('active');
       await revokeAccessToken(h.db, user.id, row.id);
-      expect((await storedGrants(h.db).grantsFor(byClient, [notesCreate])).get(notesCreate)!.state).toBe('missing');
+      expect(await state()).toBe('missing');
     });
   });
 }

@@ -81,7 +81,8 @@ export interface GrantInputs {
   orgPolicies: OrgPolicyOf[];
   /**
    * A run started by an MCP client's `switchboard_ask` (`ctx.clientId`, no session): the tools its
-   * live profile exposes, as `serverId/tool` (none once the client is revoked or expired); null for
+   * live profile exposes, as `serverId/tool` (none once the client is revoked or expired, or the
+   * person turned its agent switch off — read again every step, never cached); null for
    * any other run.
    */
   clientTools: Set<string> | null;
@@ -96,7 +97,9 @@ export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Da
     listPoliciesOfUser(db, ctx.userId),
     !ctx.sessionId && ctx.clientId ? liveTokenProfile(db, ctx.userId, ctx.clientId, now) : null,
   ]);
-  const clientTools = !ctx.sessionId && ctx.clientId ? new Set((profile?.tools ?? []).map((t) => `${t.serverId}/${t.tool}`)) : null;
+  // The person's switch for Switchboard's agent is part of it: turned off, the client's turns in progress reach nothing.
+  const exposed = profile?.agentTool === true ? profile.tools : [];
+  const clientTools = !ctx.sessionId && ctx.clientId ? new Set(exposed.map((t) => `${t.serverId}/${t.tool}`)) : null;
   return { session: live ? session : null, switchedOff, grants, orgPolicies, clientTools };
 }
 
@@ -200,12 +203,15 @@ export function storedGrants(db: Db): GrantSource {
     async grantsFor(ctx, tools) {
       const now = new Date();
       const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}|${ctx.clientId ?? ''}`;
-      let inputs = ctx.toolsRev !== undefined && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
+      // A client's turn reads its live profile every step: revoking, expiring or editing a token
+      // does not move `tools_rev`, so what was cached at that value may no longer hold.
+      const cacheable = ctx.toolsRev !== undefined && !(ctx.clientId && !ctx.sessionId);
+      let inputs = cacheable && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
       const plan = ctx.plan !== undefined ? ctx.plan : await getUserPlan(db, ctx.userId);
       if (!inputs) {
         inputs = await readGrantInputs(db, ctx, now);
-        if (ctx.toolsRev !== undefined) {
-          cache.set(key, { rev: ctx.toolsRev, inputs });
+        if (cacheable) {
+          cache.set(key, { rev: ctx.toolsRev!, inputs });
         }
       }
       const standings = standingsFrom(inputs, planOf(plan), ctx, now);
