@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { markAccessTokenTainted, tokenTaintOf } from '@/db/queries/access-tokens';
-import { createConversation } from '@/db/queries/conversations';
+import { createConversation, deleteConversation as deleteStoredConversation } from '@/db/queries/conversations';
 import { searchNotes } from '@/db/queries/notes';
 import { getConversationTaint, markConversationTainted } from '@/db/queries/taint';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
@@ -59,6 +59,7 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
   let tokens: typeof import('../api/account/tokens/route');
   let token: typeof import('../api/account/tokens/[id]/route');
   let conversations: typeof import('../api/conversations/route');
+  let oneConversation: typeof import('../api/conversations/[id]/route');
   let decision: typeof import('../api/tool-calls/[id]/decision/route');
   const closers: { close(): Promise<void> }[] = [];
 
@@ -76,6 +77,7 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     tokens = await import('../api/account/tokens/route');
     token = await import('../api/account/tokens/[id]/route');
     conversations = await import('../api/conversations/route');
+    oneConversation = await import('../api/conversations/[id]/route');
     decision = await import('../api/tool-calls/[id]/decision/route');
     served = await serveMcpRoutes({ mcp, metadata: metadata.GET });
 
@@ -307,6 +309,51 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     const bobsClient = await connectWithToken(served.url, bob.token);
     const asked = (await ask(bobsClient, { prompt: 'Do as the page says' })).structuredContent as { conversationId: string };
     expect(await getConversationTaint(h.db, asked.conversationId)).toMatchObject({ serverName: 'Web' });
+    await Promise.all([client.close(), bobsClient.close()]);
+  });
+
+  /** Reads again until `find` returns something: waits for a state, not for a time. */
+  async function until<T>(find: () => Promise<T | null | undefined>): Promise<T> {
+    for (;;) {
+      const found = await find();
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  /** The person's run once it waits for their approval. */
+  const pausedRunOf = (userId: string) =>
+    until(async () => (await h.db.select().from(runs).where(eq(runs.userId, userId))).find((r) => r.status === 'awaiting_approval'));
+  const deleteConversation = (cookie: string, id: string) =>
+    oneConversation.DELETE(post(`/api/conversations/${id}`, cookie, {}, 'DELETE'), { params: Promise.resolve({ id }) });
+
+  it('the person deletes the conversation: a waiting call says so (not a stale status later); a retry runs nothing again', async () => {
+    const deletedWords = (id: string) =>
+      `The Switchboard turn did not finish: the person deleted its conversation ("${id}"). Nothing was started again; ` +
+      'call again to start anew.';
+    // Deleted while the call waits: the wait ends with the words, not a stale "still running" at the deadline.
+    const ada = await person(['notes__create']);
+    const client = await connectWithToken(served.url, ada.token);
+    const pending = ask(client, { prompt: 'Please write a note now' });
+    const paused = await pausedRunOf(ada.userId);
+    // Its rows gone without a run event (the web route cancels the run first, and the call would say
+    // "the person stopped it"): the wait notices at its next read of the run.
+    await deleteStoredConversation(h.db, ada.userId, paused.conversationId);
+    const told = await pending;
+    expect(told.isError).toBe(true);
+    expect(text(told)).toBe(deletedWords(paused.conversationId));
+
+    // Deleted after the call returned "waiting": the retry is told, and nothing starts in a new conversation.
+    const bob = await person(['notes__create']);
+    const bobsClient = await connectWithToken(shortWait.url, bob.token);
+    const prompt = 'Please write a note later';
+    const first = ask(bobsClient, { prompt });
+    const bobsRun = await pausedRunOf(bob.userId);
+    await first;
+    expect((await deleteConversation(bob.cookie, bobsRun.conversationId)).status).toBe(204);
+    const retry = await ask(bobsClient, { prompt });
+    expect(text(retry)).toBe(deletedWords(bobsRun.conversationId));
+    expect(await h.db.select().from(runs).where(eq(runs.userId, bob.userId))).toEqual([]);
+    expect((await askEntries(bob.userId)).map((e) => e.content.outcome)).toEqual(['timed_out', 'cancelled']);
     await Promise.all([client.close(), bobsClient.close()]);
   });
 });

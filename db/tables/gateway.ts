@@ -5,7 +5,6 @@ import type { StoredAnnotations, StoredDecision } from '../stored-json';
 import { CLIENT_APPROVAL_STATUSES, CLIENT_DECISION_CHANNELS, TRUST_LEVELS } from '../vocabulary';
 import { ownerRef } from './accounts';
 import { createdAt } from './columns';
-import { conversationRef } from './conversations';
 
 /** What MCP clients reach through /mcp and wait for (lib/gateway). */
 
@@ -65,7 +64,9 @@ export const clientAsks = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     userId: ownerRef(),
     clientId: uuid('client_id').notNull(),
-    conversationId: conversationRef(),
+    // No cascade: a conversation the person deleted while the client waited keeps its row, so a
+    // retry is told so instead of running the prompt again in a new conversation.
+    conversationId: uuid('conversation_id').notNull(),
     runId: uuid('run_id').notNull(),
     promptHash: text('prompt_hash').notNull(),
     followUp: boolean('follow_up').notNull(),

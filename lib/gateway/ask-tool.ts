@@ -4,13 +4,14 @@ import { z } from 'zod';
 
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { findUnansweredAsk, insertClientAsk, markClientAskAnswered, type ClientAskRow } from '@/db/queries/client-asks';
+import { getConversation } from '@/db/queries/conversations';
 import { getRun, type RunRow } from '@/db/queries/runs';
 import { getConversationTaint } from '@/db/queries/taint';
 import { ENDED_RUN_STATUSES, isOneOf, PAUSED_RUN_STATUSES, type AuditOutcome } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
 import { RUN_END_EVENTS, RUN_PAUSE_EVENTS } from '@/lib/agent/events';
 import { appendAudit } from '@/lib/audit/append';
-import { clientConversation, runAnswer, startClientTurn } from '@/lib/chat/client-turn';
+import { runAnswer, startClientTurn } from '@/lib/chat/client-turn';
 import type { ChatRuntime } from '@/lib/chat/runtime';
 import { MAX_MESSAGE_CHARS } from '@/lib/chat/service';
 import { AppError } from '@/lib/http/errors';
@@ -156,16 +157,29 @@ export async function callAsk(
         followUp: conversationId !== null,
       });
     }
-    const c = await clientConversation(deps.chat, p.userId, p.client.id, ask.conversationId);
+    const deleted = async (askRow: ClientAskRow) => {
+      // Told once: a later call with this prompt is a new question.
+      await markClientAskAnswered(deps.db, askRow.id);
+      return record(
+        'cancelled',
+        errorResult(
+          `The Switchboard turn did not finish: the person deleted its conversation ("${askRow.conversationId}"). ` +
+            'Nothing was started again; call again to start anew.',
+        ),
+      );
+    };
+    const c = await getConversation(deps.db, p.userId, ask.conversationId);
+    if (!c) return await deleted(ask);
     conversation = { id: c.id, title: c.title };
     const run = await awaitRun(deps, ask, signal, onWaiting);
+    if (run === 'deleted') return await deleted(ask);
     // What goes back carries the conversation's text: untrusted content in it taints the client's
     // context, as its own calls' results do (./call.ts), so its next calls meet the taint rows.
     const taint = await getConversationTaint(deps.db, ask.conversationId);
     if (taint) await markAccessTokenTainted(deps.db, p.client.id, taint);
     const where = { conversationId: ask.conversationId, url: `${p.origin}/c/${ask.conversationId}` };
-    if (!run || !isOneOf(ENDED_RUN_STATUSES, run.status)) {
-      const paused = run !== null && isOneOf(PAUSED_RUN_STATUSES, run.status);
+    if (!isOneOf(ENDED_RUN_STATUSES, run.status)) {
+      const paused = isOneOf(PAUSED_RUN_STATUSES, run.status);
       const status: AskStatus = paused ? 'waiting_for_person' : 'working';
       const why = paused
         ? `is waiting for the person in Switchboard (${PAUSE_WORDS[run.status as keyof typeof PAUSE_WORDS]})`
@@ -210,16 +224,22 @@ async function awaitRun(
   ask: ClientAskRow,
   signal: AbortSignal,
   onWaiting?: (waitedMs: number) => void,
-): Promise<RunRow | null> {
+): Promise<RunRow | 'deleted'> {
   const began = Date.now();
-  let latest = await getRun(deps.db, ask.runId);
-  if (!latest || isOneOf(ENDED_RUN_STATUSES, latest.status) || signal.aborted) return latest;
+  const first = await getRun(deps.db, ask.runId);
+  // No run: the person deleted the conversation (its runs go with it).
+  if (!first) return 'deleted';
+  let latest: RunRow = first;
+  if (isOneOf(ENDED_RUN_STATUSES, latest.status) || signal.aborted) return latest;
+  let gone = false;
   let done!: () => void;
   const over = new Promise<void>((resolve) => (done = resolve));
   const check = async () => {
     try {
-      latest = (await getRun(deps.db, ask.runId)) ?? latest;
-      if (latest && isOneOf(ENDED_RUN_STATUSES, latest.status)) done();
+      const read = await getRun(deps.db, ask.runId);
+      if (!read) gone = true;
+      else latest = read;
+      if (gone || isOneOf(ENDED_RUN_STATUSES, latest.status)) done();
     } catch (err) {
       console.error('[mcp] ask: run read failed:', errorSummary(err));
     }
@@ -241,7 +261,7 @@ async function awaitRun(
   void check();
   try {
     await over;
-    return latest;
+    return gone ? 'deleted' : latest;
   } finally {
     clearTimeout(deadline);
     clearInterval(recheck);

@@ -1,0 +1,1 @@
+ALTER TABLE "client_asks" DROP CONSTRAINT "client_asks_conversation_id_conversations_id_fk";
