@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { markAccessTokenTainted, tokenTaintOf } from '@/db/queries/access-tokens';
-import { createConversation, deleteConversation as deleteStoredConversation } from '@/db/queries/conversations';
+import { createConversation, deleteConversation as deleteStoredConversation, listConversations } from '@/db/queries/conversations';
 import { searchNotes } from '@/db/queries/notes';
+import { insertRun } from '@/db/queries/runs';
 import { getConversationTaint, markConversationTainted } from '@/db/queries/taint';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { createUser } from '@/db/queries/users';
@@ -354,6 +355,47 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     expect(text(retry)).toBe(deletedWords(bobsRun.conversationId));
     expect(await h.db.select().from(runs).where(eq(runs.userId, bob.userId))).toEqual([]);
     expect((await askEntries(bob.userId)).map((e) => e.content.outcome)).toEqual(['timed_out', 'cancelled']);
+    await Promise.all([client.close(), bobsClient.close()]);
+  });
+
+  it("a refused turn leaves no conversation; a client has one turn at a time, so it cannot fill the person's run limit", async () => {
+    const counts = async (userId: string) => ({
+      conversations: (await listConversations(h.db, userId)).length,
+      runs: (await h.db.select().from(runs).where(eq(runs.userId, userId))).length,
+    });
+    // The person's own three turns in progress (activeRunsPerUser): the client's call is refused, and no empty conversation stays.
+    const ada = await person();
+    for (let i = 0; i < 3; i++) {
+      const own = await createConversation(h.db, { userId: ada.userId, model: 'claude-scripted-1' });
+      await insertRun(h.db, {
+        conversationId: own.id,
+        userId: ada.userId,
+        sessionId: null,
+        model: 'claude-scripted-1',
+        leaseOwner: 'elsewhere',
+        leaseExpiresAt: new Date(Date.now() + 3_600_000),
+      });
+    }
+    const client = await connectWithToken(served.url, ada.token);
+
+    const refused = await ask(client, { prompt: 'Hello' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^switchboard_ask did not start a turn: /);
+    expect(await counts(ada.userId)).toEqual({ conversations: 3, runs: 3 });
+
+    // A turn waiting for the person: another prompt is refused, naming it; nothing new is made.
+    const bob = await person(['notes__create']);
+    const bobsClient = await connectWithToken(shortWait.url, bob.token);
+    const first = ask(bobsClient, { prompt: 'Please write a note first' });
+    const paused = await pausedRunOf(bob.userId);
+    await first;
+    const second = await ask(bobsClient, { prompt: 'Something else' });
+    expect(second.isError).toBe(true);
+    expect(text(second)).toBe(
+      `switchboard_ask did not start a turn: this client already has a turn in progress, in conversation "${paused.conversationId}"; ` +
+        'one at a time. Call again with that turn’s prompt and conversationId to get its answer, or wait until it ends.',
+    );
+    expect(await counts(bob.userId)).toEqual({ conversations: 1, runs: 1 });
     await Promise.all([client.close(), bobsClient.close()]);
   });
 });

@@ -66,6 +66,16 @@ export async function getActiveRun(db: Db, conversationId: string): Promise<RunR
   return rows[0] ? parseRunRow(rows[0]) : null;
 }
 
+/** The turn in progress an MCP client's `switchboard_ask` started for this person, if any (one at a time). */
+export async function getActiveRunOfClient(db: Db, userId: string, clientId: string): Promise<RunRow | null> {
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.userId, userId), eq(runs.clientId, clientId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .limit(1);
+  return rows[0] ? parseRunRow(rows[0]) : null;
+}
+
 /** The user's turns in progress, in every conversation (what `activeRunsPerUser` counts). */
 export async function countActiveRunsForUser(db: Db, userId: string): Promise<number> {
   const rows = await db

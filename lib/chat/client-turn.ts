@@ -1,6 +1,6 @@
-import { createConversation, getConversation } from '@/db/queries/conversations';
+import { createConversation, deleteConversation, getConversation } from '@/db/queries/conversations';
 import { listPath } from '@/db/queries/messages';
-import type { RunRow } from '@/db/queries/runs';
+import { getActiveRunOfClient, type RunRow } from '@/db/queries/runs';
 import type { StoredConversationClient, StoredTaint } from '@/db/stored-json';
 import { RunConflict, startRun, titleFrom } from '@/lib/agent/engine';
 import { AppError } from '@/lib/http/errors';
@@ -44,6 +44,18 @@ export async function startClientTurn(
       'prompt',
     );
   }
+  // One turn at a time per client: its turns waiting for the person would otherwise fill the
+  // person's own active-run limit and lock them out of their chat.
+  const running = await getActiveRunOfClient(rt.handle.db, input.userId, input.client.id);
+  if (running) {
+    throw new AppError(
+      'conflict',
+      'run',
+      `this client already has a turn in progress, in conversation "${running.conversationId}"; one at a time. Call again with ` +
+        'that turn’s prompt and conversationId to get its answer, or wait until it ends.',
+    );
+  }
+  const created = input.conversationId === null;
   const conversation = input.conversationId
     ? await clientConversation(rt, input.userId, input.client.id, input.conversationId)
     : await createConversation(rt.handle.db, {
@@ -65,6 +77,8 @@ export async function startClientTurn(
     });
     return { conversationId: conversation.id, run };
   } catch (err) {
+    // Not admitted (a plan or run limit): a conversation made for it would stay empty.
+    if (created) await deleteConversation(rt.handle.db, input.userId, conversation.id);
     if (err instanceof RunConflict) throw new AppError('conflict', 'run', err.message);
     throw err;
   }
