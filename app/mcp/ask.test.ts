@@ -56,6 +56,7 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
   let served: McpEndpointServer;
   /** The same /mcp with a short wait (another endpoint of the same runtime): a turn waiting for the person returns. */
   let shortWait: McpEndpointServer;
+  let brokenBus: McpEndpointServer;
   let model: Awaited<ReturnType<typeof startScriptedModel>>;
   let tokens: typeof import('../api/account/tokens/route');
   let token: typeof import('../api/account/tokens/[id]/route');
@@ -95,6 +96,22 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
       stateKey: requestStateKey(rt.secret),
       chat: rt,
     });
+    // The same with a bus that fails to subscribe: an unforeseen error once the turn has started.
+    const broken = createGatewayEndpoint({
+      db: h.db,
+      tools: rt.tools.host,
+      auditKeys: rt.engine.auditKeys,
+      bus: { ...rt.bus, subscribe: () => Promise.reject(new Error('the bus is down')) },
+      approvalWaitMs: 600,
+      stateKey: requestStateKey(rt.secret),
+      chat: rt,
+    });
+    const serveBroken = (req: Request) => broken.serve(req);
+    brokenBus = await serveMcpRoutes({
+      mcp: { GET: serveBroken, POST: serveBroken, DELETE: serveBroken },
+      metadata: () => new Response(null),
+    });
+    closers.push(brokenBus, broken);
     const serve = (req: Request) => endpoint.serve(req);
     shortWait = await serveMcpRoutes({ mcp: { GET: serve, POST: serve, DELETE: serve }, metadata: () => new Response(null) });
     closers.push(shortWait, endpoint);
@@ -134,6 +151,20 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     (await h.db.select().from(auditEntries).where(eq(auditEntries.userId, userId)))
       .map((e) => ({ content: e.content as StoredAuditClientCall, conversationId: e.conversationId }))
       .filter((e) => e.content.kind === 'client_call' && e.content.name === 'switchboard_ask');
+
+  /** Reads again until `find` returns something: waits for a state, not for a time. */
+  async function until<T>(find: () => Promise<T | null | undefined>): Promise<T> {
+    for (;;) {
+      const found = await find();
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  /** The person's run once it waits for their approval. */
+  const pausedRunOf = (userId: string) =>
+    until(async () => (await h.db.select().from(runs).where(eq(runs.userId, userId))).find((r) => r.status === 'awaiting_approval'));
+  const deleteConversation = (cookie: string, id: string) =>
+    oneConversation.DELETE(post(`/api/conversations/${id}`, cookie, {}, 'DELETE'), { params: Promise.resolve({ id }) });
 
   it('is off by default: not listed and refused; the person switches it on and the client sees it next request', async () => {
     const ada = await person(['notes__search'], { agentTool: false });
@@ -237,13 +268,18 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     const ada = await person(['notes__create']);
     const client = await connectWithToken(shortWait.url, ada.token);
     const prompt = 'Please write a note saying hi';
+    // The first call may come back before the run pauses (a loaded machine): its answer is then "working".
+    const first = ask(client, { prompt });
+    const paused = await pausedRunOf(ada.userId);
+    expect((await first).isError).toBeFalsy();
+    // Asked again once the run waits for the person: it says so.
     const waiting = await ask(client, { prompt });
     expect(waiting.isError).toBeFalsy();
     const out = waiting.structuredContent as { status: string; conversationId: string; url: string };
     expect(out).toEqual({
       status: 'waiting_for_person',
-      conversationId: out.conversationId,
-      url: `${shortWait.origin}/c/${out.conversationId}`,
+      conversationId: paused.conversationId,
+      url: `${shortWait.origin}/c/${paused.conversationId}`,
     });
     expect(text(waiting)).toBe(
       `The Switchboard turn is waiting for the person in Switchboard (a tool call needs their approval); it goes on without you. ` +
@@ -312,20 +348,6 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     expect(await getConversationTaint(h.db, asked.conversationId)).toMatchObject({ serverName: 'Web' });
     await Promise.all([client.close(), bobsClient.close()]);
   });
-
-  /** Reads again until `find` returns something: waits for a state, not for a time. */
-  async function until<T>(find: () => Promise<T | null | undefined>): Promise<T> {
-    for (;;) {
-      const found = await find();
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-  /** The person's run once it waits for their approval. */
-  const pausedRunOf = (userId: string) =>
-    until(async () => (await h.db.select().from(runs).where(eq(runs.userId, userId))).find((r) => r.status === 'awaiting_approval'));
-  const deleteConversation = (cookie: string, id: string) =>
-    oneConversation.DELETE(post(`/api/conversations/${id}`, cookie, {}, 'DELETE'), { params: Promise.resolve({ id }) });
 
   it('the person deletes the conversation: a waiting call says so (not a stale status later); a retry runs nothing again', async () => {
     const deletedWords = (id: string) =>
@@ -397,5 +419,14 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
     );
     expect(await counts(bob.userId)).toEqual({ conversations: 1, runs: 1 });
     await Promise.all([client.close(), bobsClient.close()]);
+  });
+
+  it('an unforeseen failure after the turn started is still audited, as errored', async () => {
+    const ada = await person(['notes__create']);
+    const client = await connectWithToken(brokenBus.url, ada.token);
+    const failed = await ask(client, { prompt: 'Please write a note anyway' }).catch((err: unknown) => ({ isError: true, err }));
+    expect(failed.isError).toBe(true);
+    expect((await askEntries(ada.userId)).map((e) => e.content.outcome)).toEqual(['errored']);
+    await client.close();
   });
 });

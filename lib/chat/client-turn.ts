@@ -7,7 +7,6 @@ import { AppError } from '@/lib/http/errors';
 
 import { modelForTurn } from './model-choice';
 import type { ChatRuntime } from './runtime';
-import { MAX_MESSAGE_CHARS } from './service';
 
 /**
  * A turn an MCP client asks for through `switchboard_ask` (lib/gateway/ask-tool.ts), started the
@@ -34,16 +33,8 @@ export async function startClientTurn(
     taint?: StoredTaint | null;
   },
 ): Promise<{ conversationId: string; run: RunRow }> {
+  // The prompt is validated where it arrives (lib/gateway/ask-tool.ts: not empty, at most MAX_MESSAGE_CHARS).
   const prompt = input.prompt;
-  if (!prompt.trim()) throw new AppError('bad_request', 'body', 'prompt: must not be empty', 'prompt');
-  if (prompt.length > MAX_MESSAGE_CHARS) {
-    throw new AppError(
-      'payload_too_large',
-      'message',
-      `prompt: is ${prompt.length.toLocaleString('en')} characters; at most ${MAX_MESSAGE_CHARS.toLocaleString('en')} are allowed.`,
-      'prompt',
-    );
-  }
   // One turn at a time per client: its turns waiting for the person would otherwise fill the
   // person's own active-run limit and lock them out of their chat.
   const running = await getActiveRunOfClient(rt.handle.db, input.userId, input.client.id);

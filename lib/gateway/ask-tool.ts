@@ -202,7 +202,11 @@ export async function callAsk(
       errorResult(`The Switchboard turn did not finish: ${reason}. See ${where.url} (conversationId "${where.conversationId}").`),
     );
   } catch (err) {
-    if (!(err instanceof AppError || err instanceof LimitExceeded)) throw err;
+    if (!(err instanceof AppError || err instanceof LimitExceeded)) {
+      // Unforeseen (the database, the bus): the call is still in the audit log, as failed.
+      await audit(deps, p, { args: parsed.data, outcome: 'errored', startedAt, result: errorResult(errorSummary(err)), conversation });
+      throw err;
+    }
     // A plan or run limit, another person's or an unknown conversation, a turn already in progress: said in words.
     return record('rejected', errorResult(`${ASK_TOOL_NAME} did not start a turn: ${err.message}`));
   }
