@@ -72,7 +72,7 @@ describe('/mcp: switchboard_ask, the agent as a tool', () => {
       ANTHROPIC_API_KEY: 'sk-ant-test-0123456789abcdefghij',
       ANTHROPIC_MODEL: 'claude-scripted-1',
       // Long enough for any turn here to end while the call waits.
-      MCP_APPROVAL_WAIT_MS: '20000',
+      MCP_ASK_WAIT_MS: '20000',
     });
     const mcp = await import('./route');
     const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');

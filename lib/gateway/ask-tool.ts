@@ -33,8 +33,9 @@ import type { GatewayPrincipal } from './principal';
  *   decided by the same table: a call that asks pauses the run until the person decides on the
  *   conversation's card in Switchboard.
  * - **A bounded wait**: the call holds the client's request until the run ends, at most `waitMs`
- *   (MCP_APPROVAL_WAIT_MS), with progress every few seconds. Still running or waiting for the
- *   person then, it answers — not an error — that it is waiting, with the link and the id.
+ *   (MCP_ASK_WAIT_MS, under the SDK client's default 60 s timeout), with progress every few seconds
+ *   saying what it waits for. Still running or waiting for the person then, it answers — not an
+ *   error — that it is waiting, with the link and the id.
  * - **A retry never starts a second turn**: a call with the same prompt (and the same
  *   conversationId, or none) whose answer has not gone back within `ASK_RETRY_WINDOW_MS` waits for
  *   and returns that turn's answer (table `client_asks`). A prompt that differs is a new question;
@@ -54,6 +55,11 @@ const TITLE_MAX = 200;
 export interface AskDeps extends ClientCallDeps {
   /** The conversation use-cases' wiring (the runtime): the turn starts as the web chat's does. */
   chat: ChatRuntime;
+  /**
+   * How long a call holds the client's request for the turn (MCP_ASK_WAIT_MS): under the SDK
+   * client's default 60 s request timeout. Unset (test endpoints): `approvalWaitMs`.
+   */
+  askWaitMs?: number;
 }
 
 export const ASK_STATUSES = ['answered', 'waiting_for_person', 'working'] as const;
@@ -114,7 +120,7 @@ export async function callAsk(
   p: GatewayPrincipal,
   args: Record<string, unknown>,
   signal: AbortSignal,
-  onWaiting?: (waitedMs: number) => void,
+  onWaiting?: (waitedMs: number, message?: string) => void,
 ): Promise<CallToolResult> {
   const parsed = askInput.safeParse(args);
   if (!parsed.success) {
@@ -227,7 +233,7 @@ async function awaitRun(
   deps: AskDeps,
   ask: ClientAskRow,
   signal: AbortSignal,
-  onWaiting?: (waitedMs: number) => void,
+  onWaiting?: (waitedMs: number, message?: string) => void,
 ): Promise<RunRow | 'deleted'> {
   const began = Date.now();
   const first = await getRun(deps.db, ask.runId);
@@ -255,9 +261,11 @@ async function awaitRun(
     },
     () => void check(),
   );
-  const deadline = setTimeout(done, Math.max(0, deps.approvalWaitMs - (Date.now() - began)));
+  const deadline = setTimeout(done, Math.max(0, (deps.askWaitMs ?? deps.approvalWaitMs) - (Date.now() - began)));
   const recheck = setInterval(() => {
-    onWaiting?.(Date.now() - began);
+    // Said as the run stands: the person is asked for something, or the agent is at work.
+    const paused = isOneOf(PAUSED_RUN_STATUSES, latest.status) ? PAUSE_WORDS[latest.status as keyof typeof PAUSE_WORDS] : null;
+    onWaiting?.(Date.now() - began, paused ? `Waiting for the person in Switchboard: ${paused}` : "Switchboard's agent is working");
     void check();
   }, ASK_RECHECK_MS);
   signal.addEventListener('abort', done, { once: true });

@@ -12,7 +12,7 @@ import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
-export function createGatewayEndpoint(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat'>>): McpEndpoint {
+export function createGatewayEndpoint(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat' | 'askWaitMs'>>): McpEndpoint {
   const tools = createGatewayTools(deps);
   return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal));
 }
@@ -24,7 +24,7 @@ export function createGatewayEndpoint(deps: ClientCallDeps & Partial<Pick<AskDep
  * again only when the person's `tools_rev`, read with the token, has moved (every change to a
  * server bumps it): a client's calls in a row do not re-read them.
  */
-export function createGatewayTools(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat'>>): GatewayTools {
+export function createGatewayTools(deps: ClientCallDeps & Partial<Pick<AskDeps, 'chat' | 'askWaitMs'>>): GatewayTools {
   // Switchboard's own agent (./ask-tool.ts), for a client whose profile has it; needs the chat's wiring.
   const offersAgent = (p: GatewayPrincipal) => p.profile.agentTool === true && deps.chat !== undefined;
   // Listing, the person's organizations' tool lists apply: a tool they forbid is not listed. A call
