@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
-import { AUDIT_GRANT_CHANGES, AUDIT_OUTCOMES, AUDIT_VERDICTS, CALL_ASKERS, DECISION_KINDS, TRUST_LEVELS } from '../vocabulary';
+import {
+  AUDIT_GRANT_CHANGES,
+  AUDIT_OUTCOMES,
+  AUDIT_VERDICTS,
+  CALL_ASKERS,
+  DECISION_KINDS,
+  GATEWAY_CLIENT_KINDS,
+  TRUST_LEVELS,
+} from '../vocabulary';
 import { iso, jsonObject } from './common';
 
 /**
@@ -98,7 +106,7 @@ const auditClientCallV1 = z.object({
   /** Unique per call (the gateway's own id; there is no tool call row). */
   callId: z.string(),
   // `oauth_client`: connected through Switchboard's authorization server; `id` is its grant (an access_tokens row) either way.
-  client: z.object({ kind: z.enum(['access_token', 'oauth_client']), id: z.string(), name: z.string() }),
+  client: z.object({ kind: z.enum(GATEWAY_CLIENT_KINDS), id: z.string(), name: z.string() }),
   server: auditServer,
   tool: z.string(),
   /** The name the client used (`<namespace>__<tool>`). */

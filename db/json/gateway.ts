@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { GATEWAY_CLIENT_KINDS } from '../vocabulary';
+
 // ── client_approvals.warnings: the decision table's warnings for the person ────────────────
 export const storedApprovalWarnings = z.array(z.string());
 
@@ -9,7 +11,7 @@ export const storedApprovalWarnings = z.array(z.string());
 // the token is renamed or revoked. Only that client may follow up in it (lib/gateway/ask-tool.ts).
 const conversationClientV1 = z.object({
   v: z.literal(1),
-  kind: z.enum(['access_token', 'oauth_client']),
+  kind: z.enum(GATEWAY_CLIENT_KINDS),
   id: z.string(),
   name: z.string(),
 });
