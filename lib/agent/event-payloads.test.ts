@@ -67,6 +67,7 @@ describe('event payloads', () => {
         viewOf: null,
         viewsOff: false,
         viewContext: null,
+        viewCopy: false,
         task: null,
         startedAt: '2026-11-01T10:00:01.000Z',
         endedAt: '2026-11-01T10:00:02.000Z',
