@@ -27,7 +27,8 @@ const LIB_MAY_IMPORT = {
   chat: ['agent', 'mcp', 'model', 'http', 'files'],
   share: ['agent', 'chat', 'http', 'files', 'consent'],
   ops: ['agent', 'audit', 'auth', 'secrets', 'share', 'files'],
-  gateway: ['agent', 'mcp', 'consent', 'audit', 'auth', 'http'],
+  // `chat`: switchboard_ask starts a turn as the web chat does (lib/chat/client-turn.ts).
+  gateway: ['agent', 'chat', 'mcp', 'consent', 'audit', 'auth', 'http'],
   // Switchboard's own authorization server: the token format and hashing of lib/auth, /mcp's
   // resource URL of lib/gateway, the URL guard of lib/mcp for client metadata documents.
   'oauth-server': ['auth', 'gateway', 'mcp', 'http'],

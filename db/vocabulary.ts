@@ -295,3 +295,7 @@ export type ClientDecisionKind = (typeof CLIENT_DECISION_KINDS)[number];
 /** Where the person answered a client's call: in Switchboard's inbox, or by the client's MCP elicitation. */
 export const CLIENT_DECISION_CHANNELS = ['web', 'elicitation'] as const;
 export type ClientDecisionChannel = (typeof CLIENT_DECISION_CHANNELS)[number];
+
+/** What an MCP client on /mcp is: a personal access token, or an OAuth client the person connected (lib/gateway/principal.ts). */
+export const GATEWAY_CLIENT_KINDS = ['access_token', 'oauth_client'] as const;
+export type GatewayClientKind = (typeof GATEWAY_CLIENT_KINDS)[number];

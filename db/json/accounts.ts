@@ -21,6 +21,9 @@ const tokenProfileV1 = z.object({
   // completions), not only calls their tools. Off (absent) by default: exposing one tool of a server
   // must not hand over everything the server holds (the notes server's every note).
   content: z.boolean().optional(),
+  // Switchboard's own agent is offered to the client as a tool (`switchboard_ask`, lib/gateway/ask-tool.ts):
+  // a turn in a conversation of the person's, with their model and instructions. Off (absent) by default.
+  agentTool: z.boolean().optional(),
 });
 export type StoredTokenProfile = z.infer<typeof tokenProfileV1>;
 export const storedTokenProfile = tokenProfileV1;

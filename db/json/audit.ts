@@ -7,6 +7,7 @@ import {
   CALL_ASKERS,
   DECISION_KINDS,
   ELICITATION_MODES,
+  GATEWAY_CLIENT_KINDS,
   INPUT_RESPONSE_ACTIONS,
   TRUST_LEVELS,
 } from '../vocabulary';
@@ -122,7 +123,7 @@ const auditClientCallV1 = z.object({
   /** Unique per call (the gateway's own id; there is no tool call row). */
   callId: z.string(),
   // `oauth_client`: connected through Switchboard's authorization server; `id` is its grant (an access_tokens row) either way.
-  client: z.object({ kind: z.enum(['access_token', 'oauth_client']), id: z.string(), name: z.string() }),
+  client: z.object({ kind: z.enum(GATEWAY_CLIENT_KINDS), id: z.string(), name: z.string() }),
   server: auditServer,
   tool: z.string(),
   /** The name the client used (`<namespace>__<tool>`). */
@@ -134,6 +135,8 @@ const auditClientCallV1 = z.object({
   timing: z.object({ startedAt: iso.nullable(), endedAt: iso, durationMs: z.number().nullable() }),
   /** What went back to the client: its size and SHA-256 over its RFC 8785 encoding. */
   result: z.object({ isError: z.boolean(), bytes: z.number(), sha256: z.string() }).nullable(),
+  /** A `switchboard_ask` call (lib/gateway/ask-tool.ts): the conversation its turn is in. Absent for other tools. */
+  conversation: z.object({ id: z.string(), title: z.string() }).optional(),
 });
 export type StoredAuditToolCall = z.infer<typeof auditToolCallV1>;
 export type StoredAuditGrant = z.infer<typeof auditGrantV1>;

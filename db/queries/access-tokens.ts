@@ -65,6 +65,19 @@ export async function listLiveAccessTokens(db: Db, userId: string, now = new Dat
     .orderBy(desc(accessTokens.createdAt), desc(accessTokens.id));
 }
 
+/**
+ * The profile of the user's live token or connected client with this id (a run's grants when its
+ * `switchboard_ask` started it, lib/consent/stored-grants.ts); null when revoked, expired or not theirs.
+ */
+export async function liveTokenProfile(db: Db, userId: string, id: string, now = new Date()): Promise<StoredTokenProfile | null> {
+  const rows = await db
+    .select({ id: accessTokens.id, profile: accessTokens.profile })
+    .from(accessTokens)
+    .where(and(eq(accessTokens.id, id), eq(accessTokens.userId, userId), live(now)))
+    .limit(1);
+  return rows[0] ? tokenProfileOf(rows[0]) : null;
+}
+
 /** Every token of the user, revoked and expired included, for the account export: no hash. */
 export async function listAllAccessTokens(db: Db, userId: string) {
   return db.select(ACCESS_TOKEN_LIST_COLUMNS).from(accessTokens).where(eq(accessTokens.userId, userId)).orderBy(accessTokens.createdAt);

@@ -2,7 +2,15 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { conversations } from '../schema';
-import { parseStored, storedForkOrigin, storedTaint, storedThinking, type StoredThinking } from '../stored-json';
+import {
+  parseStored,
+  storedConversationClient,
+  storedForkOrigin,
+  storedTaint,
+  storedThinking,
+  type StoredConversationClient,
+  type StoredThinking,
+} from '../stored-json';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 
@@ -13,14 +21,24 @@ function parseConversationRow(raw: ConversationRow): ConversationRow {
     ...raw,
     tainted: parseStored(storedTaint, raw.tainted, ...at('tainted')),
     forkedFrom: parseStored(storedForkOrigin, raw.forkedFrom, ...at('forked_from')),
+    startedBy: parseStored(storedConversationClient, raw.startedBy, ...at('started_by')),
     thinking: parseStored(storedThinking, raw.thinking, ...at('thinking')),
   };
 }
 
-export async function createConversation(db: Db, input: { userId: string; model: string; title?: string }): Promise<ConversationRow> {
+export async function createConversation(
+  db: Db,
+  /** `startedBy`: the MCP client whose `switchboard_ask` starts it (lib/gateway/ask-tool.ts). */
+  input: { userId: string; model: string; title?: string; startedBy?: StoredConversationClient },
+): Promise<ConversationRow> {
   const rows = await db
     .insert(conversations)
-    .values({ userId: input.userId, model: input.model, ...(input.title ? { title: input.title } : {}) })
+    .values({
+      userId: input.userId,
+      model: input.model,
+      ...(input.title ? { title: input.title } : {}),
+      ...(input.startedBy && { startedBy: input.startedBy }),
+    })
     .returning();
   return parseConversationRow(rows[0]!);
 }

@@ -39,6 +39,8 @@ export async function insertRun(
     conversationId: string;
     userId: string;
     sessionId: string | null;
+    /** The MCP client whose `switchboard_ask` started it (no session then). */
+    clientId?: string | null;
     model: string;
     maxSteps?: number;
     leaseOwner: string;
@@ -60,6 +62,16 @@ export async function getActiveRun(db: Db, conversationId: string): Promise<RunR
     .select()
     .from(runs)
     .where(and(eq(runs.conversationId, conversationId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
+    .limit(1);
+  return rows[0] ? parseRunRow(rows[0]) : null;
+}
+
+/** The turn in progress an MCP client's `switchboard_ask` started for this person, if any (one at a time). */
+export async function getActiveRunOfClient(db: Db, userId: string, clientId: string): Promise<RunRow | null> {
+  const rows = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.userId, userId), eq(runs.clientId, clientId), inArray(runs.status, [...ACTIVE_RUN_STATUSES])))
     .limit(1);
   return rows[0] ? parseRunRow(rows[0]) : null;
 }

@@ -14,6 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 
 import type {
+  StoredConversationClient,
   StoredForkOrigin,
   StoredMessageContent,
   StoredMessageOrigin,
@@ -51,6 +52,9 @@ export const conversations = pgTable(
     tainted: jsonb('tainted').$type<StoredTaint>(),
     // A conversation continued from someone's share link: which snapshot it was copied from.
     forkedFrom: jsonb('forked_from').$type<StoredForkOrigin>(),
+    // A conversation an MCP client started through `switchboard_ask` (lib/gateway/ask-tool.ts): which
+    // client, named as it was; null for the person's own. Shown in the sidebar and the header.
+    startedBy: jsonb('started_by').$type<StoredConversationClient>(),
     // Extended thinking for this conversation's turns (null: off).
     thinking: jsonb('thinking').$type<StoredThinking>(),
     // The person's instructions for this conversation (system text after their own); not copied
@@ -122,6 +126,9 @@ export const runs = pgTable(
     userId: ownerRef(),
     // The signed-in session that started the run: its grants are the ones that apply.
     sessionId: text('session_id'),
+    // The MCP client (its access_tokens row) whose `switchboard_ask` started the run, when no
+    // session did: its profile is then the run's grants (lib/consent/stored-grants.ts).
+    clientId: uuid('client_id'),
     status: text('status', { enum: RUN_STATUSES }).notNull().default('running'),
     stopReason: text('stop_reason'),
     // JSON columns hold the shapes of ./stored-json.ts and are read through them (db/queries).

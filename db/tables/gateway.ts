@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 import type { StoredAnnotations, StoredDecision } from '../stored-json';
 import { CLIENT_APPROVAL_STATUSES, CLIENT_DECISION_CHANNELS, TRUST_LEVELS } from '../vocabulary';
@@ -50,5 +50,32 @@ export const clientApprovals = pgTable(
     index('client_approvals_pending_idx')
       .on(t.userId, t.createdAt)
       .where(sql`status = 'pending_approval'`),
+  ],
+);
+
+// One `switchboard_ask` call of an MCP client (lib/gateway/ask-tool.ts): the turn it started, and
+// whether its answer has gone back. A call that ended before the answer did (the wait ran out, the
+// client gave up) is answered by a retry with the same prompt from this row — never by a second
+// turn. `prompt_hash` is the SHA-256 of the prompt; `follow_up` says whether the call named the
+// conversation (a follow-up) or started it.
+export const clientAsks = pgTable(
+  'client_asks',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: ownerRef(),
+    clientId: uuid('client_id').notNull(),
+    // No cascade: a conversation the person deleted while the client waited keeps its row, so a
+    // retry is told so instead of running the prompt again in a new conversation.
+    conversationId: uuid('conversation_id').notNull(),
+    runId: uuid('run_id').notNull(),
+    promptHash: text('prompt_hash').notNull(),
+    followUp: boolean('follow_up').notNull(),
+    createdAt: createdAt(),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('client_asks_unanswered_idx')
+      .on(t.clientId, t.promptHash, t.createdAt)
+      .where(sql`answered_at is null`),
   ],
 );

@@ -52,10 +52,11 @@ export type CreateAccessTokenInput = z.infer<typeof createAccessTokenSchema>;
 
 /**
  * `PATCH /api/account/tokens/:id`: a new name, the whole new list of exposed tools, whether a call
- * that needs approval is also asked in the client's own window (`askInClient`), and/or whether the
- * client sees the servers' own tool and prompt names while nothing clashes (`ownNames`,
- * lib/gateway/client-names.ts), and/or whether it also reads the exposed servers' resources and
- * prompts (`content`, lib/gateway/content.ts).
+ * that needs approval is also asked in the client's own window (`askInClient`), whether the client
+ * sees the servers' own tool and prompt names while nothing clashes (`ownNames`,
+ * lib/gateway/client-names.ts), whether it also reads the exposed servers' resources and prompts
+ * (`content`, lib/gateway/content.ts), and/or whether Switchboard's own agent is offered to it as
+ * `switchboard_ask` (`agentTool`).
  */
 export const updateAccessTokenSchema = z
   .object({
@@ -64,13 +65,12 @@ export const updateAccessTokenSchema = z
     askInClient: z.boolean({ error: 'must be true or false' }).optional(),
     ownNames: z.boolean({ error: 'must be true or false' }).optional(),
     content: z.boolean({ error: 'must be true or false' }).optional(),
+    agentTool: z.boolean({ error: 'must be true or false' }).optional(),
   })
   .strict()
-  .refine(
-    (v) =>
-      v.name !== undefined || v.tools !== undefined || v.askInClient !== undefined || v.ownNames !== undefined || v.content !== undefined,
-    { message: 'give at least one of name, tools, askInClient, ownNames or content' },
-  );
+  .refine((v) => Object.values(v).some((value) => value !== undefined), {
+    message: 'give at least one of name, tools, askInClient, ownNames, content or agentTool',
+  });
 
 export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
 
@@ -91,6 +91,8 @@ export interface AccessTokenView {
   ownNames: boolean;
   /** The client also reads the exposed servers' resources and prompts. */
   content: boolean;
+  /** Switchboard's own agent is offered to the client as the tool `switchboard_ask` (lib/gateway/ask-tool.ts). */
+  agentTool: boolean;
 }
 
 export function accessTokenExpiresAt(choice: AccessTokenExpiry | null, now: Date): Date | null {
@@ -128,6 +130,7 @@ export async function createAccessToken(
     askInClient: profile.askInClient === true,
     ownNames: profile.ownNames === true,
     content: profile.content === true,
+    agentTool: profile.agentTool === true,
   };
 }
 
@@ -145,6 +148,7 @@ export async function listAccessTokens(db: Db, userId: string, now = new Date())
     askInClient: tokenProfileOf(r).askInClient === true,
     ownNames: tokenProfileOf(r).ownNames === true,
     content: tokenProfileOf(r).content === true,
+    agentTool: tokenProfileOf(r).agentTool === true,
   }));
 }
 

@@ -158,7 +158,14 @@ async function advanceStep(
     ? await offerForStep(
         deps.db,
         deps.tools,
-        { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, plan, toolsRev: state.toolsRev },
+        {
+          userId: run.userId,
+          conversationId: run.conversationId,
+          sessionId: run.sessionId,
+          clientId: run.clientId,
+          plan,
+          toolsRev: state.toolsRev,
+        },
         { runId: run.id, toolSearch: deps.toolSearch, hasStoredResults: state.hasStoredResults },
       )
     : NO_TOOLS;

@@ -33,6 +33,11 @@ export async function startRun(
     conversationId: string;
     userId: string;
     sessionId: string | null;
+    /**
+     * The MCP client (its access_tokens row) whose `switchboard_ask` starts the turn, when no
+     * session does (lib/gateway/ask-tool.ts): its profile is the turn's grants.
+     */
+    clientId?: string | null;
     text: string;
     /** The conversation's extended-thinking setting: fixed for the whole turn. */
     thinking?: StoredThinking | null;
@@ -77,6 +82,7 @@ export async function startRun(
       conversationId: input.conversationId,
       userId: input.userId,
       sessionId: input.sessionId,
+      clientId: input.clientId ?? null,
       model: input.model ?? deps.model.model,
       maxSteps: deps.maxSteps ?? 20,
       leaseOwner: deps.instanceId,

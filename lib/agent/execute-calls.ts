@@ -209,7 +209,12 @@ async function runHostCall(deps: EngineDeps, host: ToolHost, run: RunRow, call: 
 async function runToolSearch(deps: EngineDeps, host: ToolHost, run: RunRow, call: ToolCallRow): Promise<ToolCallRow | null> {
   const startedAt = new Date();
   // Searched over what this run may use now: a grant revoked since the step began is not found.
-  const enabled = await offerTools(host, { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId });
+  const enabled = await offerTools(host, {
+    userId: run.userId,
+    conversationId: run.conversationId,
+    sessionId: run.sessionId,
+    clientId: run.clientId,
+  });
   const { result, found } = searchTools(enabled, call.toolUseId, call.input, roomBesideSearch(deps.toolSearch ?? DEFAULT_TOOL_SEARCH));
   // The answer quotes the found tools' descriptions: an untrusted server's taint the conversation.
   await markOfferTaint(deps.db, run.conversationId, onlyTools(enabled, new Set(found.map(keyOf))));

@@ -20,7 +20,7 @@ import type { ToolHost } from './tool-host';
 export async function callsNoLongerAllowed(
   host: ToolHost,
   /** Whose grants: the run's (its user, conversation and the session that started it), or a view's asker. */
-  run: Pick<RunRow, 'userId' | 'conversationId' | 'sessionId'>,
+  run: Pick<RunRow, 'userId' | 'conversationId' | 'sessionId'> & { clientId?: string | null },
   calls: ToolCallRow[],
   servers: McpServerConfig[],
   read: { plan?: string | null; toolsRev?: number } = {},
@@ -31,7 +31,7 @@ export async function callsNoLongerAllowed(
     if (!call.serverId || !call.tool) continue;
     byServer.set(call.serverId, [...(byServer.get(call.serverId) ?? []), call]);
   }
-  const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, ...read };
+  const ctx = { userId: run.userId, conversationId: run.conversationId, sessionId: run.sessionId, clientId: run.clientId, ...read };
   // Every server's list at once, then the grants of every tool in one read (not one per server).
   const listings = await Promise.all(
     [...byServer].map(async ([serverId, serverCalls]) => {

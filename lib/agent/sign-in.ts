@@ -108,7 +108,9 @@ function consentChecker(deps: EngineDeps, userId: string, serverId: string): Con
       const why = catalog.error ?? `${server.displayName} no longer offers this tool.`;
       return ended(call, 'errored', `${call.modelName} did not run after the sign-in: ${why}`);
     }
-    const grant = (await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId }, [tool])).get(tool);
+    const grant = (
+      await host.grants.grantsFor({ userId, conversationId: run.conversationId, sessionId: run.sessionId, clientId: run.clientId }, [tool])
+    ).get(tool);
     if (!grant) return ended(call, 'rejected', `${call.modelName} was not run: this tool is not switched on for this conversation.`);
     const taintedBy = (await getConversationTaint(deps.db, run.conversationId))?.serverName ?? null;
     const constraintWhy = constraintUnmetBy(grant.constraint, call.input);

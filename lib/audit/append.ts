@@ -25,7 +25,13 @@ export function indexColumns(content: StoredAuditContent) {
     };
   }
   if (content.kind === 'client_call') {
-    return { conversationId: null, toolCallId: null, serverId: content.server.id, tool: content.tool, outcome: content.outcome };
+    return {
+      conversationId: content.conversation?.id ?? null,
+      toolCallId: null,
+      serverId: content.server.id,
+      tool: content.tool,
+      outcome: content.outcome,
+    };
   }
   return {
     conversationId: content.conversation?.id ?? null,

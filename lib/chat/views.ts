@@ -17,6 +17,8 @@ export interface ConversationSummary {
    * one) and an effort (a model that only thinks adaptively; GET /api/models says which is which).
    */
   thinking: { enabled: boolean; budgetTokens: number; effort: ThinkingEffort };
+  /** The MCP client that started it through `switchboard_ask` (its name as it was then); null: the person did. */
+  startedBy: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -137,6 +139,7 @@ export function toSummary(c: ConversationRow): ConversationSummary {
       budgetTokens: c.thinking?.budgetTokens ?? THINKING_BUDGET.default,
       effort: c.thinking?.effort ?? DEFAULT_THINKING_EFFORT,
     },
+    startedBy: c.startedBy?.name ?? null,
     createdAt: c.createdAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
   };

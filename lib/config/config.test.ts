@@ -28,6 +28,11 @@ describe('readConfig', () => {
     ]);
   });
 
+  it("holds a switchboard_ask call under the MCP SDK client's default 60 s request timeout", () => {
+    expect(readConfig({}).MCP_ASK_WAIT_MS).toBeLessThan(60_000);
+    expect(readConfig({ MCP_ASK_WAIT_MS: '20000' }).MCP_ASK_WAIT_MS).toBe(20_000);
+  });
+
   it('checks a heartbeat against the lease, and JSON settings by field', () => {
     expect(() => readConfig({ RUN_LEASE_MS: '1500' })).toThrow('RUN_HEARTBEAT_MS (1000) must be at most half of RUN_LEASE_MS (1500)');
     expect(() => readConfig({ MODEL_LIMITS: '{"m": {"contextWindow": 0, "maxOutputTokens": 1}}' })).toThrow(

@@ -112,6 +112,9 @@ export const SETTINGS = {
   MCP_APPROVAL_WAIT_MS: d(wholeNumber({ fallback: 120_000, min: 1, message: ms("an MCP client's call waits for approval") }), {
     description: "How long an MCP client's call through /mcp waits for the person's approval before it ends unrun.",
   }),
+  MCP_ASK_WAIT_MS: d(wholeNumber({ fallback: 50_000, min: 1, message: ms("a switchboard_ask call waits for the turn's answer") }), {
+    description: "How long a switchboard_ask call through /mcp waits for the turn's answer before it says the turn goes on.",
+  }),
   SWITCHBOARD_INSTANCE_NAME: d(
     variable((value) => {
       const name = value?.trim();

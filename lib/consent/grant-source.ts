@@ -23,6 +23,12 @@ export interface RunGrantContext {
   /** The signed-in session that started the run: its grants are the ones that apply. */
   sessionId: string | null;
   /**
+   * The MCP client whose `switchboard_ask` started the run (`runs.client_id`), when no session did:
+   * the tools its profile exposes are the run's grants, active and never auto-approved — as for the
+   * client's own calls through /mcp (lib/gateway/call.ts). Absent or null: none.
+   */
+  clientId?: string | null;
+  /**
    * The user's plan as the engine read it when this drive of the run began (a drive lasts until
    * the run pauses or ends), so each step does not read it again; absent: read it now.
    */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { insertAccessTokenUnderCap, revokeAccessToken, updateAccessToken } from '@/db/queries/access-tokens';
 import { createAuthSession, endAuthSession, endAuthSessionsOfUser } from '@/db/queries/auth-sessions';
 import { createConversation } from '@/db/queries/conversations';
 import { getGrantForUser, listLiveGrants, switchOff } from '@/db/queries/grants';
@@ -201,6 +202,67 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(await free.standing(own)).toMatchObject({ state: 'active', overPlan: true });
       const pro = await setup('pro');
       expect((await pro.standing(sandboxRun)).overPlan).toBe(false);
+    });
+
+    it("a run an MCP client started (switchboard_ask, no session): its live profile's tools are on, never auto-approved", async () => {
+      const { user, ctx, serverId, standing } = await setup();
+      const own = tool({ serverId, name: 'write' });
+      const profile = {
+        v: 1 as const,
+        agentTool: true,
+        tools: [
+          { serverId: 'builtin-notes', tool: 'create', name: 'notes__create' },
+          { serverId, tool: 'write', name: 'ns__write' },
+        ],
+      };
+      const row = (await insertAccessTokenUnderCap(
+        h.db,
+        { userId: user.id, name: 'agent', tokenHash: randomUUID(), prefix: 'sbp_test', expiresAt: null, profile },
+        10,
+        new Date(),
+      ))!;
+      const byClient = { ...ctx, sessionId: null, clientId: row.id };
+      expect(await standing(notesCreate, byClient)).toEqual({
+        state: 'active',
+        autoApprove: false,
+        grantId: null,
+        constraint: null,
+        overPlan: false,
+      });
+      expect((await standing(own, byClient)).state).toBe('active');
+      // Not in the profile: off — even a first-party tool on by default in every conversation.
+      const other = tool({ serverId, name: 'delete' });
+      expect((await standing(other, byClient)).state).toBe('missing');
+      expect(await standing(notesSearch, byClient)).toMatchObject({
+        state: 'missing',
+        why: 'It is not exposed to the MCP client that started this turn.',
+      });
+      // A run a session started is not widened by a client id; another person's token grants nothing.
+      expect((await standing(notesCreate, { ...ctx, clientId: row.id })).state).toBe('missing');
+      const bob = await setup();
+      expect((await bob.standing(notesCreate, { ...bob.ctx, sessionId: null, clientId: row.id })).state).toBe('missing');
+    });
+
+    it("a client's run follows its token live, through the cache: switched off or revoked, the next step grants nothing", async () => {
+      const { user, ctx } = await setup();
+      const profile = { v: 1 as const, agentTool: true, tools: [{ serverId: 'builtin-notes', tool: 'create', name: 'notes__create' }] };
+      const row = (await insertAccessTokenUnderCap(
+        h.db,
+        { userId: user.id, name: 'agent', tokenHash: randomUUID(), prefix: 'sbp_test', expiresAt: null, profile },
+        10,
+        new Date(),
+      ))!;
+      // The engine passes the tools_rev it read each step; token writes do not move it.
+      const byClient = { ...ctx, sessionId: null, clientId: row.id, toolsRev: 7 };
+      const source = storedGrants(h.db);
+      const state = async () => (await source.grantsFor(byClient, [notesCreate])).get(notesCreate)!.state;
+      expect(await state()).toBe('active');
+      await updateAccessToken(h.db, user.id, row.id, { profile: { agentTool: false } });
+      expect(await state()).toBe('missing');
+      await updateAccessToken(h.db, user.id, row.id, { profile: { agentTool: true } });
+      expect(await state()).toBe('active');
+      await revokeAccessToken(h.db, user.id, row.id);
+      expect(await state()).toBe('missing');
     });
   });
 }

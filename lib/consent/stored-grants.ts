@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 
 import type { Db } from '@/db/connection';
+import { liveTokenProfile } from '@/db/queries/access-tokens';
 import { findLiveAuthSession, type AuthSessionRow } from '@/db/queries/auth-sessions';
 import { listLiveGrants, listSwitchedOff, type GrantRow } from '@/db/queries/grants';
 import { listPoliciesOfUser } from '@/db/queries/orgs';
@@ -58,6 +59,9 @@ export interface Standings {
   of(tool: CatalogTool): ToolStanding;
 }
 
+/** Why a tool is off in a turn an MCP client started (the model is told). */
+const NOT_EXPOSED_TO_CLIENT = 'It is not exposed to the MCP client that started this turn.';
+
 const BUILTIN_IDS = new Set(BUILTIN_SERVERS.map((s) => s.id));
 
 /** On by default in every conversation and session: a first-party tool a trusted server marks read-only. */
@@ -75,17 +79,28 @@ export interface GrantInputs {
   switchedOff: Set<string>;
   grants: GrantRow[];
   orgPolicies: OrgPolicyOf[];
+  /**
+   * A run started by an MCP client's `switchboard_ask` (`ctx.clientId`, no session): the tools its
+   * live profile exposes, as `serverId/tool` (none once the client is revoked or expired, or the
+   * person turned its agent switch off — read again every step, never cached); null for
+   * any other run.
+   */
+  clientTools: Set<string> | null;
 }
 
 export async function readGrantInputs(db: Db, ctx: RunGrantContext, now = new Date()): Promise<GrantInputs> {
   const session = ctx.sessionId ? await findLiveAuthSession(db, ctx.sessionId, now) : null;
   const live = session !== null && session.userId === ctx.userId;
-  const [switchedOff, grants, orgPolicies] = await Promise.all([
+  const [switchedOff, grants, orgPolicies, profile] = await Promise.all([
     listSwitchedOff(db, ctx.userId, ctx.conversationId),
     live ? listLiveGrants(db, { userId: ctx.userId, conversationId: ctx.conversationId, sessionId: ctx.sessionId! }) : [],
     listPoliciesOfUser(db, ctx.userId),
+    !ctx.sessionId && ctx.clientId ? liveTokenProfile(db, ctx.userId, ctx.clientId, now) : null,
   ]);
-  return { session: live ? session : null, switchedOff, grants, orgPolicies };
+  // The person's switch for Switchboard's agent is part of it: turned off, the client's turns in progress reach nothing.
+  const exposed = profile?.agentTool === true ? profile.tools : [];
+  const clientTools = !ctx.sessionId && ctx.clientId ? new Set(exposed.map((t) => `${t.serverId}/${t.tool}`)) : null;
+  return { session: live ? session : null, switchedOff, grants, orgPolicies, clientTools };
 }
 
 export async function readStandings(db: Db, ctx: RunGrantContext, now = new Date()): Promise<Standings> {
@@ -121,6 +136,14 @@ export function standingsFrom(inputs: GrantInputs, plan: Plan, ctx: RunGrantCont
       });
       if (switchedOff.has(`${tool.serverId}/${tool.name}`))
         return stand('switched_off', null, 'The person switched it off in this conversation.');
+      // A turn an MCP client started reaches exactly what its profile exposes, as the client's own
+      // calls do — on, never auto-approved (a call the table asks about waits for the person); not
+      // even the first-party tools every conversation has on by default.
+      if (inputs.clientTools) {
+        return inputs.clientTools.has(`${tool.serverId}/${tool.name}`)
+          ? stand('default_on', null, null)
+          : stand('off', null, NOT_EXPOSED_TO_CLIENT);
+      }
       if (isDefaultOn(tool)) return stand('default_on', null, null);
       if (!sessionLive) {
         return stand(
@@ -179,13 +202,16 @@ export function storedGrants(db: Db): GrantSource {
   return {
     async grantsFor(ctx, tools) {
       const now = new Date();
-      const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}`;
-      let inputs = ctx.toolsRev !== undefined && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
+      const key = `${ctx.userId}|${ctx.conversationId}|${ctx.sessionId ?? ''}|${ctx.clientId ?? ''}`;
+      // A client's turn reads its live profile every step: revoking, expiring or editing a token
+      // does not move `tools_rev`, so what was cached at that value may no longer hold.
+      const cacheable = ctx.toolsRev !== undefined && !(ctx.clientId && !ctx.sessionId);
+      let inputs = cacheable && cache.get(key)?.rev === ctx.toolsRev ? cache.get(key)!.inputs : null;
       const plan = ctx.plan !== undefined ? ctx.plan : await getUserPlan(db, ctx.userId);
       if (!inputs) {
         inputs = await readGrantInputs(db, ctx, now);
-        if (ctx.toolsRev !== undefined) {
-          cache.set(key, { rev: ctx.toolsRev, inputs });
+        if (cacheable) {
+          cache.set(key, { rev: ctx.toolsRev!, inputs });
         }
       }
       const standings = standingsFrom(inputs, planOf(plan), ctx, now);

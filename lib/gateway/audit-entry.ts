@@ -44,12 +44,13 @@ export function clientCallEntry(
       endedAt: call.endedAt.toISOString(),
       durationMs: call.startedAt ? call.endedAt.getTime() - call.startedAt.getTime() : null,
     },
-    result: call.result === undefined ? null : digest(call.result),
+    result: call.result === undefined ? null : resultDigest(call.result),
   };
   return { userId: principal.userId, content };
 }
 
-function digest(result: unknown): NonNullable<StoredAuditClientCall['result']> {
+/** What went back to the client, for its audit entry: its size and SHA-256 over its RFC 8785 encoding. */
+export function resultDigest(result: unknown): NonNullable<StoredAuditClientCall['result']> {
   const bytes = Buffer.from(canonicalize(result) ?? 'null', 'utf8');
   const isError = (result as { isError?: unknown } | null)?.isError === true;
   return { isError, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };

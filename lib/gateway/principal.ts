@@ -1,6 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 
 import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
+import { GATEWAY_CLIENT_KINDS, isOneOf, type GatewayClientKind } from '@/db/vocabulary';
 
 /**
  * Who a request to `/mcp` acts for: the person, and the client they let in — a personal access
@@ -30,7 +31,7 @@ export interface GatewayPrincipal {
   tainted: StoredTaint | null;
 }
 
-export type GatewayClientKind = 'access_token' | 'oauth_client';
+export type { GatewayClientKind } from '@/db/vocabulary';
 
 const PRINCIPAL = 'switchboardPrincipal';
 
@@ -41,5 +42,5 @@ export function principalAuthInfo(token: string, principal: GatewayPrincipal): A
 /** The principal the endpoint put in `authInfo`, or null (a request that did not pass through it). */
 export function principalOf(authInfo: AuthInfo | undefined): GatewayPrincipal | null {
   const p = authInfo?.extra?.[PRINCIPAL] as GatewayPrincipal | undefined;
-  return p && typeof p.userId === 'string' && (p.client?.kind === 'access_token' || p.client?.kind === 'oauth_client') ? p : null;
+  return p && typeof p.userId === 'string' && isOneOf(GATEWAY_CLIENT_KINDS, p.client?.kind) ? p : null;
 }

@@ -19,7 +19,7 @@ export interface ClientAsk {
    * client that asked for progress, so its own request timeout (the SDK's default is 60 s) can
    * start again while the person has not decided yet.
    */
-  onWaiting?: (waitedMs: number) => void;
+  onWaiting?: (waitedMs: number, message?: string) => void;
   /** The upstream server's progress while the call runs, to a client that asked for progress (./progress.ts). */
   onProgress?: ReturnType<typeof relayedProgress>;
 }
@@ -70,12 +70,12 @@ export function buildGatewayServer(tools: GatewayTools, principal: GatewayPrinci
 function waitingProgress(ctx: ServerContext): ClientAsk['onWaiting'] {
   const token = (ctx.mcpReq._meta as { progressToken?: string | number } | undefined)?.progressToken;
   if (token === undefined) return undefined;
-  return (waitedMs) => {
+  return (waitedMs, message = "Waiting for the person's approval in Switchboard") => {
     if (ctx.mcpReq.signal.aborted) return;
     ctx.mcpReq
       .notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: waitedMs, message: "Waiting for the person's approval in Switchboard" },
+        params: { progressToken: token, progress: waitedMs, message },
       })
       .catch(() => {}); // the client went away: the wait ends by its signal
   };

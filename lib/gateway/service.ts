@@ -5,6 +5,7 @@ import { toolRefusal } from '@/lib/consent/org-policy';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 import type { ConnectDeps } from '@/lib/mcp/connection';
 
+import { ASK_TOOL_NAME, askTool, callAsk, type AskDeps } from './ask-tool';
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
 import { exposableTools, inProfile, toMcpTool, type ExposableTool } from './catalog';
 import { clientNames } from './client-names';
@@ -15,7 +16,7 @@ import { createClientListenBus } from './list-changed';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
-export interface GatewayDeps extends ClientCallDeps {
+export interface GatewayDeps extends ClientCallDeps, Partial<Pick<AskDeps, 'chat' | 'askWaitMs'>> {
   /** How servers are reached for their resources and prompts (the app's, as the chat reads them); without it /mcp offers tools only. */
   connectDeps?: ConnectDeps;
 }
@@ -34,6 +35,8 @@ export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
  * server bumps it): a client's calls in a row do not re-read them.
  */
 export function createGatewayTools(deps: GatewayDeps): GatewayTools {
+  // Switchboard's own agent (./ask-tool.ts), for a client whose profile has it; needs the chat's wiring.
+  const offersAgent = (p: GatewayPrincipal) => p.profile.agentTool === true && deps.chat !== undefined;
   // The names a client sees are computed over the same set on every path (the profile's tools, the
   // organizations' tool lists not applied), so a name listed is the name a call finds. Listing,
   // those lists apply after naming: a tool they forbid is not listed, nor does it make its server's
@@ -64,7 +67,8 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
     stateCodec,
     ...(content && { content }),
     async list(principal): Promise<Tool[]> {
-      return (await exposed(principal, { listing: true })).map(toMcpTool);
+      const tools = (await exposed(principal, { listing: true })).map(toMcpTool);
+      return offersAgent(principal) ? [askTool(), ...tools] : tools;
     },
     async call(principal, name, args, signal, ask): Promise<CallToolResult | InputRequiredResult> {
       const busy = inFlight.get(principal.client.id) ?? 0;
@@ -94,6 +98,8 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
   ): Promise<CallToolResult | InputRequiredResult> {
     const limited = await rateLimited(deps, principal);
     if (limited) return limited;
+    if (name === ASK_TOOL_NAME && offersAgent(principal))
+      return callAsk({ ...deps, chat: deps.chat! }, principal, args, signal, ask.onWaiting);
     const tool = (await exposed(principal)).find((t) => t.name === name);
     if (!tool) {
       return errorResult(

@@ -25,6 +25,8 @@ export interface ConnectedClientView {
   ownNames: boolean;
   /** The client also reads the exposed servers' resources and prompts (lib/gateway/content.ts). */
   content: boolean;
+  /** Switchboard's own agent is offered as `switchboard_ask`. */
+  agentTool: boolean;
 }
 
 export async function connectedClients(db: Db, userId: string): Promise<ConnectedClientView[]> {
@@ -40,5 +42,6 @@ export async function connectedClients(db: Db, userId: string): Promise<Connecte
     askInClient: r.profile.askInClient === true,
     ownNames: r.profile.ownNames === true,
     content: r.profile.content === true,
+    agentTool: r.profile.agentTool === true,
   }));
 }

@@ -75,7 +75,10 @@ async function build(): Promise<Runtime> {
       auditKeys: engine.auditKeys,
       bus: engine.bus,
       approvalWaitMs: readConfig().MCP_APPROVAL_WAIT_MS,
+      askWaitMs: readConfig().MCP_ASK_WAIT_MS,
       stateKey: requestStateKey(secret),
+      // switchboard_ask starts turns with the chat's own wiring.
+      chat: { handle, engine, modelConfig, models: engine.models, tools },
     }),
   };
 }

@@ -88,7 +88,7 @@ export function ClientsSection({ initial, tools }: { initial: ConnectedClientVie
                       )}
                     </span>
                   </p>
-                  <ExposedTools tools={c.tools} testId="client-tools" />
+                  <ExposedTools tools={c.tools} agentTool={c.agentTool} testId="client-tools" />
                 </div>
                 <ExposureActions
                   name={c.name}

@@ -10,9 +10,9 @@ import type { PickableTool } from '@/lib/gateway/catalog';
 
 /**
  * Changes which tools a token exposes (PATCH, the whole list), whether a call that needs approval
- * is also asked in the client's own window, whether the client sees the servers' own names, and
- * whether it reads those servers' resources and prompts too; a
- * client using it sees the change at its next request.
+ * is also asked in the client's own window, whether the client sees the servers' own names,
+ * whether it reads those servers' resources and prompts too, and whether Switchboard's own agent is
+ * offered to it as a tool; a client using it sees the change at its next request.
  */
 export function EditToolsDialog({
   token,
@@ -21,7 +21,7 @@ export function EditToolsDialog({
   onSaved,
 }: {
   /** A personal token or a connected client (both are token rows). */
-  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'ownNames' | 'content'>;
+  token: Pick<AccessTokenView, 'id' | 'name' | 'tools' | 'askInClient' | 'ownNames' | 'content' | 'agentTool'>;
   tools: PickableTool[];
   onClose: () => void;
   onSaved: () => Promise<void>;
@@ -31,17 +31,19 @@ export function EditToolsDialog({
   const [askInClient, setAskInClient] = useState(token.askInClient);
   const [ownNames, setOwnNames] = useState(token.ownNames);
   const [content, setContent] = useState(token.content);
+  const [agentTool, setAgentTool] = useState(token.agentTool);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const askHint = useId();
   const namesHint = useId();
   const contentHint = useId();
+  const agentHint = useId();
 
   async function save() {
     setBusy(true);
     setError('');
     try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, ownNames, content } });
+      await api(`/api/account/tokens/${token.id}`, { method: 'PATCH', body: { tools: value, askInClient, ownNames, content, agentTool } });
       await onSaved();
       onClose();
     } catch (err) {
@@ -69,6 +71,23 @@ export function EditToolsDialog({
       }
     >
       <ToolPicker tools={tools} value={value} onChange={setValue} idPrefix={`edit-${token.id}`} />
+      <div className="mt-4 flex items-start gap-3">
+        <Switch
+          checked={agentTool}
+          onChange={setAgentTool}
+          label="Offer Switchboard's agent as a tool"
+          aria-describedby={agentHint}
+          className="mt-0.5"
+        />
+        <div className="min-w-0">
+          <p className="text-sm font-medium text-fg">Offer Switchboard&apos;s agent as a tool</p>
+          <p id={agentHint} className="text-[13px] text-muted">
+            The client gets switchboard_ask: it starts a conversation here with your model and instructions, using only the tools ticked
+            above, and gets the final answer. Calls that need approval wait for you in that conversation. Its conversations are marked with
+            the client&apos;s name.
+          </p>
+        </div>
+      </div>
       <div className="mt-4 flex items-start gap-3">
         <Switch
           checked={askInClient}

@@ -9,7 +9,8 @@ import { Button } from '@/app/_components/ui';
  * are token rows): the tools it exposes on /mcp, and its Tools and Revoke buttons.
  */
 
-export function ExposedTools({ tools, testId }: { tools: string[]; testId: string }) {
+/** `agentTool`: Switchboard's own agent is offered too (`switchboard_ask`, lib/gateway/ask-tool.ts). */
+export function ExposedTools({ tools, agentTool = false, testId }: { tools: string[]; agentTool?: boolean; testId: string }) {
   return (
     <p className="mt-1 text-xs leading-5 break-words text-muted" data-testid={testId}>
       {tools.length === 0 ? (
@@ -19,6 +20,7 @@ export function ExposedTools({ tools, testId }: { tools: string[]; testId: strin
           Exposes <span className="font-mono">{tools.join(', ')}</span>
         </>
       )}
+      {agentTool && ", and Switchboard's agent (switchboard_ask)"}
     </p>
   );
 }

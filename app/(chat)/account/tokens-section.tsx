@@ -161,7 +161,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
                       )}
                     </span>
                   </p>
-                  <ExposedTools tools={t.tools} testId="token-tools" />
+                  <ExposedTools tools={t.tools} agentTool={t.agentTool} testId="token-tools" />
                 </div>
                 <ExposureActions
                   name={t.name}

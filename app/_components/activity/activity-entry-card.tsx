@@ -47,7 +47,7 @@ export const ActivityEntryCard = memo(function ActivityEntryCard({ entry, highli
           <span className="flex flex-wrap gap-x-2">
             <time dateTime={entry.at}>{when(entry.at)}</time>
             {c.kind === 'client_call' && <span>by the MCP client “{c.client.name}”</span>}
-            {c.kind !== 'client_call' && c.conversation && (
+            {c.conversation && (
               <span>
                 in{' '}
                 <Link href={`/c/${c.conversation.id}`} className="underline decoration-border-strong underline-offset-2 hover:text-fg">

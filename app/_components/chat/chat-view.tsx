@@ -21,7 +21,7 @@ import { ToolsPanel } from '../tools-panel/tools-panel';
 import { enabledCount } from '../tools-panel/tools-view';
 import { useConversationTools } from '../tools-panel/use-conversation-tools';
 import type { ConversationView } from '../types';
-import { Button, Notice } from '../ui/index';
+import { Badge, Button, Notice } from '../ui/index';
 import { EmptyConversation } from './empty-conversation';
 import { ExportMenu } from './export-menu';
 import { Note } from './message-item';
@@ -130,6 +130,11 @@ export function ChatView({ initial, modelLabel, pingMs }: { initial: Conversatio
       {/* The conversation's header: on a phone its buttons join the shell's header instead. */}
       <div className="hidden h-12 shrink-0 items-center gap-2 border-b border-border px-4 md:flex md:px-6">
         <span className="min-w-0 flex-1 truncate text-sm font-medium text-fg">{title}</span>
+        {initial.startedBy && (
+          <Badge tone="neutral" title="This conversation was started through Switchboard's agent tool (switchboard_ask)">
+            via {initial.startedBy}
+          </Badge>
+        )}
         <ConversationInstructions conversationId={initial.id} initial={initial.instructions} track={settings.track} />
         <ExportMenu conversationId={initial.id} />
         {shareButton()}

@@ -1,6 +1,6 @@
 'use client';
 
-import { History, Inbox, LogOut, Pencil, Server, Share2, SquarePen, Trash2, UserCog, X } from 'lucide-react';
+import { History, Inbox, LogOut, Pencil, PlugZap, Server, Share2, SquarePen, Trash2, UserCog, X } from 'lucide-react';
 import Link from 'next/link';
 import { usePathname, useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
@@ -257,7 +257,11 @@ function ConversationItem({
           active ? 'font-medium text-fg' : 'text-muted group-hover:text-fg',
         )}
       >
+        {conversation.startedBy && (
+          <PlugZap aria-hidden className="mr-1.5 inline size-3.5 -translate-y-px text-faint" data-testid="started-by-client" />
+        )}
         {conversation.title}
+        {conversation.startedBy && <span className="sr-only"> (started by the MCP client “{conversation.startedBy}”)</span>}
       </Link>
       {/* On a desktop the actions appear over the end of the title on hover or focus; on a phone they always show. */}
       <span

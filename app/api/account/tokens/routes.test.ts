@@ -72,6 +72,7 @@ describe('/api/account/tokens', () => {
         askInClient: false,
         ownNames: false,
         content: false,
+        agentTool: false,
       },
     ]);
     const listText = JSON.stringify(listed);

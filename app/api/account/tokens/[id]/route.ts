@@ -6,11 +6,12 @@ import { authed, requireUuid } from '@/lib/server/route';
 type P = { id: string };
 
 /**
- * `{ name?, tools?, askInClient?, ownNames?, content? }`: renames the token, replaces the tools it
- * exposes on /mcp (the whole list; a client using it sees the change at its next request), lets a
- * call that needs approval be asked in the client's own window too, shows the client the servers'
- * own names, and/or lets it read the exposed servers' resources and prompts (the last three off
- * by default). Only a signed-in session may: a token cannot change what it reaches.
+ * `{ name?, tools?, askInClient?, ownNames?, content?, agentTool? }`: renames the token, replaces the
+ * tools it exposes on /mcp (the whole list; a client using it sees the change at its next request),
+ * lets a call that needs approval be asked in the client's own window too, shows the client the
+ * servers' own names, lets it read the exposed servers' resources and prompts, and/or offers
+ * Switchboard's own agent as `switchboard_ask` (all off by default). Only a signed-in session may:
+ * a token cannot change what it reaches.
  */
 export const PATCH = authed<P>(
   async ({ req, params, session, rt }) => {
@@ -22,11 +23,14 @@ export const PATCH = authed<P>(
       ...(input.askInClient !== undefined && { askInClient: input.askInClient }),
       ...(input.ownNames !== undefined && { ownNames: input.ownNames }),
       ...(input.content !== undefined && { content: input.content }),
+      ...(input.agentTool !== undefined && { agentTool: input.agentTool }),
     };
     const change = { ...(input.name !== undefined && { name: input.name }), ...(Object.keys(profile).length > 0 && { profile }) };
     const updated = await updateAccessToken(rt.handle.db, session.user.id, id, change);
     // A client holding a listen stream hears that its lists changed (lib/gateway/list-changed.ts).
-    if (input.tools !== undefined || input.ownNames !== undefined || input.content !== undefined) rt.mcp.profileChanged(id);
+    if (input.tools !== undefined || input.ownNames !== undefined || input.content !== undefined || input.agentTool !== undefined) {
+      rt.mcp.profileChanged(id);
+    }
     return Response.json(updated);
   },
   { write: true },
