@@ -1,10 +1,10 @@
 'use client';
 
 import { Link2 } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, CopyButton, Dialog, Field, Input, Notice, Select, Spinner, Switch } from '@/app/_components/ui';
+import { Button, CopyButton, Dialog, Field, HintedSwitch, Input, Notice, Select, Spinner } from '@/app/_components/ui';
 
 import { ShareLinkList } from './share-link-list';
 import {
@@ -54,8 +54,6 @@ export function ShareDialog({
     open ? `/api/conversations/${conversationId}/shares` : null,
     openCount,
   );
-  const detailsHint = useId();
-  const filesHint = useId();
 
   async function create() {
     setBusy(true);
@@ -115,37 +113,19 @@ export function ShareDialog({
               void create();
             }}
           >
-            <div className="flex items-start gap-3">
-              <Switch
-                checked={options.includeToolDetails}
-                onChange={(includeToolDetails) => setOptions((o) => ({ ...o, includeToolDetails }))}
-                label="Include tool arguments and results"
-                aria-describedby={detailsHint}
-                className="mt-0.5"
-                data-autofocus
-              />
-              <div className="min-w-0">
-                <p className="text-sm font-medium text-fg">Include tool arguments and results</p>
-                <p id={detailsHint} className="text-[13px] text-muted">
-                  {toolDetailsSentence(options.includeToolDetails)}
-                </p>
-              </div>
-            </div>
-            <div className="flex items-start gap-3">
-              <Switch
-                checked={options.includeFiles}
-                onChange={(includeFiles) => setOptions((o) => ({ ...o, includeFiles }))}
-                label="Include attached files"
-                aria-describedby={filesHint}
-                className="mt-0.5"
-              />
-              <div className="min-w-0">
-                <p className="text-sm font-medium text-fg">Include attached files</p>
-                <p id={filesHint} className="text-[13px] text-muted">
-                  {filesSentence(options.includeFiles)}
-                </p>
-              </div>
-            </div>
+            <HintedSwitch
+              checked={options.includeToolDetails}
+              onChange={(includeToolDetails) => setOptions((o) => ({ ...o, includeToolDetails }))}
+              label="Include tool arguments and results"
+              data-autofocus
+              hint={toolDetailsSentence(options.includeToolDetails)}
+            />
+            <HintedSwitch
+              checked={options.includeFiles}
+              onChange={(includeFiles) => setOptions((o) => ({ ...o, includeFiles }))}
+              label="Include attached files"
+              hint={filesSentence(options.includeFiles)}
+            />
             <div className="grid gap-4 sm:grid-cols-2">
               <Field label="Who can open it" hint={AUDIENCE[options.audience].hint}>
                 <Select

@@ -10,6 +10,7 @@ export { Disclosure, type DisclosureProps } from './disclosure';
 export { EmptyState, type EmptyStateProps } from './empty-state';
 export { Field, Input, Select, Textarea, type FieldProps, type InputProps, type SelectProps, type TextareaProps } from './field';
 export { HeaderButton, type HeaderButtonProps } from './header-button';
+export { HintedSwitch, type HintedSwitchProps } from './hinted-switch';
 export { IconButton, iconButtonClasses, type IconButtonProps } from './icon-button';
 export { Kbd } from './kbd';
 export { Notice, type NoticeProps, type NoticeTone } from './notice';
