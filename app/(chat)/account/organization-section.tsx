@@ -6,7 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, buttonClasses, CardBody, CardFooter, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
+import { Badge, Button, buttonClasses, CardBody, CardFooter, CopyField, Field, Input, Notice } from '@/app/_components/ui';
 import type { OrgRole } from '@/db/vocabulary';
 import type { MyOrg } from '@/lib/orgs/orgs';
 
@@ -129,18 +129,7 @@ function OrgRow({ org }: { org: MyOrg }) {
       )}
       {link && (
         <div data-testid="invitation-link">
-          <Field label="Invitation link" id={`invite-${org.id}`}>
-            <div className="flex items-center gap-1">
-              <Input
-                readOnly
-                value={link.url}
-                onFocus={(e) => e.currentTarget.select()}
-                spellCheck={false}
-                className="font-mono text-[13px] md:text-[13px]"
-              />
-              <CopyButton text={link.url} label="Copy invitation link" />
-            </div>
-          </Field>
+          <CopyField label="Invitation link" id={`invite-${org.id}`} value={link.url} copyLabel="Copy invitation link" />
           <p className="mt-1.5 text-xs text-faint">
             Works once, for one person, as a member; expires <When iso={link.expiresAt} />. Only a fingerprint of it is kept.
           </p>

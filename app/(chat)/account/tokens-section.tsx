@@ -5,7 +5,7 @@ import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
 import { ToolPicker } from '@/app/_components/mcp-clients/tool-picker';
-import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyButton, Field, Input, Notice, Select } from '@/app/_components/ui';
+import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyField, Field, Input, Notice, Select } from '@/app/_components/ui';
 import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
@@ -97,18 +97,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
       </CardBody>
       {created && (
         <CardBody className="space-y-3 pb-4" data-testid="token-created">
-          <Field label={`Your new token “${created.name}”`} id="token-value">
-            <div className="flex items-center gap-1">
-              <Input
-                readOnly
-                value={created.token}
-                onFocus={(e) => e.currentTarget.select()}
-                spellCheck={false}
-                className="font-mono text-[13px] md:text-[13px]"
-              />
-              <CopyButton text={created.token} label="Copy token" />
-            </div>
-          </Field>
+          <CopyField label={`Your new token “${created.name}”`} id="token-value" value={created.token} copyLabel="Copy token" />
           <Notice tone="warning" role="status">
             Copy it now: <strong className="font-semibold">you won’t see it again.</strong> Only a fingerprint of it is kept, so a lost
             token cannot be shown again; revoke it and create another.

@@ -4,7 +4,7 @@ import { Link2 } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, CopyButton, Dialog, Field, HintedSwitch, Input, Notice, Select, Spinner } from '@/app/_components/ui';
+import { Button, CopyField, Dialog, Field, HintedSwitch, Notice, Select, Spinner } from '@/app/_components/ui';
 
 import { ShareLinkList } from './share-link-list';
 import {
@@ -85,17 +85,7 @@ export function ShareDialog({
       <div className="max-h-[min(70dvh,40rem)] space-y-5 overflow-y-auto pb-5">
         {created ? (
           <div className="space-y-3" data-testid="share-created">
-            <Field label="Your new link" id="share-url">
-              <div className="flex items-center gap-1">
-                <Input
-                  readOnly
-                  value={created.url}
-                  onFocus={(e) => e.currentTarget.select()}
-                  className="font-mono text-[13px] md:text-[13px]"
-                />
-                <CopyButton text={created.url} label="Copy link" />
-              </div>
-            </Field>
+            <CopyField label="Your new link" id="share-url" value={created.url} copyLabel="Copy link" />
             <Notice tone="warning" role="status">
               {URL_SHOWN_ONCE}
             </Notice>

@@ -4,6 +4,7 @@ export { Button, buttonClasses, type ButtonProps, type ButtonSize, type ButtonVa
 export { Card, CardBody, CardFooter, CardHeader, type CardProps, type CardTone } from './card';
 export { CodeBlock, type CodeBlockProps } from './code-block';
 export { CopyButton } from './copy-button';
+export { CopyField } from './copy-field';
 export { cx } from './cx';
 export { ConfirmDialog, Dialog, type ConfirmDialogProps, type DialogProps } from './dialog';
 export { Disclosure, type DisclosureProps } from './disclosure';
