@@ -4,7 +4,7 @@ import { Link2 } from 'lucide-react';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, CopyField, Dialog, Field, HintedSwitch, Notice, Select, Spinner } from '@/app/_components/ui';
+import { Button, CopyField, Dialog, Field, HintedSwitch, Notice, RetryNotice, Select, Spinner } from '@/app/_components/ui';
 
 import { ShareLinkList } from './share-link-list';
 import {
@@ -158,16 +158,7 @@ export function ShareDialog({
             Links to this conversation
           </h3>
           {loadError ? (
-            <Notice
-              tone="error"
-              actions={
-                <Button size="sm" onClick={() => void reload()}>
-                  Try again
-                </Button>
-              }
-            >
-              {loadError}
-            </Notice>
+            <RetryNotice onRetry={reload}>{loadError}</RetryNotice>
           ) : !links ? (
             <Spinner label="Loading links" />
           ) : links.length === 0 ? (

@@ -15,6 +15,7 @@ export { HintedSwitch, type HintedSwitchProps } from './hinted-switch';
 export { IconButton, iconButtonClasses, type IconButtonProps } from './icon-button';
 export { Kbd } from './kbd';
 export { Notice, type NoticeProps, type NoticeTone } from './notice';
+export { RetryNotice } from './retry-notice';
 export { Sheet, type SheetProps } from './sheet';
 export { Spinner } from './spinner';
 export { Switch, type SwitchProps } from './switch';
