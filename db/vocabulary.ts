@@ -148,6 +148,8 @@ export type Plan = (typeof PLANS)[number];
  */
 export const ORG_ROLES = ['owner', 'admin', 'member'] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
+/** How a role is named on screen. */
+export const ORG_ROLE_LABELS: Record<OrgRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 
 /** How an organization's shared server authenticates: each member's own OAuth connection, or one credential the organization keeps. */
 export const ORG_SERVER_AUTH = ['oauth', 'shared'] as const;

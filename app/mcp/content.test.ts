@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError } from '@modelcontextprotocol/client';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -7,17 +6,16 @@ import type { DbHandle } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { createNote } from '@/db/queries/notes';
 import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
-import { enableServer, insertServer } from '@/db/queries/servers';
-import { createUser } from '@/db/queries/users';
 import { accessTokens } from '@/db/schema';
 import { DEFAULT_ORG_POLICY } from '@/db/stored-json';
 import { taintOf } from '@/lib/agent/taint';
-import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
+import type { RawTool } from '@/lib/mcp/catalog';
 import { startConformanceUpstream, type ConformanceUpstream } from '@/test/fixtures/conformance-upstream';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { addReviewedServer, listUpstreamTools } from '@/test/mcp-upstream';
 import { openRouteRuntime } from '@/test/route-runtime';
-import { sessionCookie } from '@/test/route-session';
+import { signedInPerson } from '@/test/route-session';
 
 /**
  * What else than tools an MCP client reaches through `/mcp` (issue 25): the resources, prompts and
@@ -39,12 +37,7 @@ describe('/mcp: resources, prompts, progress and own names', () => {
   beforeAll(async () => {
     h = await openRouteRuntime('mcp-content', { MCP_ALLOW_LOOPBACK: 'true' });
     [alpha, gamma, beta] = await Promise.all([startConformanceUpstream(), startConformanceUpstream(), startFixtureServer()]);
-    for (const url of [alpha.url, gamma.url, beta.url]) {
-      const probe = new Client({ name: 'probe', version: '1.0.0' });
-      await probe.connect(new StreamableHTTPClientTransport(new URL(url)));
-      catalogs.set(url, (await probe.listTools()).tools as RawTool[]);
-      await probe.close();
-    }
+    for (const url of [alpha.url, gamma.url, beta.url]) catalogs.set(url, await listUpstreamTools(url));
     const mcp = await import('./route');
     const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');
     tokens = await import('../api/account/tokens/route');
@@ -58,27 +51,10 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await h?.close();
   });
 
-  async function person() {
-    const user = (await createUser(h.db, { email: `p-${randomBytes(4).toString('hex')}@example.test` }))!;
-    return { userId: user.id, cookie: (await sessionCookie(h.db, user.id)).cookie };
-  }
+  const person = () => signedInPerson(h.db);
   /** A server the person added under `namespace`, trusted (its annotations), its content not (the default), every tool reviewed. */
   async function addServer(userId: string, namespace: string, url: string) {
-    const row = (await insertServer(h.db, userId, {
-      name: `Server ${namespace}`,
-      namespace,
-      url,
-      trust: 'trusted',
-      headersSealed: null,
-      oauthClientId: null,
-      oauthClientSecretSealed: null,
-      timeoutMs: 5000,
-    }))!;
-    const catalog = buildServerCatalog(
-      { id: row.id, namespace, displayName: row.name, url, trust: 'trusted', timeoutMs: 5000 },
-      catalogs.get(url)!,
-    );
-    await enableServer(h.db, userId, row.id, Object.fromEntries(catalog.tools.map((t) => [t.name, t.fingerprint])));
+    await addReviewedServer(h.db, userId, { name: `Server ${namespace}`, namespace, url, trust: 'trusted', tools: catalogs.get(url)! });
   }
   const json = (method: string, cookie: string, body: unknown, path: string) =>
     new Request(`http://localhost${path}`, {

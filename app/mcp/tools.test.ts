@@ -1,20 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createNote, searchNotes } from '@/db/queries/notes';
-import { enableServer, insertServer, setServerEnabled } from '@/db/queries/servers';
-import { createUser } from '@/db/queries/users';
+import { setServerEnabled } from '@/db/queries/servers';
 import { accessTokens, auditEntries, clientApprovals } from '@/db/schema';
 import type { StoredAuditClientCall } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
-import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
+import type { RawTool } from '@/lib/mcp/catalog';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
+import { addReviewedServer, listUpstreamTools } from '@/test/mcp-upstream';
 import { openRouteRuntime } from '@/test/route-runtime';
-import { sessionCookie } from '@/test/route-session';
+import { signedInPerson } from '@/test/route-session';
 
 /**
  * What an MCP client reaches through `/mcp` (issue 25): exactly the tools its token's profile
@@ -39,10 +38,7 @@ describe('/mcp: profiles and calls', () => {
       { onStatement: (sql) => seen?.push(sql) },
     );
     upstream = await startFixtureServer();
-    const probe = new Client({ name: 'probe', version: '1.0.0' });
-    await probe.connect(new StreamableHTTPClientTransport(new URL(upstream.url)));
-    fixtureTools = (await probe.listTools()).tools as RawTool[];
-    await probe.close();
+    fixtureTools = await listUpstreamTools(upstream.url);
     const mcp = await import('./route');
     const metadata = await import('../.well-known/oauth-protected-resource/mcp/route');
     tokens = await import('../api/account/tokens/route');
@@ -56,27 +52,10 @@ describe('/mcp: profiles and calls', () => {
     await h?.close();
   });
 
-  async function person() {
-    const user = (await createUser(h.db, { email: `p-${randomBytes(4).toString('hex')}@example.test` }))!;
-    return { userId: user.id, cookie: (await sessionCookie(h.db, user.id)).cookie };
-  }
+  const person = () => signedInPerson(h.db);
   /** The fixture server added by `userId` under `namespace`, enabled with every tool reviewed. */
-  async function addUpstream(userId: string, namespace: string, trust: Trust) {
-    const row = (await insertServer(h.db, userId, {
-      name: `Upstream ${namespace}`,
-      namespace,
-      url: upstream.url,
-      trust,
-      headersSealed: null,
-      oauthClientId: null,
-      oauthClientSecretSealed: null,
-      timeoutMs: 5000,
-    }))!;
-    const config = { id: row.id, namespace, displayName: row.name, url: upstream.url, trust, timeoutMs: 5000 };
-    const catalog = buildServerCatalog(config, fixtureTools);
-    await enableServer(h.db, userId, row.id, Object.fromEntries(catalog.tools.map((t) => [t.name, t.fingerprint])));
-    return row.id;
-  }
+  const addUpstream = (userId: string, namespace: string, trust: Trust) =>
+    addReviewedServer(h.db, userId, { name: `Upstream ${namespace}`, namespace, url: upstream.url, trust, tools: fixtureTools });
   const json = (method: string, cookie: string | null, body: unknown, path = '/api/account/tokens', extra: Record<string, string> = {}) =>
     new Request(`http://localhost${path}`, {
       method,

@@ -153,5 +153,3 @@ export async function loadAccountData(db: Db, userId: string) {
     accessTokens: tokenRows,
   };
 }
-
-export type AccountData = NonNullable<Awaited<ReturnType<typeof loadAccountData>>>;

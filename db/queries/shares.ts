@@ -176,9 +176,14 @@ async function messageIdAt(db: Db, conversationId: string, seq: number): Promise
   return rows[0]?.id ?? null;
 }
 
-export async function readSnapshot(db: Db, conversationId: string, seq: number): Promise<SnapshotRows> {
+/** The snapshot's messages alone: the path to the message numbered seq (none for seq 0). */
+export async function readSnapshotPath(db: Db, conversationId: string, seq: number): Promise<MessageRow[]> {
   const leaf = seq > 0 ? await messageIdAt(db, conversationId, seq) : null;
-  const snapshot = leaf ? await listPath(db, conversationId, leaf) : [];
+  return leaf ? listPath(db, conversationId, leaf) : [];
+}
+
+export async function readSnapshot(db: Db, conversationId: string, seq: number): Promise<SnapshotRows> {
+  const snapshot = await readSnapshotPath(db, conversationId, seq);
   const runIds = [...new Set(snapshot.flatMap((m) => (m.runId ? [m.runId] : [])))];
   const [calls, runRows] = await Promise.all([
     listToolCallsOfRuns(db, conversationId, runIds),

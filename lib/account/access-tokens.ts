@@ -72,8 +72,6 @@ export const updateAccessTokenSchema = z
     message: 'give at least one of name, tools, askInClient, ownNames, content or agentTool',
   });
 
-export type UpdateAccessTokenInput = z.infer<typeof updateAccessTokenSchema>;
-
 /** A token as the owner's list shows it: never its hash, never the token. */
 export interface AccessTokenView {
   id: string;

@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
@@ -12,6 +11,7 @@ import { passwordOff, passwordSignInEnabled } from '@/lib/auth/providers';
 import { configuredAppUrl } from '@/lib/auth/secure-cookies';
 import { logGrantsEndedAtSignOut } from '@/lib/consent/grant-audit';
 import { AppError } from '@/lib/http/errors';
+import { hashRandomToken, newRandomToken } from '@/lib/random-token';
 
 // Long enough for an operator to pass the link on, short enough that a forgotten one goes stale.
 export const RESET_TOKEN_TTL_MS = 60 * 60_000;
@@ -23,10 +23,6 @@ export const resetPasswordSchema = z
   })
   .strict();
 
-function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
 /**
  * The app sends no mail, so a forgotten password is reset through the operator: this makes a
  * one-time link (`npm run reset-password -- <email>`). The token is 256 random bits; only its
@@ -35,21 +31,21 @@ function hashToken(token: string): string {
 export async function createResetLink(db: Db, email: string, now = new Date()): Promise<{ url: string; expiresAt: Date } | null> {
   const user = await findUserByEmail(db, email);
   if (!user) return null;
-  const token = randomBytes(32).toString('base64url');
+  const token = newRandomToken();
   const expiresAt = new Date(now.getTime() + RESET_TOKEN_TTL_MS);
-  await replaceResetToken(db, { userId: user.id, tokenHash: hashToken(token), expiresAt });
+  await replaceResetToken(db, { userId: user.id, tokenHash: hashRandomToken(token), expiresAt });
   const base = configuredAppUrl()?.origin ?? 'http://localhost:3000';
   return { url: `${base}/reset-password?token=${token}`, expiresAt };
 }
 
 export function isResetLinkUsable(db: Db, token: string): Promise<boolean> {
-  return isResetTokenUsable(db, hashToken(token));
+  return isResetTokenUsable(db, hashRandomToken(token));
 }
 
 /** Uses the link once: sets the new password and ends every session of the account. Returns the user id. */
 export async function resetPassword(db: Db, input: z.infer<typeof resetPasswordSchema>, now = new Date()): Promise<string> {
   if (!passwordSignInEnabled()) throw passwordOff('Setting a password');
-  const tokenHash = hashToken(input.token);
+  const tokenHash = hashRandomToken(input.token);
   // The cheap read first: a dead link costs no scrypt. The consume below is what decides.
   if (!(await isResetTokenUsable(db, tokenHash, now))) throw deadLink();
   const passwordHash = await hashPassword(input.password);

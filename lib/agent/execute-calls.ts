@@ -139,17 +139,11 @@ async function executeOne(
       // Run as a task on the server (MCP Tasks): stored on the call, then followed to its end.
       const followed = await startFollowing(deps, host, run, current, server, outcome.task, signal, taint);
       if (!followed.call) return null;
-      return finishFollowed(deps, followed.call, server, followed, contentTrusted, taint);
+      return storeOutcome(deps, followed.call, server, followed.outcome, { contentTrusted, taint, task: followed.task });
     }
     if ((outcome.kind !== 'timeout' && outcome.kind !== 'failed') || signal.aborted) break;
   }
-  const ran = outcome!;
-  await taint.outcome(ran);
-  const overQuota =
-    ran.kind === 'result'
-      ? (quota: number) => ({ ...resultPatch(current, server, ran.result, quotaFullNote(quota)), contentTrusted })
-      : undefined;
-  return complete(deps, current, { ...patchFor(current, server, ran), contentTrusted }, overQuota, server.showViews === false);
+  return storeOutcome(deps, current, server, outcome!, { contentTrusted, taint });
 }
 
 async function followInterrupted(
@@ -171,31 +165,25 @@ async function followInterrupted(
   const contentTrusted = call.contentTrusted && server.trustContent === true;
   const taint = callTaint(deps.db, call, !contentTrusted);
   const followed = await follow(deps, host, run, call, server, signal, taint);
-  return finishFollowed(deps, call, server, followed, contentTrusted, taint);
+  return storeOutcome(deps, call, server, followed.outcome, { contentTrusted, taint, task: followed.task });
 }
 
-/** A followed task's end, stored as the call's outcome: the same result mapping, quota, taint and audit as any call. */
-async function finishFollowed(
+/**
+ * A server call's outcome, stored: the same result mapping, quota, taint and audit whether it
+ * answered at once or was followed as a task (`task`: kept on the call with its end).
+ */
+async function storeOutcome(
   deps: EngineDeps,
   call: ToolCallRow,
   server: McpServerConfig,
-  followed: { outcome: CallOutcome; task: NonNullable<ToolCallRow['task']> },
-  contentTrusted: boolean,
-  taint: ReturnType<typeof callTaint>,
+  ran: CallOutcome,
+  opts: { contentTrusted: boolean; taint: ReturnType<typeof callTaint>; task?: NonNullable<ToolCallRow['task']> },
 ): Promise<ToolCallRow | null> {
-  const ran = followed.outcome;
-  await taint.outcome(ran);
+  await opts.taint.outcome(ran);
+  const kept = { contentTrusted: opts.contentTrusted, ...(opts.task && { task: opts.task }) };
   const overQuota =
-    ran.kind === 'result'
-      ? (quota: number) => ({ ...resultPatch(call, server, ran.result, quotaFullNote(quota)), contentTrusted, task: followed.task })
-      : undefined;
-  return complete(
-    deps,
-    call,
-    { ...patchFor(call, server, ran), contentTrusted, task: followed.task },
-    overQuota,
-    server.showViews === false,
-  );
+    ran.kind === 'result' ? (quota: number) => ({ ...resultPatch(call, server, ran.result, quotaFullNote(quota)), ...kept }) : undefined;
+  return complete(deps, call, { ...patchFor(call, server, ran), ...kept }, overQuota, server.showViews === false);
 }
 
 /** The host's own tools: answered here, never by a server. */

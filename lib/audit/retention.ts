@@ -1,12 +1,10 @@
 import type { Db } from '@/db/connection';
 import { deleteEntriesThrough, lastEntryBefore, lockChainHead, updateChainHead, usersWithEntriesBefore } from '@/db/queries/audit';
-import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
+import { readConfig, type Env } from '@/lib/config';
 
 import { anchorMac } from './chain';
 import type { AuditKeyring } from './key';
 import { verifyChain } from './verify';
-
-export const DEFAULT_AUDIT_RETENTION_DAYS = CONFIG_DEFAULTS.AUDIT_RETENTION_DAYS;
 
 /** `AUDIT_RETENTION_DAYS`: how long entries are kept (whole days, at least 1; default 365). */
 export function auditRetentionDays(env?: Env): number {

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
 import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
 import { findOAuthAccessToken } from '@/db/queries/oauth-server';
 import { findUserById, type UserRow } from '@/db/queries/users';
 import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
+import { hashRandomToken } from '@/lib/random-token';
 
 /**
  * Personal access tokens (issue 25): `sbp_` + 32 random bytes in base64url. The prefix makes a
@@ -44,16 +45,8 @@ export function newAccessToken(): { token: string; tokenHash: string; prefix: st
   return { token, tokenHash, prefix: token.slice(0, SHOWN_CHARS) };
 }
 
-/**
- * Only this hash is stored. The lookup is by hash, so no comparison of the secret happens in
- * JavaScript that could leak through timing: an attacker controls the input of SHA-256, not
- * its output, and learning how many leading characters of a hash matched an index entry tells
- * nothing about a token with 256 random bits. Plain SHA-256 (no salt, no slow hash) is enough
- * because the token is random, not chosen by a person: there is no dictionary to try.
- */
-export function hashAccessToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+/** Only this hash of a token is stored (lib/random-token.ts says why plain SHA-256 is enough). */
+export const hashAccessToken = hashRandomToken;
 
 export const BEARER_FAILURES = ['missing', 'malformed', 'unknown', 'expired', 'revoked', 'user_gone'] as const;
 export type BearerFailure = (typeof BEARER_FAILURES)[number];

@@ -1,3 +1,5 @@
+import { readCapped } from '@/lib/http/read-capped';
+
 /**
  * How the app talks to a sign-in provider (OIDC discovery, token, JWKS, userinfo): bounded in
  * time and in size, like every outbound request of the app — but not through the MCP URL guard
@@ -46,18 +48,5 @@ async function readAtMost(res: Response, maxBytes: number, url: string): Promise
     await res.body.cancel().catch(() => {});
     throw new IssuerAnswerTooLarge(url);
   }
-  const chunks: Uint8Array[] = [];
-  let seen = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    seen += chunk.byteLength;
-    if (seen > maxBytes) throw new IssuerAnswerTooLarge(url);
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(seen);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return readCapped(res.body, maxBytes, () => new IssuerAnswerTooLarge(url));
 }

@@ -1,5 +1,6 @@
+import { z } from 'zod';
+
 import type { StoredMessageContent } from '@/db/stored-json';
-import { AppError } from '@/lib/http/errors';
 
 /*
  * A long conversation reaches the page a page at a time: the conversation's view carries the end
@@ -47,11 +48,11 @@ export function pageEnd(path: readonly PathMessage[], from: number, limit: numbe
   return end;
 }
 
-/** The `limit` of a further page's query (PAGE_MESSAGES when absent); a 400 naming it when malformed. */
-export function pageLimitOf(query: URLSearchParams): number {
-  const raw = query.get('limit') ?? String(PAGE_MESSAGES);
-  if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE_MESSAGES) {
-    throw new AppError('bad_request', 'query', `limit: must be a whole number from 1 to ${MAX_PAGE_MESSAGES} (got "${raw}").`, 'limit');
-  }
-  return Number(raw);
-}
+/** The `limit` of a further page's query, for readQuery (PAGE_MESSAGES when absent): a whole number from 1 to MAX_PAGE_MESSAGES. */
+export const pageLimitParam = z
+  .string()
+  .default(String(PAGE_MESSAGES))
+  .refine((raw) => /^\d{1,4}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_PAGE_MESSAGES, {
+    error: (issue) => `must be a whole number from 1 to ${MAX_PAGE_MESSAGES} (got "${String(issue.input)}").`,
+  })
+  .transform(Number);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 
 import { AppError } from './errors';
+import { readCapped } from './read-capped';
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
@@ -41,19 +42,5 @@ function tooLarge(maxBytes: number): AppError {
 }
 
 export async function readTextCapped(req: Request, maxBytes: number): Promise<string> {
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(await readCapped(req.body, maxBytes, () => tooLarge(maxBytes)));
 }

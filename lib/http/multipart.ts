@@ -1,4 +1,5 @@
 import { AppError } from './errors';
+import { readCapped } from './read-capped';
 
 /** Room for the multipart framing around the file: boundaries, part headers, a long file name. */
 const FRAMING_BYTES = 64 * 1024;
@@ -21,7 +22,7 @@ export async function readFileField(req: Request, field: string, maxFileBytes: n
   const tooLarge = () =>
     new AppError('payload_too_large', 'body', `${field}: no file may be larger than ${Math.round(maxFileBytes / 1024 / 1024)} MB.`, field);
   if (Number(req.headers.get('content-length') ?? NaN) > cap) throw tooLarge();
-  const body = await readCapped(req, cap, tooLarge);
+  const body = await readCapped(req.body, cap, tooLarge);
   let form: FormData;
   try {
     form = await new Response(body, { headers: { 'content-type': type } }).formData();
@@ -33,28 +34,4 @@ export async function readFileField(req: Request, field: string, maxFileBytes: n
     throw new AppError('bad_request', 'body', `${field}: send one file in the form field "${field}".`, field);
   }
   return { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-}
-
-async function readCapped(req: Request, cap: number, tooLarge: () => AppError): Promise<Uint8Array<ArrayBuffer>> {
-  if (!req.body) return new Uint8Array();
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

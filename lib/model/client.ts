@@ -25,7 +25,6 @@ export type ModelConfig = {
 export const DEFAULT_MODEL = CONFIG_DEFAULTS.ANTHROPIC_MODEL;
 export const DEMO_MODEL_LABEL = 'Demo model (offline)';
 export const DEMO_BASE_URL = 'http://demo.model.invalid';
-export const DEFAULT_DEMO_DELAY_MS = CONFIG_DEFAULTS.DEMO_MODEL_DELAY_MS;
 
 /** Sent when only a base URL is set (e.g. a local gateway): the SDK refuses to run with no credential. */
 const PLACEHOLDER_API_KEY = 'switchboard-no-api-key';

@@ -1,16 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-
 import type { Db } from '@/db/connection';
 import { acceptInvitation, findOrgName, insertInvitation } from '@/db/queries/orgs';
 import { AppError } from '@/lib/http/errors';
+import { hashRandomToken, newRandomToken } from '@/lib/random-token';
 
 import { MANAGING_ROLES, requireOrgRole } from './access';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-
-// Only the hash is stored: a copy of the database lets nobody join.
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export function invitationUrl(origin: string, token: string): string {
   return `${origin}/invitations/${token}`;
@@ -25,9 +21,9 @@ export async function createInvitation(
   now = new Date(),
 ): Promise<{ url: string; expiresAt: string }> {
   await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'invite people');
-  const token = randomBytes(32).toString('base64url');
+  const token = newRandomToken();
   const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
-  await insertInvitation(db, { tokenHash: hashToken(token), orgId, createdBy: userId, expiresAt });
+  await insertInvitation(db, { tokenHash: hashRandomToken(token), orgId, createdBy: userId, expiresAt });
   return { url: invitationUrl(origin, token), expiresAt: expiresAt.toISOString() };
 }
 
@@ -38,7 +34,7 @@ export async function acceptInvitationToken(
   userId: string,
   now = new Date(),
 ): Promise<{ orgId: string; name: string; role: 'member' }> {
-  const result = await acceptInvitation(db, hashToken(token), userId, now);
+  const result = await acceptInvitation(db, hashRandomToken(token), userId, now);
   if (!result.ok && result.reason === 'already_member') {
     throw new AppError('conflict', 'invitation', 'You already belong to this organization; the link is left for someone else.');
   }

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/connection';
 import { hitRateLimit, rateLimitCount } from '@/db/queries/rate-limits';
-import { CONFIG_DEFAULTS, readConfig, type Env } from '@/lib/config';
+import { readConfig, type Env } from '@/lib/config';
 import { AppError } from '@/lib/http/errors';
 
 export const SHARE_LOOKUP_WINDOW_MS = 60_000;
@@ -11,11 +11,6 @@ export interface ShareLookupLimits {
   /** Links opened per minute by everyone the app cannot tell apart (signed out, no TRUSTED_PROXIES). */
   unidentified: number;
 }
-
-export const DEFAULT_SHARE_LOOKUP_LIMITS: ShareLookupLimits = {
-  perClient: CONFIG_DEFAULTS.SHARE_LOOKUPS_PER_MINUTE,
-  unidentified: CONFIG_DEFAULTS.SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE,
-};
 
 /** `SHARE_LOOKUPS_PER_MINUTE` and `SHARE_UNIDENTIFIED_LOOKUPS_PER_MINUTE`, from the configuration. */
 export function shareLookupLimits(env?: Env): ShareLookupLimits {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '@/db/connection';
 import { fileRefIds } from '@/db/file-refs';
 import { listFilesByIds } from '@/db/queries/files';
+import type { MessageRow } from '@/db/queries/messages';
 import { listPoliciesOfUser } from '@/db/queries/orgs';
 import {
   currentSnapshotPoint,
@@ -14,12 +15,12 @@ import {
   listShareLinks,
   moveShareSnapshot,
   readSnapshot,
+  readSnapshotPath,
   type ShareLinkListing,
   type ShareLinkRow,
-  type SnapshotRows,
 } from '@/db/queries/shares';
 import { getConversationTaint } from '@/db/queries/taint';
-import { callsAskedOn } from '@/db/queries/tool-calls';
+import { listToolCallsAskedOn } from '@/db/queries/tool-calls';
 import type { StoredMessageContent } from '@/db/stored-json';
 import type { ShareAudience, ShareExpiry } from '@/db/vocabulary';
 import { FIRST_PAGE_MESSAGES, pageEnd } from '@/lib/chat/path-page';
@@ -211,7 +212,7 @@ export async function openShare(
   clientKey: string | null,
 ): Promise<SharedConversationView> {
   const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
-  const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
+  const path = await readSnapshotPath(rt.handle.db, link.conversationId, link.snapshotSeq);
   return {
     title: link.snapshotTitle,
     snapshotAt: link.snapshotAt.toISOString(),
@@ -219,7 +220,7 @@ export async function openShare(
     includeToolDetails: link.includeToolDetails,
     includeFiles: link.includeFiles,
     audience: link.audience,
-    ...(await sharedPage(rt.handle.db, link, snapshot, 0, FIRST_PAGE_MESSAGES)),
+    ...(await sharedPage(rt.handle.db, link, path, 0, FIRST_PAGE_MESSAGES)),
   };
 }
 
@@ -236,22 +237,29 @@ export async function openSharedMessages(
   page: { after: string; limit: number },
 ): Promise<SharedMessagesPage> {
   const link = await resolveShare(rt, token, { userId: viewer?.userId ?? null, address: clientKey });
-  const snapshot = await readSnapshot(rt.handle.db, link.conversationId, link.snapshotSeq);
-  const at = snapshot.messages.findIndex((m) => m.id === page.after);
+  const path = await readSnapshotPath(rt.handle.db, link.conversationId, link.snapshotSeq);
+  const at = path.findIndex((m) => m.id === page.after);
   if (at < 0) throw new AppError('not_found', 'message', `No message with id "${page.after}" in this shared conversation.`);
-  return sharedPage(rt.handle.db, link, snapshot, at + 1, page.limit);
+  return sharedPage(rt.handle.db, link, path, at + 1, page.limit);
 }
 
-/** The page of about `limit` messages from `from` (whole turns), redacted as the link says. */
-async function sharedPage(db: Db, link: ShareLinkRow, snapshot: SnapshotRows, from: number, limit: number): Promise<SharedMessagesPage> {
-  const end = pageEnd(snapshot.messages, from, limit);
-  const page = snapshot.messages.slice(from, end);
-  const files = link.includeFiles ? await snapshotFiles(db, link.userId, page) : null;
+/**
+ * The page of about `limit` messages of the snapshot's path from `from` (whole turns), redacted as
+ * the link says. The whole path is read (where the page starts and what comes after it are counted
+ * on it); tool calls and files only for the page's messages.
+ */
+async function sharedPage(db: Db, link: ShareLinkRow, path: MessageRow[], from: number, limit: number): Promise<SharedMessagesPage> {
+  const end = pageEnd(path, from, limit);
+  const page = path.slice(from, end);
+  const [files, calls] = await Promise.all([
+    link.includeFiles ? snapshotFiles(db, link.userId, page) : null,
+    listToolCallsAskedOn(db, link.conversationId, page),
+  ]);
   return {
     messages: page.flatMap((m) => toSharedMessage(m, files) ?? []),
-    toolCalls: callsAskedOn(page, snapshot.toolCalls).map((c) => toSharedToolCall(c, link.includeToolDetails)),
-    later: snapshot.messages.slice(end).filter(isShown).length,
-    next: end < snapshot.messages.length ? snapshot.messages[end - 1]!.id : null,
+    toolCalls: calls.map((c) => toSharedToolCall(c, link.includeToolDetails)),
+    later: path.slice(end).filter(isShown).length,
+    next: end < path.length ? path[end - 1]!.id : null,
   };
 }
 

@@ -5,7 +5,7 @@ import { createConversation } from '@/db/queries/conversations';
 import { listPath } from '@/db/queries/messages';
 import { createUser } from '@/db/queries/users';
 import { startRun } from '@/lib/agent/engine';
-import { AppError } from '@/lib/http/errors';
+import { rejection } from '@/test/app-error';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
 
@@ -20,15 +20,6 @@ import type { SharedMessagesPage } from './views';
 const ORIGIN = 'http://localhost:3000';
 const TURNS = 24;
 const tokenOf = (url: string) => url.split('/share/')[1]!;
-
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`a long shared conversation on ${kind}`, () => {

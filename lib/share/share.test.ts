@@ -15,7 +15,7 @@ import { DEFAULT_SYSTEM_PROMPT } from '@/lib/agent/deps';
 import { startRun } from '@/lib/agent/engine';
 import { toMessageParams } from '@/lib/agent/history';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
-import { AppError } from '@/lib/http/errors';
+import { rejection } from '@/test/app-error';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { text, toolEngine, toolUse } from '@/test/tool-harness';
 
@@ -39,15 +39,6 @@ import { hashShareToken } from './tokens';
 const SECRET = 'ARG-7f3c-secret';
 const ORIGIN = 'http://localhost:3000';
 const tokenOf = (url: string) => url.split('/share/')[1]!;
-
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 for (const { kind, available } of TEST_DATABASES) {
   describe.skipIf(!available)(`share links on ${kind}`, () => {

@@ -1,17 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashRandomToken, newRandomToken } from '@/lib/random-token';
 
 /**
  * A share link's token: 32 random bytes, base64url (43 characters). Only its SHA-256 is stored,
  * so a database dump opens no link; the token itself is shown to the owner once.
  */
 export function newShareToken(): { token: string; hash: string } {
-  const token = randomBytes(32).toString('base64url');
+  const token = newRandomToken();
   return { token, hash: hashShareToken(token) };
 }
 
-export function hashShareToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+export const hashShareToken = hashRandomToken;
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -3,13 +3,14 @@
 import { PlugZap } from 'lucide-react';
 import { useState } from 'react';
 
-import { api, ApiError } from '@/app/_components/api';
-import { Badge, CardBody, ConfirmDialog, Notice } from '@/app/_components/ui';
+import { api } from '@/app/_components/api';
+import { Badge, CardBody } from '@/app/_components/ui';
 import type { PickableTool } from '@/lib/gateway/catalog';
 import type { ConnectedClientView } from '@/lib/oauth-server/connected-clients';
 
 import { EditToolsDialog } from './edit-tools-dialog';
 import { ExposedTools, ExposureActions } from './exposure-row';
+import { RevokeTokenDialog } from './revoke-token-dialog';
 import { Section } from './ui';
 import { When } from './when';
 
@@ -22,25 +23,9 @@ export function ClientsSection({ initial, tools }: { initial: ConnectedClientVie
   const [clients, setClients] = useState(initial);
   const [editing, setEditing] = useState<ConnectedClientView | null>(null);
   const [revoking, setRevoking] = useState<ConnectedClientView | null>(null);
-  const [revokeBusy, setRevokeBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState('');
 
   async function refresh() {
     setClients((await api<{ clients: ConnectedClientView[] }>('/api/account/clients')).clients);
-  }
-
-  async function revoke(client: ConnectedClientView) {
-    setRevokeBusy(true);
-    setRevokeError('');
-    try {
-      await api(`/api/account/tokens/${client.id}`, { method: 'DELETE' });
-      setRevoking(null);
-      await refresh();
-    } catch (err) {
-      setRevokeError(err instanceof ApiError ? err.message : 'Could not revoke the client.');
-    } finally {
-      setRevokeBusy(false);
-    }
   }
 
   return (
@@ -90,32 +75,21 @@ export function ClientsSection({ initial, tools }: { initial: ConnectedClientVie
                   </p>
                   <ExposedTools tools={c.tools} agentTool={c.agentTool} testId="client-tools" />
                 </div>
-                <ExposureActions
-                  name={c.name}
-                  onTools={() => setEditing(c)}
-                  onRevoke={() => {
-                    setRevokeError('');
-                    setRevoking(c);
-                  }}
-                />
+                <ExposureActions name={c.name} onTools={() => setEditing(c)} onRevoke={() => setRevoking(c)} />
               </li>
             ))}
           </ul>
         )}
       </CardBody>
       {editing && <EditToolsDialog token={editing} tools={tools} onClose={() => setEditing(null)} onSaved={refresh} />}
-      <ConfirmDialog
-        open={revoking !== null}
+      <RevokeTokenDialog
+        token={revoking}
         onClose={() => setRevoking(null)}
-        title={`Revoke “${revoking?.name ?? ''}”?`}
+        onRevoked={refresh}
         description="It is cut off at its next request and must be allowed again to reconnect."
         confirmLabel="Revoke client"
-        tone="danger"
-        busy={revokeBusy}
-        onConfirm={() => revoking && void revoke(revoking)}
-      >
-        {revokeError && <Notice tone="error">{revokeError}</Notice>}
-      </ConfirmDialog>
+        failure="Could not revoke the client."
+      />
     </Section>
   );
 }

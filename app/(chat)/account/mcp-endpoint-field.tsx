@@ -2,7 +2,7 @@
 
 import { useSyncExternalStore } from 'react';
 
-import { CopyButton, Field, Input } from '@/app/_components/ui';
+import { CopyField } from '@/app/_components/ui';
 
 const noChange = () => () => {};
 
@@ -18,26 +18,17 @@ export function McpEndpointField() {
   );
   const url = origin ? `${origin}/mcp` : '/mcp';
   return (
-    <Field
+    <CopyField
       label="MCP endpoint"
       id="mcp-endpoint"
+      value={url}
+      copyLabel="Copy MCP endpoint URL"
       hint={
         <>
           Add it to your MCP client as a Streamable HTTP server with the header{' '}
           <code className="font-mono text-[12px]">Authorization: Bearer sbp_…</code> (one of the tokens below).
         </>
       }
-    >
-      <div className="flex items-center gap-1">
-        <Input
-          readOnly
-          value={url}
-          onFocus={(e) => e.currentTarget.select()}
-          spellCheck={false}
-          className="font-mono text-[13px] md:text-[13px]"
-        />
-        <CopyButton text={url} label="Copy MCP endpoint URL" />
-      </div>
-    </Field>
+    />
   );
 }

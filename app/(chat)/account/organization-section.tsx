@@ -6,14 +6,13 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, buttonClasses, CardBody, CardFooter, CopyButton, Field, Input, Notice } from '@/app/_components/ui';
-import type { OrgRole } from '@/db/vocabulary';
+import { Badge, Button, buttonClasses, CardBody, CardFooter, CopyField, Field, Input, Notice } from '@/app/_components/ui';
+import { ORG_ROLE_LABELS, type OrgRole } from '@/db/vocabulary';
 import type { MyOrg } from '@/lib/orgs/orgs';
 
 import { Section } from './ui';
 import { When } from './when';
 
-const ROLE_LABELS: Record<OrgRole, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 const MANAGES: readonly OrgRole[] = ['owner', 'admin'];
 
 /** The organizations the person belongs to, with their role; an owner or admin makes invitation links here. */
@@ -101,7 +100,7 @@ function OrgRow({ org }: { org: MyOrg }) {
         <div className="min-w-0 flex-1">
           <p className="flex flex-wrap items-center gap-2 text-sm font-medium text-fg">
             <span className="min-w-0 break-words">{org.name}</span>
-            <Badge>{ROLE_LABELS[org.role]}</Badge>
+            <Badge>{ORG_ROLE_LABELS[org.role]}</Badge>
           </p>
           <p className="mt-0.5 text-xs leading-5 text-faint">
             {org.joinDomain
@@ -129,18 +128,7 @@ function OrgRow({ org }: { org: MyOrg }) {
       )}
       {link && (
         <div data-testid="invitation-link">
-          <Field label="Invitation link" id={`invite-${org.id}`}>
-            <div className="flex items-center gap-1">
-              <Input
-                readOnly
-                value={link.url}
-                onFocus={(e) => e.currentTarget.select()}
-                spellCheck={false}
-                className="font-mono text-[13px] md:text-[13px]"
-              />
-              <CopyButton text={link.url} label="Copy invitation link" />
-            </div>
-          </Field>
+          <CopyField label="Invitation link" id={`invite-${org.id}`} value={link.url} copyLabel="Copy invitation link" />
           <p className="mt-1.5 text-xs text-faint">
             Works once, for one person, as a member; expires <When iso={link.expiresAt} />. Only a fingerprint of it is kept.
           </p>

@@ -5,7 +5,7 @@ import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
 import { ToolPicker } from '@/app/_components/mcp-clients/tool-picker';
-import { Badge, Button, CardBody, CardFooter, ConfirmDialog, CopyButton, Field, Input, Notice, Select } from '@/app/_components/ui';
+import { Badge, Button, CardBody, CardFooter, CopyField, Field, Input, Notice, Select } from '@/app/_components/ui';
 import { ACCESS_TOKEN_EXPIRIES, type AccessTokenExpiry } from '@/db/vocabulary';
 import type { AccessTokenView } from '@/lib/account/access-tokens';
 import type { PickableTool } from '@/lib/gateway/catalog';
@@ -13,6 +13,7 @@ import type { PickableTool } from '@/lib/gateway/catalog';
 import { EditToolsDialog } from './edit-tools-dialog';
 import { ExposedTools, ExposureActions } from './exposure-row';
 import { McpEndpointField } from './mcp-endpoint-field';
+import { RevokeTokenDialog } from './revoke-token-dialog';
 import { Section } from './ui';
 import { When } from './when';
 
@@ -40,8 +41,6 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
   const [error, setError] = useState<{ text: string; field?: string } | null>(null);
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
   const [revoking, setRevoking] = useState<AccessTokenView | null>(null);
-  const [revokeBusy, setRevokeBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState('');
 
   async function refresh() {
     setTokens((await api<{ tokens: AccessTokenView[] }>('/api/account/tokens')).tokens);
@@ -65,20 +64,6 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
     }
   }
 
-  async function revoke(token: AccessTokenView) {
-    setRevokeBusy(true);
-    setRevokeError('');
-    try {
-      await api(`/api/account/tokens/${token.id}`, { method: 'DELETE' });
-      setRevoking(null);
-      await refresh();
-    } catch (err) {
-      setRevokeError(err instanceof ApiError ? err.message : 'Could not revoke the token.');
-    } finally {
-      setRevokeBusy(false);
-    }
-  }
-
   return (
     <Section
       id="tokens-heading"
@@ -97,18 +82,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
       </CardBody>
       {created && (
         <CardBody className="space-y-3 pb-4" data-testid="token-created">
-          <Field label={`Your new token “${created.name}”`} id="token-value">
-            <div className="flex items-center gap-1">
-              <Input
-                readOnly
-                value={created.token}
-                onFocus={(e) => e.currentTarget.select()}
-                spellCheck={false}
-                className="font-mono text-[13px] md:text-[13px]"
-              />
-              <CopyButton text={created.token} label="Copy token" />
-            </div>
-          </Field>
+          <CopyField label={`Your new token “${created.name}”`} id="token-value" value={created.token} copyLabel="Copy token" />
           <Notice tone="warning" role="status">
             Copy it now: <strong className="font-semibold">you won’t see it again.</strong> Only a fingerprint of it is kept, so a lost
             token cannot be shown again; revoke it and create another.
@@ -163,14 +137,7 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
                   </p>
                   <ExposedTools tools={t.tools} agentTool={t.agentTool} testId="token-tools" />
                 </div>
-                <ExposureActions
-                  name={t.name}
-                  onTools={() => setEditing(t)}
-                  onRevoke={() => {
-                    setRevokeError('');
-                    setRevoking(t);
-                  }}
-                />
+                <ExposureActions name={t.name} onTools={() => setEditing(t)} onRevoke={() => setRevoking(t)} />
               </li>
             ))}
           </ul>
@@ -209,18 +176,14 @@ export function TokensSection({ initial, tools }: { initial: AccessTokenView[]; 
         </CardFooter>
       </form>
       {editing && <EditToolsDialog token={editing} tools={tools} onClose={() => setEditing(null)} onSaved={refresh} />}
-      <ConfirmDialog
-        open={revoking !== null}
+      <RevokeTokenDialog
+        token={revoking}
         onClose={() => setRevoking(null)}
-        title={`Revoke “${revoking?.name ?? ''}”?`}
+        onRevoked={refresh}
         description="Anything using this token stops working at once. This cannot be undone."
         confirmLabel="Revoke token"
-        tone="danger"
-        busy={revokeBusy}
-        onConfirm={() => revoking && void revoke(revoking)}
-      >
-        {revokeError && <Notice tone="error">{revokeError}</Notice>}
-      </ConfirmDialog>
+        failure="Could not revoke the token."
+      />
     </Section>
   );
 }

@@ -25,5 +25,3 @@ export function usePendingSettings() {
   }, []);
   return useMemo(() => ({ track, settled }), [track, settled]);
 }
-
-export type PendingSettings = ReturnType<typeof usePendingSettings>;

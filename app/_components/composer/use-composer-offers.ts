@@ -64,5 +64,3 @@ function useOffer<T>(conversationId: string, kind: OfferKind, wanted: boolean) {
   else offer = { status: 'loading' };
   return { offer, refresh };
 }
-
-export type ComposerOffers = ReturnType<typeof useComposerOffers>;

@@ -1,9 +1,9 @@
 'use client';
 
-import { useId, useState } from 'react';
+import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, Notice, Switch } from '@/app/_components/ui';
+import { Badge, Button, HintedSwitch, Notice } from '@/app/_components/ui';
 import type { PickableTool } from '@/lib/gateway/catalog';
 import type { AuthorizeParams } from '@/lib/oauth-server/authorize';
 
@@ -30,7 +30,6 @@ export function ConsentForm({
 }) {
   const [picked, setPicked] = useState<string[]>([]);
   const [content, setContent] = useState(false);
-  const contentHint = useId();
   const [busy, setBusy] = useState<'allow' | 'deny' | null>(null);
   const [error, setError] = useState('');
 
@@ -80,22 +79,17 @@ export function ConsentForm({
         </p>
         <ToolPicker tools={tools} value={picked} onChange={setPicked} idPrefix="consent" labelledBy="consent-tools-heading" />
       </div>
-      <div className="flex items-start gap-3">
-        <Switch
-          checked={content}
-          onChange={setContent}
-          label="Also share these servers' resources and prompts"
-          aria-describedby={contentHint}
-          className="mt-0.5"
-        />
-        <div className="min-w-0">
-          <p className="text-sm font-medium text-fg">Also share these servers&apos; resources and prompts</p>
-          <p id={contentHint} className="text-[13px] text-muted">
+      <HintedSwitch
+        checked={content}
+        onChange={setContent}
+        label="Also share these servers' resources and prompts"
+        hint={
+          <>
             Off unless you turn it on. On, it can list and read everything the servers of the tools you ticked offer as resources and
             prompts — for Notes, every one of your notes — without asking you and without an entry in your activity log.
-          </p>
-        </div>
-      </div>
+          </>
+        }
+      />
       {error && <Notice tone="error">{error}</Notice>}
       <div className="flex flex-wrap justify-end gap-2">
         <Button variant="ghost" onClick={() => void decide('deny')} loading={busy === 'deny'} disabled={busy !== null}>

@@ -4,7 +4,7 @@ import { Plus, X } from 'lucide-react';
 import { useId, useRef, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, Dialog, Disclosure, Field, IconButton, Input, Notice, Switch } from '@/app/_components/ui';
+import { Button, Dialog, Disclosure, Field, HintedSwitch, IconButton, Input, Notice } from '@/app/_components/ui';
 
 import {
   emptyForm,
@@ -142,7 +142,8 @@ export function ServerFormDialog({
 
         <fieldset className="space-y-3">
           <legend className="text-sm font-medium text-fg">Trust</legend>
-          <TrustSwitch
+          <HintedSwitch
+            inForm
             id={`${ids}-trust`}
             label="Trust its annotations"
             hint={TRUST_HINTS.annotations}
@@ -150,7 +151,8 @@ export function ServerFormDialog({
             checked={form.trust === 'trusted'}
             onChange={(on) => set('trust', on ? 'trusted' : 'untrusted')}
           />
-          <TrustSwitch
+          <HintedSwitch
+            inForm
             id={`${ids}-trust-content`}
             label="Trust its content"
             hint={TRUST_HINTS.content}
@@ -158,7 +160,8 @@ export function ServerFormDialog({
             checked={form.trustContent}
             onChange={(on) => set('trustContent', on)}
           />
-          <TrustSwitch
+          <HintedSwitch
+            inForm
             id={`${ids}-show-views`}
             label="Show interactive views"
             hint={SHOW_VIEWS_HINT}
@@ -252,43 +255,5 @@ export function ServerFormDialog({
         {general && <Notice tone="error">{general}</Notice>}
       </form>
     </Dialog>
-  );
-}
-
-/** One trust switch with its label beside it and what it means below (read by screen readers with it). */
-function TrustSwitch(props: {
-  id: string;
-  label: string;
-  hint: string;
-  error?: string;
-  checked: boolean;
-  onChange: (on: boolean) => void;
-}) {
-  const described = [props.error && `${props.id}-error`, `${props.id}-hint`].filter(Boolean).join(' ');
-  return (
-    <div className="flex items-start gap-3">
-      <Switch
-        id={props.id}
-        label={props.label}
-        checked={props.checked}
-        onChange={props.onChange}
-        aria-describedby={described}
-        aria-invalid={props.error ? true : undefined}
-        className="mt-0.5"
-      />
-      <div className="min-w-0 space-y-1">
-        <label htmlFor={props.id} className="block text-sm font-medium text-fg">
-          {props.label}
-        </label>
-        <p id={`${props.id}-hint`} className="text-[13px] text-faint">
-          {props.hint}
-        </p>
-        {props.error && (
-          <p id={`${props.id}-error`} className="text-[13px] text-danger-text">
-            {props.error}
-          </p>
-        )}
-      </div>
-    </div>
   );
 }

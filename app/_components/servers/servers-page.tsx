@@ -4,7 +4,7 @@ import { Building2, FileUp, Plus, Power, Server } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Badge, Button, Card, CardBody, CardFooter, CardHeader, EmptyState, Notice, Spinner } from '@/app/_components/ui';
+import { Badge, Button, Card, CardBody, CardFooter, CardHeader, EmptyState, Notice, RetryNotice, Spinner } from '@/app/_components/ui';
 import type { SharedServerOffer } from '@/lib/servers/org-servers';
 
 import { ImportDialog } from './import-dialog';
@@ -112,18 +112,7 @@ export function ServersPage({ oauthReturn = null }: { oauthReturn?: OAuthReturn 
             {oauthNotice.kind === 'connected' ? signedInNotice(connected) : oauthNotice.message}
           </Notice>
         )}
-        {loadError && (
-          <Notice
-            tone="error"
-            actions={
-              <Button size="sm" onClick={() => void load()}>
-                Try again
-              </Button>
-            }
-          >
-            {loadError}
-          </Notice>
-        )}
+        {loadError && <RetryNotice onRetry={load}>{loadError}</RetryNotice>}
         {!list && !loadError && (
           <div className="flex justify-center py-12">
             <Spinner size="md" label="Loading servers" />

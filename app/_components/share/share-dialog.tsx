@@ -1,10 +1,10 @@
 'use client';
 
 import { Link2 } from 'lucide-react';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
-import { Button, CopyButton, Dialog, Field, Input, Notice, Select, Spinner, Switch } from '@/app/_components/ui';
+import { Button, CopyField, Dialog, Field, HintedSwitch, Notice, RetryNotice, Select, Spinner } from '@/app/_components/ui';
 
 import { ShareLinkList } from './share-link-list';
 import {
@@ -54,8 +54,6 @@ export function ShareDialog({
     open ? `/api/conversations/${conversationId}/shares` : null,
     openCount,
   );
-  const detailsHint = useId();
-  const filesHint = useId();
 
   async function create() {
     setBusy(true);
@@ -87,17 +85,7 @@ export function ShareDialog({
       <div className="max-h-[min(70dvh,40rem)] space-y-5 overflow-y-auto pb-5">
         {created ? (
           <div className="space-y-3" data-testid="share-created">
-            <Field label="Your new link" id="share-url">
-              <div className="flex items-center gap-1">
-                <Input
-                  readOnly
-                  value={created.url}
-                  onFocus={(e) => e.currentTarget.select()}
-                  className="font-mono text-[13px] md:text-[13px]"
-                />
-                <CopyButton text={created.url} label="Copy link" />
-              </div>
-            </Field>
+            <CopyField label="Your new link" id="share-url" value={created.url} copyLabel="Copy link" />
             <Notice tone="warning" role="status">
               {URL_SHOWN_ONCE}
             </Notice>
@@ -115,37 +103,19 @@ export function ShareDialog({
               void create();
             }}
           >
-            <div className="flex items-start gap-3">
-              <Switch
-                checked={options.includeToolDetails}
-                onChange={(includeToolDetails) => setOptions((o) => ({ ...o, includeToolDetails }))}
-                label="Include tool arguments and results"
-                aria-describedby={detailsHint}
-                className="mt-0.5"
-                data-autofocus
-              />
-              <div className="min-w-0">
-                <p className="text-sm font-medium text-fg">Include tool arguments and results</p>
-                <p id={detailsHint} className="text-[13px] text-muted">
-                  {toolDetailsSentence(options.includeToolDetails)}
-                </p>
-              </div>
-            </div>
-            <div className="flex items-start gap-3">
-              <Switch
-                checked={options.includeFiles}
-                onChange={(includeFiles) => setOptions((o) => ({ ...o, includeFiles }))}
-                label="Include attached files"
-                aria-describedby={filesHint}
-                className="mt-0.5"
-              />
-              <div className="min-w-0">
-                <p className="text-sm font-medium text-fg">Include attached files</p>
-                <p id={filesHint} className="text-[13px] text-muted">
-                  {filesSentence(options.includeFiles)}
-                </p>
-              </div>
-            </div>
+            <HintedSwitch
+              checked={options.includeToolDetails}
+              onChange={(includeToolDetails) => setOptions((o) => ({ ...o, includeToolDetails }))}
+              label="Include tool arguments and results"
+              data-autofocus
+              hint={toolDetailsSentence(options.includeToolDetails)}
+            />
+            <HintedSwitch
+              checked={options.includeFiles}
+              onChange={(includeFiles) => setOptions((o) => ({ ...o, includeFiles }))}
+              label="Include attached files"
+              hint={filesSentence(options.includeFiles)}
+            />
             <div className="grid gap-4 sm:grid-cols-2">
               <Field label="Who can open it" hint={AUDIENCE[options.audience].hint}>
                 <Select
@@ -188,16 +158,7 @@ export function ShareDialog({
             Links to this conversation
           </h3>
           {loadError ? (
-            <Notice
-              tone="error"
-              actions={
-                <Button size="sm" onClick={() => void reload()}>
-                  Try again
-                </Button>
-              }
-            >
-              {loadError}
-            </Notice>
+            <RetryNotice onRetry={reload}>{loadError}</RetryNotice>
           ) : !links ? (
             <Spinner label="Loading links" />
           ) : links.length === 0 ? (

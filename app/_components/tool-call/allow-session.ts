@@ -5,8 +5,6 @@ import { suggestConstraints } from '@/lib/consent/constraints';
 
 import type { ToolCallView } from '../types';
 
-export type AllowForSession = ToolCallView['allowForSession'];
-
 export type SessionChoice = { key: string; label: string; constraint: Record<string, unknown> | null };
 
 const MAX_SUGGESTIONS = 3;

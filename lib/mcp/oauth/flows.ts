@@ -19,11 +19,12 @@ import {
   findFlowByStateHash,
   type OAuthCredentialRow,
 } from '@/db/queries/oauth';
+import { hashRandomToken } from '@/lib/random-token';
 
 import type { FetchLike } from '../connection';
 import { quote } from '../failures';
 import { credentialForServer, forgetMissingCredentials, openClientInfo, openTokens, resourceCandidates } from './credentials';
-import { hashState, PostgresOAuthProvider } from './provider';
+import { PostgresOAuthProvider } from './provider';
 import type { OAuthDeps, OAuthServerRef, SecretBox } from './types';
 
 /**
@@ -105,7 +106,7 @@ export async function completeSignIn(deps: OAuthDeps, input: CompleteInput): Pro
   const state = input.params.get('state');
   if (!state)
     throw new OAuthFlowError('missing_state', 'The sign-in answer carried no state, so it cannot be matched to a sign-in you started.');
-  const found = await findFlowByStateHash(deps.db, hashState(state));
+  const found = await findFlowByStateHash(deps.db, hashRandomToken(state));
   if (!found) throw new OAuthFlowError('unknown_state', 'This sign-in answer does not match any sign-in in progress.');
   if (found.userId !== input.userId || found.authSessionId !== input.sessionId) {
     throw new OAuthFlowError('not_yours', 'This sign-in was started in another session: start it again from here.');

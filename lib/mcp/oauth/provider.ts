@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   resourceUrlFromServerUrl,
   type OAuthClientInformationContext,
@@ -11,6 +11,7 @@ import {
 
 import { getCredentialByKey, insertFlow, saveAuthorizedTokens, upsertCredentialClient, type OAuthFlowRow } from '@/db/queries/oauth';
 import type { StoredOAuthDiscovery } from '@/db/stored-json';
+import { hashRandomToken, newRandomToken } from '@/lib/random-token';
 import { flowSecretContext } from '@/lib/secrets/seal-contexts';
 
 import { clientRegistrationMetadata } from './client-metadata';
@@ -19,10 +20,6 @@ import { clientMetadataUrlOf, redirectUriOf, type OAuthDeps, type OAuthServerRef
 
 /** How long a person has to finish signing in at the provider. */
 export const FLOW_TTL_MS = 10 * 60_000;
-
-export function hashState(state: string): string {
-  return createHash('sha256').update(state).digest('hex');
-}
 
 export interface FlowContext {
   userId: string;
@@ -70,7 +67,7 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.stateValue = randomBytes(32).toString('base64url');
+    this.stateValue = newRandomToken();
     return this.stateValue;
   }
 
@@ -167,7 +164,7 @@ export class PostgresOAuthProvider implements OAuthClientProvider {
     const flow = { id: randomUUID(), userId: this.ctx.userId };
     await insertFlow(this.deps.db, {
       ...flow,
-      stateHash: hashState(this.stateValue),
+      stateHash: hashRandomToken(this.stateValue),
       authSessionId: this.ctx.sessionId,
       serverId: this.ctx.server.id,
       codeVerifier: this.deps.box.seal(this.verifier, flowSecretContext(flow)),

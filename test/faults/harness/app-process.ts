@@ -126,8 +126,3 @@ export async function startApp(name: string, port: number, env: Record<string, s
   await launch();
   return app;
 }
-
-/** Kills every instance given (SIGKILL), ignoring the ones already gone. */
-export async function killAll(apps: (AppProcess | undefined)[]): Promise<void> {
-  await Promise.all(apps.map((a) => a?.kill()));
-}

@@ -1,23 +1,24 @@
+import { z } from 'zod';
+
 import { continueAnswer } from '@/lib/chat/continue';
 import { MAX_MESSAGE_BODY_BYTES, messageRequestSchema } from '@/lib/chat/message-request';
-import { pageLimitOf } from '@/lib/chat/path-page';
+import { pageLimitParam } from '@/lib/chat/path-page';
 import { assertOwned, earlierMessages, sendMessage } from '@/lib/chat/service';
-import { AppError } from '@/lib/http/errors';
 import { readJson } from '@/lib/http/json';
+import { readQuery } from '@/lib/http/query';
 import { eventStreamResponse } from '@/lib/server/events-response';
 import { authed, requireUuid } from '@/lib/server/route';
 
 type P = { id: string };
+
+const earlierPageQuery = z.object({ before: z.string({ error: 'give the id of the first message the page has.' }), limit: pageLimitParam });
 
 /** `?before=<message id>[&limit=]`: the page of the path before a message the page already has (lib/chat/path-page.ts). */
 export const GET = authed<P>(async ({ req, rt, session, params }) => {
   const id = requireUuid(params.id, 'conversation');
   // Another person's conversation is not found, whatever the query says.
   await assertOwned(rt, session.user.id, id);
-  const query = new URL(req.url).searchParams;
-  const before = query.get('before');
-  if (before === null) throw new AppError('bad_request', 'query', 'before: give the id of the first message the page has.', 'before');
-  const limit = pageLimitOf(query);
+  const { before, limit } = readQuery(req.url, earlierPageQuery);
   return Response.json(await earlierMessages(rt, session.user.id, id, requireUuid(before, 'message'), limit));
 });
 
