@@ -5,7 +5,7 @@
 // (Playwright against `next start` on the embedded default) and the fault suite (test/faults) on the same build,
 // then the first-run e2e against `next dev` from a cold build folder, then the MCP conformance client and server scenarios
 // (SKIP_CONFORMANCE=1 skips them). Ends with `N passed, N failed`; each part prints its time.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const results = [];
@@ -24,6 +24,28 @@ function run(label, cmd, args, opts = {}) {
   return { status: res.status ?? 1, seconds };
 }
 
+/** Like `run`, without waiting: stdout and stderr kept together, in the order they came, for printing later. */
+function runCaptured(label, cmd, args) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    const done = (status, extra = '') =>
+      resolve({
+        label,
+        cmd,
+        args,
+        status,
+        output: Buffer.concat(chunks).toString('utf8') + extra,
+        seconds: ((Date.now() - started) / 1000).toFixed(1),
+      });
+    child.on('error', (err) => done(1, `${err.message}\n`));
+    child.on('close', (code) => done(code ?? 1));
+  });
+}
+
 function readJson(path) {
   try {
     return JSON.parse(readFileSync(path, 'utf8'));
@@ -33,22 +55,27 @@ function readJson(path) {
 }
 
 // 0. types, the layer table (.dependency-cruiser.cjs), formatting and lint (the other source rules
-// run with vitest below): one check each. The type check comes first: vitest and the e2e build strip
-// types without checking them, so without it a type error passes every other part.
-for (const [label, cmd, args] of [
-  ['types (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
-  ['layers (dependency-cruiser)', 'npx', ['depcruise', 'app', 'lib', 'db', '--config', '.dependency-cruiser.cjs', '--output-type', 'err']],
-  ['format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
-  ['lint (eslint)', 'npx', ['eslint', '.']],
-]) {
-  const res = run(label, cmd, args);
-  results.push({
-    part: label.split(' ')[0],
-    seconds: res.seconds,
-    passed: res.status === 0 ? 1 : 0,
-    failed: res.status === 0 ? 0 : 1,
-    skipped: 0,
-  });
+// run with vitest below): one check each. The type check is there because vitest and the e2e build strip
+// types without checking them: without it a type error passes every other part.
+// The four only read the sources and each is mostly one thread: they run side by side on the machine's
+// cores, each one's output printed whole, in this order, once all four are done.
+const checks = await Promise.all(
+  [
+    ['types (tsc --noEmit)', 'npx', ['tsc', '--noEmit']],
+    [
+      'layers (dependency-cruiser)',
+      'npx',
+      ['depcruise', 'app', 'lib', 'db', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+    ],
+    ['format (prettier --check)', 'npx', ['prettier', '--check', '--log-level', 'warn', '.']],
+    ['lint (eslint)', 'npx', ['eslint', '.']],
+  ].map(([label, cmd, args]) => runCaptured(label, cmd, args)),
+);
+for (const { label, cmd, args, output, status, seconds } of checks) {
+  console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`);
+  if (output) process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+  console.log(`=== ${label} took ${seconds}s (exit ${status}; run beside the other checks)`);
+  results.push({ part: label.split(' ')[0], seconds, passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1, skipped: 0 });
 }
 
 // 1. vitest

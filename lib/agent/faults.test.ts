@@ -106,6 +106,18 @@ for (const { kind, available } of TEST_DATABASES) {
       });
       afterAll(async () => pg?.close());
 
+      /**
+       * The doomed instance's lease. Short, so the takeover comes seconds after the kill; but it must
+       * outlast the child's stalls while it drives, or it stops driving on its own ("lease not renewed in
+       * time") before it calls the tool. A freshly started child on 2 loaded cores was measured stalling
+       * 0.7–1.4 s in its first seconds (cold code, starved of CPU): a 1.5 s lease, renewed every 0.3 s,
+       * left it 1.2 s and lost about every other run; at a load average above 20, 3 s still lost one run of 8.
+       */
+      const CHILD_LEASE_MS = 5000;
+      const CHILD_HEARTBEAT_MS = 300;
+      /** A child to start (seconds of CPU), a lease to lapse, a takeover: on a loaded machine more than the suite's 30 s. */
+      const CRASH_TEST_TIMEOUT_MS = 120_000;
+
       async function crashScenario(opts: {
         fixture: FixtureServer;
         grants?: Record<string, Record<string, unknown>>;
@@ -131,13 +143,14 @@ for (const { kind, available } of TEST_DATABASES) {
           SB_USER_ID: user.id,
           SB_CONVERSATION_ID: conversation.id,
           SB_INSTANCE_ID: 'doomed',
-          SB_LEASE_MS: '1500',
-          SB_HEARTBEAT_MS: '300',
+          SB_LEASE_MS: String(CHILD_LEASE_MS),
+          SB_HEARTBEAT_MS: String(CHILD_HEARTBEAT_MS),
           SB_GRANTS: JSON.stringify(opts.grants ?? { 'fixture-server/*': {} }),
           ...(opts.hangAfterCall ? { SB_HANG_AFTER_CALL: '1' } : {}),
         });
         cleanups.push(() => child.dispose());
-        const started = await child.waitFor((e) => e.event === 'started', 'run started', 9000);
+        // Starting it loads the app's modules through tsx: ~3 s of CPU, 10–30 s on a loaded machine (a bound, not a pace).
+        const started = await child.waitFor((e) => e.event === 'started', 'run started', 60_000);
         const runId = started.runId as string;
         await opts.inCall(child);
 
@@ -153,76 +166,91 @@ for (const { kind, available } of TEST_DATABASES) {
         await waitUntil(
           async () => (await resumeLapsedRuns(env.deps, conversation.id)) === 1,
           'the lapsed run to be taken over',
-          5000,
+          CHILD_LEASE_MS + 5000,
           100,
         );
-        expect(Date.now() - killedAt).toBeLessThan(4000); // lease 1.5 s, renewed every 0.3 s (slack for a loaded machine)
+        // Within the lease (its last renewal came before the kill), plus slack for a loaded machine.
+        expect(Date.now() - killedAt).toBeLessThan(CHILD_LEASE_MS + 2500);
         await env.deps.idle();
         return { env, conversation, runId, child };
       }
 
-      it('re-runs a stuck call of a trusted read-only tool, and the run completes', async () => {
-        const fixture = await fixtureServer({ tools: READ_ONLY_SLOW_TOOLS });
-        const { env, conversation, runId } = await crashScenario({
-          fixture,
-          firstReply: { blocks: [text('Looking it up.'), toolUse('tu_slow', 'fx__slow', { ms: 1200, progress: true })] },
-          inCall: () => waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the fixture to receive the call'),
-        });
+      it(
+        're-runs a stuck call of a trusted read-only tool, and the run completes',
+        async () => {
+          const fixture = await fixtureServer({ tools: READ_ONLY_SLOW_TOOLS });
+          const { env, conversation, runId } = await crashScenario({
+            fixture,
+            firstReply: { blocks: [text('Looking it up.'), toolUse('tu_slow', 'fx__slow', { ms: 1200, progress: true })] },
+            inCall: () => waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the fixture to receive the call', 60_000),
+          });
 
-        const run = (await getRun(pg.handle.db, runId))!;
-        expect(run).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
-        const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(summary(call)).toEqual({ status: 'succeeded', attempts: 2, isError: false });
-        // Run twice: once by the killed instance (cut off when it died), once after the takeover.
-        expect(fixture.calls.map((c) => c.name)).toEqual(['slow', 'slow']);
-        // (The fixture flags a call `aborted` whenever its connection closes; the first one's died with the process.)
-        await waitUntil(() => fixture.calls[0]!.aborted, 'the first call to see its client go away', 2000);
-        // The model got the result of the re-run, and only two model calls were made.
-        expect(env.model.requests).toHaveLength(2);
-        const result = blocksOf(env.model.requests[1]!.body.messages.at(-1)).find((b) => b.type === 'tool_result')!;
-        expect(result).toMatchObject({ tool_use_id: 'tu_slow' });
-        expect(result.is_error ?? false).toBe(false);
-        expect(resultText(result)).toContain('slept 1200 ms');
-        await expectInvariant(pg.handle.db, conversation.id, runId);
-      });
+          const run = (await getRun(pg.handle.db, runId))!;
+          expect(run).toMatchObject({ status: 'completed', stopReason: 'end_turn' });
+          const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
+          expect(summary(call)).toEqual({ status: 'succeeded', attempts: 2, isError: false });
+          // Run twice: once by the killed instance (cut off when it died), once after the takeover.
+          expect(fixture.calls.map((c) => c.name)).toEqual(['slow', 'slow']);
+          // (The fixture flags a call `aborted` whenever its connection closes; the first one's died with the process.)
+          await waitUntil(() => fixture.calls[0]!.aborted, 'the first call to see its client go away', 2000);
+          // The model got the result of the re-run, and only two model calls were made.
+          expect(env.model.requests).toHaveLength(2);
+          const result = blocksOf(env.model.requests[1]!.body.messages.at(-1)).find((b) => b.type === 'tool_result')!;
+          expect(result).toMatchObject({ tool_use_id: 'tu_slow' });
+          expect(result.is_error ?? false).toBe(false);
+          expect(resultText(result)).toContain('slept 1200 ms');
+          await expectInvariant(pg.handle.db, conversation.id, runId);
+        },
+        CRASH_TEST_TIMEOUT_MS,
+      );
 
-      it('records a non-idempotent call that was cut off as unknown, and does not run it again', async () => {
-        const fixture = await fixtureServer({});
-        const { env, conversation, runId } = await crashScenario({
-          fixture,
-          grants: AUTO,
-          hangAfterCall: true, // the counter has counted; the process dies before storing that
-          firstReply: { blocks: [toolUse('tu_count', 'fx__counter')] },
-          inCall: (child) => child.waitFor((e) => e.event === 'tool-returned' && e.tool === 'counter', 'the counter call to return'),
-        });
-        expect(fixture.state.counter).toBe(1);
+      it(
+        'records a non-idempotent call that was cut off as unknown, and does not run it again',
+        async () => {
+          const fixture = await fixtureServer({});
+          const { env, conversation, runId } = await crashScenario({
+            fixture,
+            grants: AUTO,
+            hangAfterCall: true, // the counter has counted; the process dies before storing that
+            firstReply: { blocks: [toolUse('tu_count', 'fx__counter')] },
+            inCall: (child) =>
+              // A bound, not a pace: a loaded machine took more than 8 s from the child's start to the call.
+              child.waitFor((e) => e.event === 'tool-returned' && e.tool === 'counter', 'the counter call to return', 60_000),
+          });
+          expect(fixture.state.counter).toBe(1);
 
-        expect((await getRun(pg.handle.db, runId))!).toMatchObject({ status: 'completed' });
-        const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
-        expect(fixture.state.counter).toBe(1); // not re-run
-        expect(fixture.calls.filter((c) => c.name === 'counter')).toHaveLength(1);
-        const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
-        expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_count', is_error: true });
-        expect(resultText(result)).toMatch(/outcome of fx__counter is unknown/);
-        expect(resultText(result)).toMatch(/Verify its effect before retrying/);
-        await expectInvariant(pg.handle.db, conversation.id, runId);
-      });
+          expect((await getRun(pg.handle.db, runId))!).toMatchObject({ status: 'completed' });
+          const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
+          expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
+          expect(fixture.state.counter).toBe(1); // not re-run
+          expect(fixture.calls.filter((c) => c.name === 'counter')).toHaveLength(1);
+          const result = blocksOf(env.model.requests[1]!.body.messages.at(-1))[0]!;
+          expect(result).toMatchObject({ type: 'tool_result', tool_use_id: 'tu_count', is_error: true });
+          expect(resultText(result)).toMatch(/outcome of fx__counter is unknown/);
+          expect(resultText(result)).toMatch(/Verify its effect before retrying/);
+          await expectInvariant(pg.handle.db, conversation.id, runId);
+        },
+        CRASH_TEST_TIMEOUT_MS,
+      );
 
-      it('does not re-run a slow tool the server does not call idempotent or read-only', async () => {
-        const fixture = await fixtureServer({});
-        const { conversation, runId } = await crashScenario({
-          fixture,
-          grants: AUTO,
-          firstReply: { blocks: [toolUse('tu_s', 'fx__slow', { ms: 1500 })] },
-          inCall: () => waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the fixture to receive the call'),
-        });
-        const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
-        expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
-        expect(fixture.calls).toHaveLength(1);
-        expect((await getRun(pg.handle.db, runId))!.status).toBe('completed');
-        await expectInvariant(pg.handle.db, conversation.id, runId);
-      });
+      it(
+        'does not re-run a slow tool the server does not call idempotent or read-only',
+        async () => {
+          const fixture = await fixtureServer({});
+          const { conversation, runId } = await crashScenario({
+            fixture,
+            grants: AUTO,
+            firstReply: { blocks: [toolUse('tu_s', 'fx__slow', { ms: 1500 })] },
+            inCall: () => waitUntil(() => fixture.calls.some((c) => c.name === 'slow'), 'the fixture to receive the call', 60_000),
+          });
+          const [call] = await listConversationToolCalls(pg.handle.db, conversation.id);
+          expect(summary(call)).toEqual({ status: 'unknown', attempts: 1, isError: true });
+          expect(fixture.calls).toHaveLength(1);
+          expect((await getRun(pg.handle.db, runId))!.status).toBe('completed');
+          await expectInvariant(pg.handle.db, conversation.id, runId);
+        },
+        CRASH_TEST_TIMEOUT_MS,
+      );
     });
 
     // ── 2. MCP server down, HTTP 500, garbage, closing mid-stream ────────────────────────────
