@@ -13,23 +13,38 @@ export type { InputResponse };
  * A person's answer to a server's elicitation (`input_required`). The answers are checked
  * against what the server asked, stored with the call, and the call is run again with them and
  * the server's exact request state; the run resumes once no call of its step waits for input.
+ *
+ * An answer is bound to the round it answers (`round`: the call's version while it waited, as
+ * `ToolCallView.inputRound` showed it). A server may ask again — a link's step not finished yet
+ * asks the same question — so a click sent for an earlier round (a second tab, a page not yet
+ * updated) would otherwise answer the new one, running the call again for a step the person
+ * never confirmed: it is refused in words instead. The same answer to the same round, sent twice,
+ * is one answer.
  */
 export async function answerInput(
   deps: EngineDeps,
-  a: { userId: string; toolCallId: string; responses: Record<string, InputResponse> },
+  a: { userId: string; toolCallId: string; responses: Record<string, InputResponse>; round: number },
 ): Promise<{ toolCall: ToolCallRow; resumed: boolean }> {
   let call = await getToolCallForUser(deps.db, a.userId, a.toolCallId);
   if (!call) throw new DecisionError('not_found', `No tool call with id "${a.toolCallId}".`);
   for (let attempt = 0; attempt < 3; attempt++) {
+    if (call.status === 'awaiting_input' && call.version !== a.round) {
+      throw new DecisionError(
+        'conflict',
+        `round: this answer is for an earlier question of ${call.modelName}; the server has asked again since. ` +
+          'Answer the question the card shows now.',
+        'round',
+      );
+    }
     if (call.status !== 'awaiting_input') {
-      const previous = call.inputResponses?.responses;
-      if (previous && argsHash(previous) === argsHash(a.responses)) return { toolCall: call, resumed: false };
+      const previous = call.inputResponses;
+      if (previous?.round === a.round && argsHash(previous.responses) === argsHash(a.responses)) return { toolCall: call, resumed: false };
       throw new DecisionError('conflict', `This call is not waiting for input (${call.status}).`);
     }
     checkResponses(call.inputRequests ?? {}, a.responses);
     const answered = await updateToolCallIfVersion(deps.db, call.id, call.version, {
       status: 'approved',
-      inputResponses: { v: 1, responses: a.responses, by: a.userId, at: new Date().toISOString() },
+      inputResponses: { v: 1, responses: a.responses, by: a.userId, at: new Date().toISOString(), round: a.round },
     });
     if (!answered) {
       call = (await getToolCall(deps.db, call.id))!;

@@ -69,13 +69,15 @@ export async function startRun(
   const stored: MessageRow[] = [];
   const views =
     input.withViewContext && deps.tools
-      ? await viewContextOpening(deps.db, input.conversationId, () => deps.tools!.serversFor(input.userId))
+      ? await viewContextOpening(deps.db, input.conversationId, input.parentId, () => deps.tools!.serversFor(input.userId))
       : null;
   const opening = [
     ...(views ? [views.message] : []),
     ...(input.messages ?? [{ role: 'user' as const, content: [{ type: 'text' as const, text: input.text }], origin: null }]),
   ];
-  const taint = input.taint ?? views?.taint ?? null;
+  // Every mark the opening brings, in the order its messages enter (the views' first): none
+  // replaces another, and the conversation keeps the first (db/queries/taint.ts).
+  const taints = [views?.taint, input.taint].filter((t): t is StoredTaint => !!t);
   const run = await deps.db.transaction(async (tx) => {
     await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
@@ -105,7 +107,7 @@ export async function startRun(
         }),
       );
     }
-    if (taint) await markConversationTainted(tx, input.conversationId, taint);
+    for (const taint of taints) await markConversationTainted(tx, input.conversationId, taint);
     const opened = await deps.events.storeWith(
       tx,
       input.conversationId,

@@ -100,6 +100,36 @@ for (const { kind, available } of TEST_DATABASES) {
       await env.close();
     });
 
+    it('a view’s mark is kept when the person’s message brings a mark of its own: none replaces another', async () => {
+      const env = await toolEngine(h, {
+        script: [
+          { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+          { blocks: [text('Echoed.')] },
+          { blocks: [text('Read.')] },
+        ],
+      });
+      const { user, conversation } = await userAndConversation(h);
+      await startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'show', withViewContext: true });
+      await env.deps.idle();
+      const [echo] = await listConversationToolCalls(h.db, conversation.id);
+      await setViewContext(h.db, echo!.id, { v: 1, at: new Date().toISOString(), text: 'The person picked row 3.' });
+      env.server.trustContent = false;
+      // The message carries an untrusted resource too (lib/chat/compose.ts gives its mark as `taint`).
+      const resource = { v: 1 as const, at: new Date().toISOString(), source: 'resource' as const, serverId: 'other', serverName: 'Other' };
+      await startRun(env.deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'read this',
+        taint: resource,
+        withViewContext: true,
+      });
+      await env.deps.idle();
+      // The views' message enters first, so its mark is the conversation's (the first mark is kept).
+      expect(await getConversationTaint(h.db, conversation.id)).toMatchObject({ source: 'view_context', serverName: 'Fixture' });
+      await env.close();
+    });
+
     it('puts at most a turn’s share of views before the model, the newest, and names the rest as left out', async () => {
       const calls = Array.from({ length: MAX_VIEWS_PER_TURN + 2 }, (_, i) => toolUse(`tu_${i}`, 'fx__echo', { message: `m${i}` }));
       const env = await toolEngine(h, { script: [{ blocks: calls }, { blocks: [text('Echoed.')] }, { blocks: [text('Fine.')] }] });

@@ -237,7 +237,9 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
       },
       'Could not record the decision.',
     );
-  const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
+  // Bound to the question on screen (`inputRound`): an answer to one the server has since asked again is refused.
+  const answer = (call: ToolCallView, responses: InputResponses) =>
+    settle(call, 'input', { responses, round: call.inputRound }, 'Could not send the answer.');
   // Edit, regenerate and versions: the page then shows the branch as the server now has it.
   const showBranch = useCallback(
     (view: ConversationView) => {
