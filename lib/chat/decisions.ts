@@ -20,7 +20,7 @@ export async function answer(
   rt: ChatRuntime,
   userId: string,
   toolCallId: string,
-  body: { responses: Record<string, InputResponse>; round: number },
+  body: { responses: Record<string, InputResponse>; round?: number },
 ) {
   try {
     const { toolCall, resumed } = await answerInput(rt.engine, { userId, toolCallId, ...body });
