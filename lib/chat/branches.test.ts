@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { getConversation } from '@/db/queries/conversations';
 import { insertHistorySummary, readHistory } from '@/db/queries/history-summaries';
-import { listMessages } from '@/db/queries/messages';
+import { appendMessage, listMessages, setActiveLeaf } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
 import { listConversationToolCalls, setViewContext } from '@/db/queries/tool-calls';
 import { decideCall } from '@/lib/agent/decide';
@@ -146,6 +146,7 @@ for (const { kind, available } of TEST_DATABASES) {
       const first = await t.view();
       const [views, asked] = first.messages.slice(-3);
       expect(views!.origin?.kind).toBe('view_context');
+      expect(asked).toMatchObject({ role: 'user', parentId: views!.id, content: [text('what did I pick?')] });
 
       // A sibling of the views' message and the question (branching where that turn began): it never
       // saw the context, so it is owed there too — it was "before the latest run" all the same.
@@ -155,7 +156,6 @@ for (const { kind, available } of TEST_DATABASES) {
       // Once per path: the next message on it does not bring it again.
       await t.send('sure?');
       expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(1);
-      expect(asked!.origin).toBeUndefined();
       await t.env.close();
     });
 
@@ -274,6 +274,19 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.send('echo please');
       const asked = (await t.view()).messages.find((m) => m.content.some((b) => b.type === 'tool_use'))!;
       await expect(sendMessage(t.rt, t.session, t.id, 'after the call', { parentId: asked.id })).rejects.toMatchObject({
+        status: 400,
+        field: 'parentId',
+        message: expect.stringContaining('its tool results must follow it'),
+      });
+      // A views' message stands for its own parent, which is checked the same: one after that answer is refused too.
+      await setActiveLeaf(h.db, t.id, asked.id);
+      const views = await appendMessage(h.db, {
+        conversationId: t.id,
+        role: 'user',
+        content: [text('a view said')],
+        origin: { v: 1, kind: 'view_context', views: [] },
+      });
+      await expect(sendMessage(t.rt, t.session, t.id, 'after the views', { parentId: views.id })).rejects.toMatchObject({
         status: 400,
         field: 'parentId',
         message: expect.stringContaining('its tool results must follow it'),
