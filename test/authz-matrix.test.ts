@@ -431,7 +431,8 @@ const BODIES: Record<string, unknown | typeof NO_BODY | ((made: Made) => unknown
   'POST servers/[id]/test': NO_BODY,
   'POST tool-calls/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash, reason: 'matrix' }),
   'POST client-approvals/[id]/decision': (made: Made) => ({ decision: 'deny', argsHash: made.argsHash }),
-  'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } } },
+  // Round 0: the version the factory's row was inserted with.
+  'POST tool-calls/[id]/input': { responses: { answer: { action: 'decline' } }, round: 0 },
   // Not switched on in the owner's conversation: decided (rejected, audited) and answered 200, never run.
   'POST tool-calls/[id]/view/calls': { name: 'count_clicks' },
   'PUT tool-calls/[id]/view/context': { content: [{ type: 'text', text: 'matrix' }] },

@@ -91,6 +91,7 @@ const SAMPLE_CALL = {
   decision: null,
   result: null,
   inputRequests: null,
+  inputRound: null,
   signIn: null,
   waitedFor: null,
   allowForSession: { offered: true, why: null },

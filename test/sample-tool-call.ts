@@ -21,6 +21,7 @@ export function sampleToolCallView(over: Partial<ToolCallView> = {}): ToolCallVi
     decision: null,
     result: null,
     inputRequests: null,
+    inputRound: null,
     ...over,
   });
 }

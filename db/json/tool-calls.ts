@@ -102,6 +102,8 @@ const inputResponsesV1 = z.object({
   responses: z.record(z.string(), inputResponse),
   by: z.string(),
   at: iso,
+  /** The round answered: the call's version while it waited (`ToolCallView.inputRound`); absent on rows written before it. */
+  round: z.number().int().optional(),
 });
 export type StoredInputResponses = z.infer<typeof inputResponsesV1>;
 export const storedInputResponses = inputResponsesV1;

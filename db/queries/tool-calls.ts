@@ -18,6 +18,7 @@ import {
   type StoredViewContext,
 } from '../stored-json';
 import { FINISHED_CALL_STATUSES, type ToolCallStatus } from '../vocabulary';
+import { FOLLOWS_ACTIVE_LEAF, pathCte } from './messages';
 
 /**
  * Every column but `full_text`: a stored result can be megabytes, and only the paging tool
@@ -322,10 +323,18 @@ export async function closeUnfinishedCall(db: Db, id: string, patch: ToolCallPat
 }
 
 /**
- * The conversation's calls whose interactive view updated its context for the model after `since`
- * (lib/agent/view-context-turn.ts): read on every message the person sends, so only those rows.
+ * The calls whose interactive view's latest context is owed to the turn that follows `leaf` (a
+ * message id; undefined: the conversation's active leaf; null: the turn opens the conversation, so
+ * nothing is owed) — lib/agent/view-context-turn.ts. Owed: the call's card is on that path (its
+ * `tool_use` is in an assistant message of the path, as `callsAskedOn` matches) and no views'
+ * message on the path delivered this very context (`origin.views` naming the call with the same
+ * `at`). So delivery follows branches: a sibling branch that never saw a context gets it, and a
+ * call on an abandoned branch owes nothing to the new one. Read on every message the person sends:
+ * one statement, the path walked only when the conversation has a view's context at all.
  */
-export async function listViewContextsSince(db: Db, conversationId: string, since: Date): Promise<ToolCallRow[]> {
+export async function listViewContextsOwed(db: Db, conversationId: string, leaf: string | null | undefined): Promise<ToolCallRow[]> {
+  if (leaf === null) return [];
+  const leafSql = leaf === undefined ? FOLLOWS_ACTIVE_LEAF(conversationId) : sql`${leaf}::uuid`;
   const rows = await db
     .select(TOOL_CALL_COLUMNS)
     .from(toolCalls)
@@ -333,7 +342,16 @@ export async function listViewContextsSince(db: Db, conversationId: string, sinc
       and(
         eq(toolCalls.conversationId, conversationId),
         isNotNull(toolCalls.viewContext),
-        sql`(${toolCalls.viewContext}->>'at')::timestamptz > ${since.toISOString()}::timestamptz`,
+        // Raw names inside: an interpolated column may be rendered unqualified there.
+        sql`tool_calls.id in (
+          with recursive ${pathCte(conversationId, leafSql)},
+          on_path as (select m.role, m.run_id, m.content, m.origin from path join messages m on m.id = path.id)
+          select t.id from tool_calls t
+          where t.conversation_id = ${conversationId} and t.view_context is not null
+            and exists (select 1 from on_path p where p.role = 'assistant' and p.run_id = t.run_id
+              and p.content @> jsonb_build_array(jsonb_build_object('type', 'tool_use', 'id', t.tool_use_id)))
+            and not exists (select 1 from on_path p where p.origin->>'kind' = 'view_context'
+              and p.origin->'views' @> jsonb_build_array(jsonb_build_object('toolCallId', t.id::text, 'at', t.view_context->'at'))))`,
       ),
     )
     .orderBy(asc(toolCalls.createdAt), asc(toolCalls.position));

@@ -193,12 +193,13 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(call!.status).toBe('awaiting_input');
       expect(JSON.stringify(call!.inputRequests)).toContain('Favourite colour?');
       await expect(
-        answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { nope: { action: 'accept' } } }),
+        answerInput(env.deps, { userId: user.id, toolCallId: call!.id, responses: { nope: { action: 'accept' } }, round: call!.version }),
       ).rejects.toMatchObject({ kind: 'invalid' });
       const { resumed } = await answerInput(env.deps, {
         userId: user.id,
         toolCallId: call!.id,
         responses: { answer: { action: 'accept', content: { answer: 'teal' } } },
+        round: call!.version,
       });
       expect(resumed).toBe(true);
       await env.deps.idle();

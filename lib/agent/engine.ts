@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { setDefaultTitle } from '@/db/queries/conversations';
-import { appendMessage, setActiveLeaf, type MessageRow } from '@/db/queries/messages';
+import { appendMessage, getActiveLeaf, setActiveLeaf, type MessageRow } from '@/db/queries/messages';
 import { claimLapsedRun, getActiveRun, getRun, insertRun, listLapsedRuns, requestRunCancel, type RunRow } from '@/db/queries/runs';
 import { markConversationTainted } from '@/db/queries/taint';
 import type { StoredMessageContent, StoredMessageOrigin, StoredTaint, StoredThinking } from '@/db/stored-json';
@@ -67,15 +67,22 @@ export async function startRun(
   let firstMessage = false;
   let plan: string | null = null;
   const stored: MessageRow[] = [];
-  const views =
-    input.withViewContext && deps.tools
-      ? await viewContextOpening(deps.db, input.conversationId, () => deps.tools!.serversFor(input.userId))
-      : null;
+  // The path the views' context is read on is the one the turn follows: for a plain send the active
+  // leaf, read once here and pinned as the turn's parent below, so a branch switched in between (another
+  // tab) cannot put this path's views' message on another.
+  const withViews = !!(input.withViewContext && deps.tools);
+  const parentId =
+    withViews && input.parentId === undefined ? ((await getActiveLeaf(deps.db, input.conversationId))?.id ?? null) : input.parentId;
+  const views = withViews
+    ? await viewContextOpening(deps.db, input.conversationId, parentId, () => deps.tools!.serversFor(input.userId))
+    : null;
   const opening = [
     ...(views ? [views.message] : []),
     ...(input.messages ?? [{ role: 'user' as const, content: [{ type: 'text' as const, text: input.text }], origin: null }]),
   ];
-  const taint = input.taint ?? views?.taint ?? null;
+  // Every mark the opening brings, in the order its messages enter (the views' first): none
+  // replaces another, and the conversation keeps the first (db/queries/taint.ts).
+  const taints = [views?.taint, input.taint].filter((t): t is StoredTaint => !!t);
   const run = await deps.db.transaction(async (tx) => {
     await lockRunAdmission(tx, input.userId);
     const inserted = await insertRun(tx, {
@@ -91,7 +98,7 @@ export async function startRun(
     });
     if (!inserted) throw new RunConflict();
     ({ plan } = await admitRun(tx, input.userId));
-    if (input.parentId !== undefined) await setActiveLeaf(tx, input.conversationId, input.parentId);
+    if (parentId !== undefined) await setActiveLeaf(tx, input.conversationId, parentId);
     // Every opening message but the last on its own; the last goes with the run's opening event.
     const last = opening.at(-1);
     for (const m of opening.slice(0, -1)) {
@@ -105,7 +112,7 @@ export async function startRun(
         }),
       );
     }
-    if (taint) await markConversationTainted(tx, input.conversationId, taint);
+    for (const taint of taints) await markConversationTainted(tx, input.conversationId, taint);
     const opened = await deps.events.storeWith(
       tx,
       input.conversationId,

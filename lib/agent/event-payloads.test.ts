@@ -56,6 +56,7 @@ describe('event payloads', () => {
         decision: null,
         result: { isError: false, parts: [{ kind: 'output', text: '{"hits":[]}' }], chars: 11, truncated: false },
         inputRequests: null,
+        inputRound: null,
         signIn: null,
         // Not known for version 0: it stays off the turn's timeline.
         step: null,

@@ -75,6 +75,11 @@ export const toolCallViewSchema = z.object({
   result: resultViewSchema.nullable(),
   /** What a server asked the person (elicitation), while the call waits for the answer. */
   inputRequests: storedInputRequests.nullable(),
+  /**
+   * Which question that is, while the call waits for the answer: an answer names it (`round` of
+   * `POST …/input`), so one sent for an earlier question after the call moved on is refused.
+   */
+  inputRound: z.number().nullable().default(null),
   /** The server the person must sign in to, while the call waits for that (absent before it existed). */
   signIn: signInView.nullable().default(null),
   /** What it waited for before it could finish: the person's decision or answer (null when nothing). */
@@ -121,6 +126,7 @@ const toolCallViewV0 = z
     decision: decision ? { kind: decision.kind, reason: decision.reason ?? null, edited: decision.editedFrom !== undefined } : null,
     result: result ? resultView(result) : null,
     inputRequests: same.status === 'awaiting_input' ? (inputRequests ?? null) : null,
+    inputRound: null,
     signIn: null,
     waitedFor: decision ? 'approval' : null,
     allowForSession: { offered: false, why: null },

@@ -219,6 +219,7 @@ for (const { kind, available } of TEST_DATABASES) {
             userId: user.id,
             toolCallId: calls[1]!.id,
             responses: { answer: { action: 'accept', content: { answer: 'teal' } } },
+            round: calls[1]!.version,
           });
         gate.signIn('srv-a');
         if (order === 'sign-in first') {

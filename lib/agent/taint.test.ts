@@ -79,6 +79,7 @@ for (const { kind, available } of TEST_DATABASES) {
         userId: user.id,
         toolCallId: asked.id,
         responses: { answer: { action: 'accept', content: { answer: 'teal' } } },
+        round: asked.version,
       });
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('completed');

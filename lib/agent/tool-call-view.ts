@@ -34,8 +34,11 @@ export function toToolCallView(c: ToolCallRow): ToolCallView {
     decision: c.decision ? { kind: c.decision.kind, reason: c.decision.reason ?? null, edited: c.decision.editedFrom !== undefined } : null,
     result: c.result ? resultView(c.result, { chars: c.resultChars, truncated: c.resultTruncated }) : null,
     inputRequests: c.status === 'awaiting_input' ? c.inputRequests : null,
+    // The row's version while it waits: nothing but an answer or an end moves it then (lib/agent/answer-input.ts).
+    inputRound: c.status === 'awaiting_input' ? c.version : null,
+    // A model's call while it waits; a view's call that ended for want of one (lib/agent/view-calls.ts), for its Connect.
     signIn:
-      c.status === 'awaiting_sign_in' && c.signIn
+      (c.status === 'awaiting_sign_in' || (c.askedByCallId !== null && c.status === 'errored')) && c.signIn
         ? { serverId: c.signIn.serverId, serverName: c.signIn.serverName, scopes: c.signIn.scopes ?? [], reason: c.signIn.reason }
         : null,
     step: c.step,

@@ -56,11 +56,16 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(link).toMatchObject({ mode: 'url', message: 'Confirm the transfer on the bank page, then come back.' });
       expect(link.url).toMatch(new RegExp(`^${pages.pageBase}/step/[0-9a-f]{12}$`));
       await expect(
-        answerInput(env.deps, { userId: user.id, toolCallId: call.id, responses: { page: { action: 'accept', content: { x: 1 } } } }),
+        answerInput(env.deps, {
+          userId: user.id,
+          toolCallId: call.id,
+          responses: { page: { action: 'accept', content: { x: 1 } } },
+          round: call.version,
+        }),
       ).rejects.toMatchObject({ kind: 'invalid', field: 'responses.page.content' });
 
       // Not finished on the page yet: the server asks again, and the call waits again.
-      await answerInput(env.deps, { userId: user.id, toolCallId: call.id, responses: { page: { action: 'accept' } } });
+      await answerInput(env.deps, { userId: user.id, toolCallId: call.id, responses: { page: { action: 'accept' } }, round: call.version });
       await env.deps.idle();
       const [again] = await listConversationToolCalls(h.db, conversationId);
       expect(again!.status).toBe('awaiting_input');
@@ -70,10 +75,20 @@ for (const { kind, available } of TEST_DATABASES) {
         message: expect.stringMatching(/not finished/),
       });
 
-      // The person finishes the step on the server's page, then says so.
+      // The person finishes the step on the server's page. A click of "I've finished" sent for the first
+      // question (another tab, a page not yet updated) is refused in words, and runs nothing.
       const page = await fetch(link.url!, { method: 'POST' });
       expect(await page.text()).toContain('Step finished');
-      await answerInput(env.deps, { userId: user.id, toolCallId: call.id, responses: { page: { action: 'accept' } } });
+      const stale = { userId: user.id, toolCallId: call.id, responses: { page: { action: 'accept' as const } }, round: call.version };
+      await expect(answerInput(env.deps, stale)).rejects.toMatchObject({
+        kind: 'conflict',
+        field: 'round',
+        message: expect.stringContaining('this answer is for an earlier question of fx__confirm_on_page; the server has asked again since'),
+      });
+      const [unmoved] = await listConversationToolCalls(h.db, conversationId);
+      expect(unmoved).toMatchObject({ status: 'awaiting_input', version: again!.version });
+      // Then says so, for the question on screen.
+      await answerInput(env.deps, { ...stale, round: again!.version });
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       expect(resultText(env)).toMatch(/Step [0-9a-f]{12} was confirmed on the page\./);
@@ -90,7 +105,12 @@ for (const { kind, available } of TEST_DATABASES) {
 
     it('a decline reaches the server, whose words end the call; the audit says declined', async () => {
       const { env, user, runId, call } = await asked();
-      await answerInput(env.deps, { userId: user.id, toolCallId: call.id, responses: { page: { action: 'decline' } } });
+      await answerInput(env.deps, {
+        userId: user.id,
+        toolCallId: call.id,
+        responses: { page: { action: 'decline' } },
+        round: call.version,
+      });
       await env.deps.idle();
       expect((await getRun(h.db, runId))!.status).toBe('completed');
       expect(resultText(env)).toContain('The person declined the step; nothing was confirmed.');

@@ -238,21 +238,38 @@ async function runAllowed(deps: EngineDeps, call: ToolCallRow, sessionId: string
     timeoutMs: server.timeoutMs,
     ...(started.inputSchema && { inputSchema: started.inputSchema }),
   });
-  // A view's call cannot wait for the person on the server's behalf (a sign-in, a question):
-  // it fails, saying what the person can do; the model's calls wait for those.
+  // A view's call cannot wait for the person on the server's behalf (a sign-in, a question): no
+  // run holds it and the view's request would be gone by the time the person is back. It ends,
+  // saying what the person can do; for a sign-in it keeps which server and why (`sign_in`), so
+  // the card shows the same sign-in card as for the model's calls, with Connect.
   const patch: ToolCallPatch =
-    outcome.kind === 'input_required' || outcome.kind === 'needs_sign_in'
+    outcome.kind === 'needs_sign_in'
       ? {
           status: 'errored',
           result: errorToolResult(
             call.toolUseId,
-            outcome.kind === 'needs_sign_in'
-              ? `${server.displayName} needs you to sign in first (Connect it on the servers page), then try again.`
-              : `${server.displayName} asked a question, which a call from an interactive view cannot answer.`,
+            `${server.displayName} needs you to sign in first: connect it on the card under the view, then ask the view again.`,
           ),
           isError: true,
+          signIn: {
+            v: 1,
+            serverId: outcome.serverId,
+            serverName: outcome.serverName,
+            ...(outcome.scopes?.length ? { scopes: outcome.scopes } : {}),
+            reason: outcome.reason,
+            at: new Date().toISOString(),
+          },
         }
-      : { ...patchFor(started, server, outcome), fullText: null };
+      : outcome.kind === 'input_required'
+        ? {
+            status: 'errored',
+            result: errorToolResult(
+              call.toolUseId,
+              `${server.displayName} asked a question, which a call from an interactive view cannot answer.`,
+            ),
+            isError: true,
+          }
+        : { ...patchFor(started, server, outcome), fullText: null };
   return end(deps, started, patch);
 }
 

@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
-import { listMessages } from '@/db/queries/messages';
+import { listMessages, setActiveLeaf } from '@/db/queries/messages';
 import { getRun } from '@/db/queries/runs';
 import { getConversationTaint } from '@/db/queries/taint';
 import { listConversationToolCalls, setViewContext } from '@/db/queries/tool-calls';
@@ -97,6 +97,68 @@ for (const { kind, available } of TEST_DATABASES) {
       await turn('thanks');
       const third = JSON.stringify(env.model.requests.at(-1)!.body.messages);
       expect(third.split('The person picked row 3.')).toHaveLength(2);
+      await env.close();
+    });
+
+    it('a view’s mark is kept when the person’s message brings a mark of its own: none replaces another', async () => {
+      const env = await toolEngine(h, {
+        script: [
+          { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+          { blocks: [text('Echoed.')] },
+          { blocks: [text('Read.')] },
+        ],
+      });
+      const { user, conversation } = await userAndConversation(h);
+      await startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: 'show', withViewContext: true });
+      await env.deps.idle();
+      const [echo] = await listConversationToolCalls(h.db, conversation.id);
+      await setViewContext(h.db, echo!.id, { v: 1, at: new Date().toISOString(), text: 'The person picked row 3.' });
+      env.server.trustContent = false;
+      // The message carries an untrusted resource too (lib/chat/compose.ts gives its mark as `taint`).
+      const resource = { v: 1 as const, at: new Date().toISOString(), source: 'resource' as const, serverId: 'other', serverName: 'Other' };
+      await startRun(env.deps, {
+        conversationId: conversation.id,
+        userId: user.id,
+        sessionId: null,
+        text: 'read this',
+        taint: resource,
+        withViewContext: true,
+      });
+      await env.deps.idle();
+      // The views' message enters first, so its mark is the conversation's (the first mark is kept).
+      expect(await getConversationTaint(h.db, conversation.id)).toMatchObject({ source: 'view_context', serverName: 'Fixture' });
+      await env.close();
+    });
+
+    it('goes on the path it was read for: a branch switched while the turn opens does not move it', async () => {
+      const env = await toolEngine(h, {
+        script: [
+          { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+          { blocks: [text('Echoed.')] },
+          { blocks: [text('Fine.')] },
+        ],
+      });
+      const { user, conversation } = await userAndConversation(h);
+      const send = (words: string) =>
+        startRun(env.deps, { conversationId: conversation.id, userId: user.id, sessionId: null, text: words, withViewContext: true });
+      await send('show');
+      await env.deps.idle();
+      const [echo] = await listConversationToolCalls(h.db, conversation.id);
+      await setViewContext(h.db, echo!.id, { v: 1, at: new Date().toISOString(), text: 'The person picked row 3.' });
+      const before = await listMessages(h.db, conversation.id);
+      const leaf = before.at(-1)!;
+      expect(leaf.content).toMatchObject([{ type: 'text', text: 'Echoed.' }]);
+      // Another tab switches the branch (here: back to the first message) once the views' context was read.
+      const serversFor = env.deps.tools!.serversFor.bind(env.deps.tools);
+      env.deps.tools!.serversFor = async (userId) => {
+        await setActiveLeaf(h.db, conversation.id, before[0]!.id);
+        return serversFor(userId);
+      };
+      const { messages } = await send('and now?');
+      await env.deps.idle();
+      const [views, mine] = messages;
+      expect(views).toMatchObject({ origin: { kind: 'view_context' }, parentId: leaf.id });
+      expect(mine).toMatchObject({ role: 'user', parentId: views!.id });
       await env.close();
     });
 

@@ -1,6 +1,5 @@
 import type { Db } from '@/db/connection';
-import { getLatestRun } from '@/db/queries/runs';
-import { listViewContextsSince, type ToolCallRow } from '@/db/queries/tool-calls';
+import { listViewContextsOwed, type ToolCallRow } from '@/db/queries/tool-calls';
 import type { StoredMessageOrigin, StoredTaint } from '@/db/stored-json';
 import { escapeToolOutput, FENCE_CLOSE, fenceOpen } from '@/lib/mcp/to-tool-result';
 import type { McpServerConfig } from '@/lib/mcp/types';
@@ -16,8 +15,11 @@ import { taintOf } from './taint';
  * page marks it as theirs. A view of a server whose content the person does not trust (now, and
  * when its call ran) taints the conversation, as that server's result would.
  *
- * "Since its last turn": updated after the conversation's latest run began — an update made while
- * that run went on, or after it ended, has not been before the model; an older one has.
+ * "Since its last turn" is read on the branch being answered, not in time: a view's context is owed
+ * when its call's card is on the path the turn follows and no views' message on that path carries
+ * this very context (its `at`). The origin below is that per-call mark. So an edit or a regenerated
+ * path that never saw a context gets it, and a call left on an abandoned branch owes the new branch
+ * nothing (db/queries/tool-calls.ts `listViewContextsOwed`).
  *
  * Bounded per turn: the newest MAX_VIEWS_PER_TURN views, and at most MAX_VIEW_CONTEXT_TURN_CHARS
  * of their words in all (each view's own text is bounded where it is stored); the rest are named
@@ -26,11 +28,11 @@ import { taintOf } from './taint';
 export async function viewContextOpening(
   db: Db,
   conversationId: string,
+  /** The message the turn follows: undefined for the active leaf, null for a new first message. */
+  after: string | null | undefined,
   serversOf: () => Promise<McpServerConfig[]>,
 ): Promise<{ message: OpeningMessage; taint: StoredTaint | null } | null> {
-  const latest = await getLatestRun(db, conversationId);
-  if (!latest) return null;
-  const updated = (await listViewContextsSince(db, conversationId, latest.createdAt)).filter(
+  const updated = (await listViewContextsOwed(db, conversationId, after)).filter(
     (c): c is ToolCallRow & { viewContext: NonNullable<ToolCallRow['viewContext']> } => c.viewContext !== null,
   );
   if (!updated.length) return null;

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbHandle } from '@/db/connection';
 import { getConversation } from '@/db/queries/conversations';
 import { insertHistorySummary, readHistory } from '@/db/queries/history-summaries';
-import { listMessages } from '@/db/queries/messages';
+import { appendMessage, listMessages, setActiveLeaf } from '@/db/queries/messages';
 import { getLatestRun } from '@/db/queries/runs';
-import { listConversationToolCalls } from '@/db/queries/tool-calls';
+import { listConversationToolCalls, setViewContext } from '@/db/queries/tool-calls';
 import { decideCall } from '@/lib/agent/decide';
 import { toMessageParams } from '@/lib/agent/history';
 import type { ConnectDeps } from '@/lib/mcp/connection';
@@ -123,6 +123,105 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.env.close();
     });
 
+    /** What a view said, as the card's bridge stores it (lib/chat/view-context.ts), on the conversation's echo call. */
+    async function viewSays(id: string, words: string) {
+      const echo = (await listConversationToolCalls(h.db, id)).find((c) => c.tool === 'echo')!;
+      await setViewContext(h.db, echo.id, { v: 1, at: new Date().toISOString(), text: words });
+      return echo;
+    }
+    const timesSaid = (req: RecordedRequest, words: string) => JSON.stringify(req.body.messages).split(words).length - 1;
+
+    it('a view’s context follows the branch: owed again on a sibling path that never saw it, once per path', async () => {
+      const t = await setup([
+        { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+        { blocks: [text('Echoed.')] },
+        { blocks: [text('You picked row 3.')] },
+        { blocks: [text('Row 3, again.')] },
+        { blocks: [text('Still row 3.')] },
+      ]);
+      await t.send('show the rows');
+      await viewSays(t.id, 'The person picked row 3.');
+      await t.send('what did I pick?');
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(1);
+      const first = await t.view();
+      const [views, asked] = first.messages.slice(-3);
+      expect(views!.origin?.kind).toBe('view_context');
+      expect(asked).toMatchObject({ role: 'user', parentId: views!.id, content: [text('what did I pick?')] });
+
+      // A sibling of the views' message and the question (branching where that turn began): it never
+      // saw the context, so it is owed there too — it was "before the latest run" all the same.
+      await t.send('which row?', views!.parentId);
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(1);
+      expect(wordsOf(t.lastRequest()).at(-1)).toBe('user: which row?');
+      // Once per path: the next message on it does not bring it again.
+      await t.send('sure?');
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(1);
+      await t.env.close();
+    });
+
+    it('a view’s context left on an abandoned branch is not owed to a new one that does not hold its call', async () => {
+      const t = await setup([
+        { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+        { blocks: [text('Echoed.')] },
+        { blocks: [text('Hello again.')] },
+        { blocks: [text('You picked row 3.')] },
+      ]);
+      await t.send('show the rows');
+      const q1 = (await t.view()).messages[0]!;
+      await viewSays(t.id, 'The person picked row 3.');
+      // An edit of the first message: the echo's card is not on the new path.
+      await t.send('hello', q1.parentId);
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(0);
+      expect((await listMessages(h.db, t.id)).filter((m) => m.origin?.kind === 'view_context')).toHaveLength(0);
+      // Back on the branch that holds the call, the context is still owed there.
+      await showBranch(t.rt, t.user.id, t.id, q1.id);
+      await t.send('and now?');
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(1);
+      await t.env.close();
+    });
+
+    it('an edit that brings a view’s context keeps its ‹ 2/2 › on the person’s message; the views’ note carries none', async () => {
+      const t = await setup([
+        { blocks: [toolUse('tu_e', 'fx__echo', { message: 'rows' })] },
+        { blocks: [text('Echoed.')] },
+        { blocks: [text('First answer.')] },
+        { blocks: [text('Row 3.')] },
+        { blocks: [text('Row 4.')] },
+      ]);
+      await t.send('show the rows');
+      await t.send('what now?');
+      const before = await t.view();
+      const asked = before.messages.at(-2)!;
+      expect(asked.branch).toBeUndefined();
+
+      // The view speaks, then the person edits their question: the edit brings the context.
+      await viewSays(t.id, 'The person picked row 3.');
+      await t.send('what did I pick?', asked.parentId);
+      const edited = await t.view();
+      const [note, question] = edited.messages.slice(-3);
+      expect(note!.origin?.kind).toBe('view_context');
+      expect(note!.branch).toBeUndefined();
+      expect(question!.content).toEqual([text('what did I pick?')]);
+      expect(question!.branch).toEqual({ index: 1, count: 2, siblingIds: [asked.id, note!.id] });
+
+      // ‹ 1/2 › shows the first question with its own place; › comes back to the edit.
+      const back = await showBranch(t.rt, t.user.id, t.id, question!.branch!.siblingIds[0]!);
+      expect(back.conversation.messages.at(-2)!.branch).toEqual({ index: 0, count: 2, siblingIds: [asked.id, note!.id] });
+
+      // Editing the question that followed the views' message (its parent is that message) branches
+      // where the turn began, beside it: no views' message nests under another, the context comes again.
+      await showBranch(t.rt, t.user.id, t.id, note!.id);
+      await viewSays(t.id, 'The person picked row 4.');
+      await t.send('and which now?', question!.parentId);
+      expect(timesSaid(t.lastRequest(), 'The person picked row 3.')).toBe(0);
+      expect(timesSaid(t.lastRequest(), 'The person picked row 4.')).toBe(1);
+      const again = await t.view();
+      const [note2, question2] = again.messages.slice(-3);
+      expect(note2!.parentId).toBe(note!.parentId);
+      expect(question2!.branch).toMatchObject({ index: 2, count: 3 });
+      await t.env.close();
+    });
+
     it('regenerating an answer adds a sibling; the model gets the path up to the question only', async () => {
       const t = await setup([{ blocks: [text('A1')] }, { blocks: [text('B1')] }, { blocks: [text('B1 again')] }]);
       await t.send('Q1');
@@ -175,6 +274,19 @@ for (const { kind, available } of TEST_DATABASES) {
       await t.send('echo please');
       const asked = (await t.view()).messages.find((m) => m.content.some((b) => b.type === 'tool_use'))!;
       await expect(sendMessage(t.rt, t.session, t.id, 'after the call', { parentId: asked.id })).rejects.toMatchObject({
+        status: 400,
+        field: 'parentId',
+        message: expect.stringContaining('its tool results must follow it'),
+      });
+      // A views' message stands for its own parent, which is checked the same: one after that answer is refused too.
+      await setActiveLeaf(h.db, t.id, asked.id);
+      const views = await appendMessage(h.db, {
+        conversationId: t.id,
+        role: 'user',
+        content: [text('a view said')],
+        origin: { v: 1, kind: 'view_context', views: [] },
+      });
+      await expect(sendMessage(t.rt, t.session, t.id, 'after the views', { parentId: views.id })).rejects.toMatchObject({
         status: 400,
         field: 'parentId',
         message: expect.stringContaining('its tool results must follow it'),

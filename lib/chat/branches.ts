@@ -57,11 +57,20 @@ async function owned(rt: ChatRuntime, userId: string, id: string) {
  * (else 404 — another conversation's or user's reads as not found), and not an answer that asked
  * for tools (its results must follow it, or the history would hold an unanswered tool_use).
  * Null: the new message starts the conversation again (an edit of its first message).
+ *
+ * A views' message (what interactive views told the model, put before the person's words by their
+ * turn: lib/agent/view-context-turn.ts) is no place to branch: it and the person's message after it
+ * open one turn, so an edit of that message follows the views' message's own parent, and the new
+ * turn brings the views' latest context again (it is owed on the new path). The edit is then a
+ * sibling of the views' message, whose branch the person's message shows (`toPathMessageViews`,
+ * lib/chat/views.ts).
  */
 export async function checkedParent(rt: ChatRuntime, conversationId: string, parentId: string | null): Promise<string | null> {
   if (parentId === null) return null;
   const parent = await getMessage(rt.handle.db, conversationId, parentId);
   if (!parent) throw new AppError('not_found', 'message', `parentId: no message with id "${parentId}" in this conversation.`, 'parentId');
+  // Its own parent stands for it, checked as any parent is.
+  if (parent.origin?.kind === 'view_context') return checkedParent(rt, conversationId, parent.parentId);
   if (parent.role === 'assistant' && parent.content.some((b) => b.type === 'tool_use')) {
     throw new AppError(
       'bad_request',

@@ -16,9 +16,14 @@ export async function decide(rt: ChatRuntime, userId: string, toolCallId: string
 }
 
 /** A person's answers to a server's elicitation. */
-export async function answer(rt: ChatRuntime, userId: string, toolCallId: string, responses: Record<string, InputResponse>) {
+export async function answer(
+  rt: ChatRuntime,
+  userId: string,
+  toolCallId: string,
+  body: { responses: Record<string, InputResponse>; round?: number },
+) {
   try {
-    const { toolCall, resumed } = await answerInput(rt.engine, { userId, toolCallId, responses });
+    const { toolCall, resumed } = await answerInput(rt.engine, { userId, toolCallId, ...body });
     return { toolCall: toToolCallView(toolCall), resumed };
   } catch (err) {
     throw asAppError(err);

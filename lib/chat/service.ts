@@ -41,7 +41,7 @@ import { FIRST_PAGE_MESSAGES, pageStart } from './path-page';
 import type { ChatRuntime } from './runtime';
 import {
   toMessageView,
-  toPathMessageView,
+  toPathMessageViews,
   toRunView,
   toSettingsView,
   toSummary,
@@ -93,11 +93,7 @@ export async function view(rt: ChatRuntime, userId: string, id: string): Promise
     listToolCallsAskedOn(rt.handle.db, id, page),
   ]);
   // A page starts a turn, so the turns' marks read from it alone are those of the whole path.
-  const marked = withTurnMarks(
-    page.map((m) => toPathMessageView(m, files)),
-    summaries,
-    runUsage,
-  );
+  const marked = withTurnMarks(toPathMessageViews(messages, files).slice(start), summaries, runUsage);
   if (answersElsewhere) marked[marked.length - 1] = { ...marked.at(-1)!, answersElsewhere };
   return {
     ...toSettingsView(c),
@@ -141,11 +137,7 @@ export async function earlierMessages(
   // Marked with the message after the page, so a turn answered again from there shows no tokens (withTurnMarks).
   const page = path.slice(start);
   const [files, calls] = await Promise.all([filesOf(rt, userId, page), listToolCallsAskedOn(rt.handle.db, id, page.slice(0, -1))]);
-  const marked = withTurnMarks(
-    page.map((m) => toPathMessageView(m, files)),
-    summaries,
-    runUsage,
-  ).slice(0, -1);
+  const marked = withTurnMarks(toPathMessageViews(path, files).slice(start), summaries, runUsage).slice(0, -1);
   return { messages: marked, earlier: start, toolCalls: toolCardsOf(calls, viewsOff) };
 }
 

@@ -170,12 +170,33 @@ export function toMessageView(m: MessageRow, files: ReadonlyMap<string, FileView
 }
 
 /** A message of the active path, with its place among its siblings when it has some. */
-export function toPathMessageView(m: PathMessageRow, files: ReadonlyMap<string, FileView> = new Map()): MessageView {
-  const index = m.siblingIds?.indexOf(m.id) ?? -1;
+export function toPathMessageView(
+  m: PathMessageRow,
+  files: ReadonlyMap<string, FileView> = new Map(),
+  place: PathMessageRow = m,
+): MessageView {
+  const index = place.siblingIds?.indexOf(place.id) ?? -1;
   return {
     ...toMessageView(m, files),
-    ...(m.siblingIds && index >= 0 && { branch: { index, count: m.siblingIds.length, siblingIds: m.siblingIds } }),
+    ...(place.siblingIds && index >= 0 && { branch: { index, count: place.siblingIds.length, siblingIds: place.siblingIds } }),
   };
+}
+
+/**
+ * The path's messages as the page shows them, each with its place among its siblings. A turn whose
+ * person's message brought views' context opens with a views' message (lib/agent/view-context-turn.ts),
+ * shown as a folded note with no controls, and the person's message follows it: an edit of the
+ * person's message is a sibling of that views' message (lib/chat/branches.ts `checkedParent`), so
+ * the person's message shows the views' message's place — its `‹ 1/2 ›` — and the note none.
+ * Mapped over the whole path before a page is cut from it: the note may fall on the page before.
+ */
+export function toPathMessageViews(path: readonly PathMessageRow[], files: ReadonlyMap<string, FileView> = new Map()): MessageView[] {
+  const opens = (views: PathMessageRow | undefined, m: PathMessageRow | undefined) =>
+    views?.origin?.kind === 'view_context' && m !== undefined && m.parentId === views.id && m.runId === views.runId && !m.siblingIds;
+  return path.map((m, i) => {
+    if (opens(m, path[i + 1])) return toMessageView(m, files);
+    return toPathMessageView(m, files, opens(path[i - 1], m) ? path[i - 1] : m);
+  });
 }
 
 /**

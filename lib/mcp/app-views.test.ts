@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
-import { toolViewOf, viewCsp, viewDomainsOf } from './app-views';
+import { toolViewOf, viewContentHash, viewCsp, viewDomainsOf } from './app-views';
 import { buildServerCatalog } from './catalog';
 import type { McpServerConfig } from './types';
 
@@ -53,14 +54,14 @@ describe('a tool’s interactive view (MCP Apps)', () => {
 
 describe('the CSP a view runs under', () => {
   it('by default: scripts only, no network, an opaque origin, framed only by our pages', () => {
-    expect(viewCsp({ connect: [], resource: [] })).toBe(
+    expect(viewCsp({ connect: [], resource: [], frame: [] })).toBe(
       "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
         "connect-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
     );
   });
 
   it('adds the declared origins where the spec maps them', () => {
-    const csp = viewCsp({ connect: ['https://api.example.com'], resource: ['https://*.cdn.example'] });
+    const csp = viewCsp({ connect: ['https://api.example.com'], resource: ['https://*.cdn.example'], frame: [] });
     expect(csp).toContain("script-src 'unsafe-inline' https://*.cdn.example");
     expect(csp).toContain('img-src data: https://*.cdn.example');
     expect(csp).toContain('font-src https://*.cdn.example');
@@ -80,7 +81,25 @@ describe('the CSP a view runs under', () => {
     expect(viewDomainsOf({ ui: { csp: { connectDomains: declared, resourceDomains: 'https://not-a-list.example' } } })).toEqual({
       connect: ['https://ok.example', 'wss://live.example:8443'],
       resource: [],
+      frame: [],
     });
-    expect(viewDomainsOf(undefined)).toEqual({ connect: [], resource: [] });
+    expect(viewDomainsOf(undefined)).toEqual({ connect: [], resource: [], frame: [] });
+  });
+
+  it('honours declared frameDomains in frame-src (https origins only), none by default; they are part of the reviewed hash', () => {
+    const declared = ['https://www.youtube.com', 'wss://live.example', "'self'", 'https://x.example/embed', 'https://player.vimeo.com'];
+    const domains = viewDomainsOf({ ui: { csp: { frameDomains: declared } } });
+    expect(domains.frame).toEqual(['https://www.youtube.com', 'https://player.vimeo.com']);
+    expect(viewCsp(domains)).toContain('frame-src https://www.youtube.com https://player.vimeo.com;');
+    expect(viewCsp(viewDomainsOf({ ui: { csp: {} } }))).toContain("frame-src 'none';");
+    // Declaring a frame origin changes what the person reviewed; declaring none keeps the earlier hash.
+    const html = '<p>view</p>';
+    const none = viewContentHash({ html, domains: viewDomainsOf(undefined) });
+    expect(none).toBe(
+      `sha256:${createHash('sha256')
+        .update(JSON.stringify({ html, connect: [], resource: [] }))
+        .digest('hex')}`,
+    );
+    expect(viewContentHash({ html, domains })).not.toBe(none);
   });
 });

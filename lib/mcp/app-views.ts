@@ -41,6 +41,8 @@ export function toolViewOf(meta: unknown): ToolView | undefined {
 export interface ViewDomains {
   connect: string[];
   resource: string[];
+  /** Origins the view may frame (`frameDomains`: https only); none by default. */
+  frame: string[];
 }
 
 export interface ToolViewDocument {
@@ -88,7 +90,9 @@ export function toolViewDocument(server: McpServerConfig, uri: string, contents:
  * changes suspends its tool like a changed description; checked again when the view is served.
  */
 export function viewContentHash(doc: ToolViewDocument): string {
-  const body = JSON.stringify({ html: doc.html, connect: doc.domains.connect, resource: doc.domains.resource });
+  // Frame origins only when declared: views that declare none keep the hashes stored before they counted.
+  const { connect, resource, frame } = doc.domains;
+  const body = JSON.stringify({ html: doc.html, connect, resource, ...(frame.length && { frame }) });
   return `sha256:${createHash('sha256').update(body).digest('hex')}`;
 }
 
@@ -96,7 +100,12 @@ export function viewContentHash(doc: ToolViewDocument): string {
 export function viewDomainsOf(meta: unknown): ViewDomains {
   const ui = isRecord(meta) && isRecord(meta.ui) ? meta.ui : {};
   const csp = isRecord(ui.csp) ? ui.csp : {};
-  return { connect: origins(csp.connectDomains), resource: origins(csp.resourceDomains) };
+  return {
+    connect: origins(csp.connectDomains),
+    resource: origins(csp.resourceDomains),
+    // A framed page is a document: https only (a wss:// origin frames nothing).
+    frame: origins(csp.frameDomains).filter((d) => d.toLowerCase().startsWith('https://')),
+  };
 }
 
 /**
@@ -106,7 +115,8 @@ export function viewDomainsOf(meta: unknown): ViewDomains {
  * and show inline images. Only origins the server declared are added, each to the directives the
  * spec maps it to. `sandbox allow-scripts` makes the document an opaque origin even when opened
  * on its own, outside our frame: it never shares the app's cookies, storage or DOM; no forms,
- * popups or top navigation. Nested frames (`frameDomains`) are not honoured yet.
+ * popups or top navigation. Nested frames only from declared `frameDomains` (`frame-src`); a
+ * nested frame inherits the view's sandbox (scripts only), so it is an opaque origin too.
  */
 export function viewCsp(domains: ViewDomains): string {
   const resource = domains.resource.join(' ');
@@ -119,7 +129,7 @@ export function viewCsp(domains: ViewDomains): string {
     withResources('img-src data:'),
     ...(resource ? [`font-src ${resource}`, `media-src ${resource}`] : []),
     `connect-src ${domains.connect.length ? domains.connect.join(' ') : "'none'"}`,
-    "frame-src 'none'",
+    `frame-src ${domains.frame.length ? domains.frame.join(' ') : "'none'"}`,
     "base-uri 'none'",
     "form-action 'none'",
     // Only Switchboard's own pages may frame it.

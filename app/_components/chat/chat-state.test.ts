@@ -122,3 +122,31 @@ describe('the page applying task events (MCP Tasks)', () => {
     ).toEqual(s);
   });
 });
+
+describe('the page replaying a question asked before answers named their round', () => {
+  const inputRequests = { name: { method: 'elicitation/create', params: { message: 'Your name?' } } };
+
+  it('keeps the round the page loaded when the stored event carries none, so the answer can name it', () => {
+    const loaded = { ...state(), toolCalls: { tu_1: call({ status: 'awaiting_input', inputRequests, inputRound: 3 }) } };
+    const old: Partial<ToolCallView> = call({ status: 'awaiting_input', inputRequests });
+    delete old.inputRound;
+    const replayed = toolCallViewSchema.parse(old);
+    expect(replayed.inputRound).toBeNull();
+    const s = applyEvent(loaded, { type: 'tool_call.input_requested', data: { toolCall: replayed, seq: 5, runId: 'run-1' } });
+    expect(s.toolCalls.tu_1).toMatchObject({ status: 'awaiting_input', inputRound: 3 });
+  });
+
+  it('takes a live round as it comes, and drops the round once the call no longer waits', () => {
+    const loaded = { ...state(), toolCalls: { tu_1: call({ status: 'awaiting_input', inputRequests, inputRound: 3 }) } };
+    let s = applyEvent(loaded, {
+      type: 'tool_call.input_requested',
+      data: { toolCall: call({ status: 'awaiting_input', inputRequests, inputRound: 5 }), seq: 5, runId: 'run-1' },
+    });
+    expect(s.toolCalls.tu_1!.inputRound).toBe(5);
+    s = applyEvent(s, {
+      type: 'tool_call.decided',
+      data: { toolCall: call({ status: 'approved', inputRound: null }), seq: 6, runId: 'run-1' },
+    });
+    expect(s.toolCalls.tu_1!.inputRound).toBeNull();
+  });
+});

@@ -99,7 +99,11 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
       // A view's call is its view card's (tool-call/view-call-news.ts), not a card where the model asked.
       if (call.askedByView) return state;
       const base = event.type === 'tool_call.started' ? running(state) : state;
-      return { ...base, retrying: null, toolCalls: { ...base.toolCalls, [call.toolUseId]: call } };
+      return {
+        ...base,
+        retrying: null,
+        toolCalls: { ...base.toolCalls, [call.toolUseId]: withKnownRound(call, base.toolCalls[call.toolUseId]) },
+      };
     }
     case 'history.summarized': {
       // The marker sits under the last message the summary covers; the messages stay.
@@ -134,6 +138,16 @@ export function applyEvent(prev: ChatState, event: ChatEvent): ChatState {
 }
 
 /** The ended turn's tokens, on its last message (as the conversation's JSON has them). */
+/**
+ * A replayed `input_requested` stored before answers named their round parses with no round; the
+ * card loaded from the database knows it. Keep that round while the call still waits for the same
+ * answer, or the answer would go without it and be refused (lib/agent/answer-input.ts).
+ */
+function withKnownRound(call: ToolCallView, known: ToolCallView | undefined): ToolCallView {
+  if (call.status !== 'awaiting_input' || call.inputRound !== null || known?.status !== 'awaiting_input') return call;
+  return known.inputRound === null ? call : { ...call, inputRound: known.inputRound };
+}
+
 function withTurnUsage(messages: MessageView[], runId: string, usage: EventPayload<'run.completed'>['usage']): MessageView[] {
   const i = messages.findLastIndex((m) => m.runId === runId);
   if (i < 0) return messages;

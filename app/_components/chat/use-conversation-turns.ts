@@ -222,6 +222,8 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
       if (res.resumed) followFrom(state.lastSeq);
     } catch (err) {
       setNotice(err instanceof ApiError ? err.message : failure);
+      // The card was stale (the server asked again, or the call moved on): show it as it is now.
+      if (err instanceof ApiError && err.status === 409) void resync();
     }
   }
   const decide = (call: ToolCallView, decision: DecisionKind, extras: DecisionExtras = {}) =>
@@ -237,7 +239,10 @@ export function useConversationTurns(initial: ConversationView, pingMs: number, 
       },
       'Could not record the decision.',
     );
-  const answer = (call: ToolCallView, responses: InputResponses) => settle(call, 'input', { responses }, 'Could not send the answer.');
+  // Bound to the question on screen (`inputRound`): an answer to one the server has since asked again is refused.
+  // A card replayed from an event stored before rounds existed has none: the server decides whether that is safe.
+  const answer = (call: ToolCallView, responses: InputResponses) =>
+    settle(call, 'input', { responses, ...(call.inputRound !== null && { round: call.inputRound }) }, 'Could not send the answer.');
   // Edit, regenerate and versions: the page then shows the branch as the server now has it.
   const showBranch = useCallback(
     (view: ConversationView) => {

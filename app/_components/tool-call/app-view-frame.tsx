@@ -10,6 +10,7 @@ import { useTheme } from '../theme/theme-provider';
 import type { CardToolCall, ToolCallView } from '../types';
 import { Button, CodeBlock } from '../ui/index';
 import { ApprovalCard } from './approval-card';
+import { SignInCard } from './sign-in-card';
 import { toolResultOf, useViewCalls } from './use-view-calls';
 
 /**
@@ -231,6 +232,11 @@ export function AppViewFrame({ call }: { call: CardToolCall }) {
           {viewCalls.asks.map((ask) => (
             <ApprovalCard key={ask.id} call={ask} onDecide={viewCalls.decide} />
           ))}
+        </div>
+      )}
+      {viewCalls.signIn && (
+        <div className="px-4 pb-2.5" data-testid="app-view-sign-in">
+          <SignInCard call={viewCalls.signIn} onStop={viewCalls.dismissSignIn} after="Once you are back, ask the view again." />
         </div>
       )}
       {viewCalls.outcome && (

@@ -44,7 +44,16 @@ export async function startSignIn(serverId: string, serverName: string, returnTo
  * Connect, which opens the provider's page and comes back here; the call then runs and the turn
  * goes on by itself. Stop ends the turn instead.
  */
-export function SignInCard({ call, onStop }: { call: ToolCallView; onStop: () => void }) {
+export function SignInCard({
+  call,
+  onStop,
+  after = 'The turn goes on once you are back.',
+}: {
+  call: ToolCallView;
+  onStop: () => void;
+  /** What happens once the person is back: the turn goes on, or (a view's call) the view is asked again. */
+  after?: string;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const signIn = call.signIn;
@@ -72,7 +81,9 @@ export function SignInCard({ call, onStop }: { call: ToolCallView; onStop: () =>
           <span className="font-semibold">{serverName}</span> needs you to sign in before <span className="font-mono">{tool}</span> can run.
         </p>
         {signIn && (
-          <p className="text-sm text-muted">{WHY[signIn.reason](visibleScopes(signIn.scopes))} The turn goes on once you are back.</p>
+          <p className="text-sm text-muted">
+            {WHY[signIn.reason](visibleScopes(signIn.scopes))} {after}
+          </p>
         )}
         {error && <Notice tone="error">{error}</Notice>}
       </CardBody>

@@ -37,6 +37,12 @@ const failure = (text: string): ViewToolResult => ({ isError: true, content: [{ 
 export function useViewCalls(viewOf: string) {
   const [asks, setAsks] = useState<ToolCallView[]>([]);
   const [outcome, setOutcome] = useState<string | null>(null);
+  // A call that ended because its server needs the person to sign in: the card offers Connect.
+  const [signIn, setSignIn] = useState<ToolCallView | null>(null);
+  const told = useCallback((call: ToolCallView) => {
+    setOutcome(outcomeInWords(call));
+    if (call.signIn) setSignIn(call);
+  }, []);
   const waiters = useRef(new Map<string, (r: ViewToolResult) => void>());
   // The calls this card has shown waiting: the only ones whose news it takes.
   const shown = useRef(new Set<string>());
@@ -60,14 +66,17 @@ export function useViewCalls(viewOf: string) {
     };
   }, [viewOf]);
 
-  const settled = useCallback((call: ToolCallView) => {
-    shown.current.delete(call.id);
-    setAsks((all) => all.filter((c) => c.id !== call.id));
-    setOutcome(outcomeInWords(call));
-    const resolve = waiters.current.get(call.id);
-    waiters.current.delete(call.id);
-    resolve?.(toolResultOf(call));
-  }, []);
+  const settled = useCallback(
+    (call: ToolCallView) => {
+      shown.current.delete(call.id);
+      setAsks((all) => all.filter((c) => c.id !== call.id));
+      told(call);
+      const resolve = waiters.current.get(call.id);
+      waiters.current.delete(call.id);
+      resolve?.(toolResultOf(call));
+    },
+    [told],
+  );
 
   // The same calls as told by the conversation's events: one this view asked in another tab shows
   // here too, and one decided elsewhere (or that ended) leaves its approval card and says how it went.
@@ -101,7 +110,7 @@ export function useViewCalls(viewOf: string) {
           body: { name, arguments: args },
         });
         if (toolCall.status !== 'pending_approval') {
-          setOutcome(outcomeInWords(toolCall));
+          told(toolCall);
           return toolResultOf(toolCall);
         }
         setOutcome(null);
@@ -114,7 +123,7 @@ export function useViewCalls(viewOf: string) {
         return failure(message);
       }
     },
-    [viewOf],
+    [viewOf, told],
   );
 
   const decide = useCallback(
@@ -132,7 +141,7 @@ export function useViewCalls(viewOf: string) {
     [settled],
   );
 
-  return { asks, outcome, callTool, decide };
+  return { asks, outcome, signIn, dismissSignIn: () => setSignIn(null), callTool, decide };
 }
 
 function outcomeInWords(call: ToolCallView): string {
@@ -144,6 +153,8 @@ function outcomeInWords(call: ToolCallView): string {
       return `${what} was denied; it did not run.`;
     case 'rejected':
       return `${what} was not run: ${call.verdict?.reason ?? 'it is not allowed here.'}`;
+    case 'errored':
+      return call.signIn ? `${what} did not run: ${call.signIn.serverName} needs you to sign in first.` : `${what} ended: errored.`;
     default:
       return `${what} ended: ${call.status.replace(/_/g, ' ')}.`;
   }

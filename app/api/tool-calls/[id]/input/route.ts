@@ -13,14 +13,20 @@ const inputSchema = z
     responses: z.record(z.string(), inputResponse, {
       error: `must map each asked key to { action: ${INPUT_RESPONSE_ACTIONS.join(' | ')}, content? }`,
     }),
+    round: z.number({ error: "must be the call's inputRound, the question this answers" }).int().nonnegative().optional(),
   })
   .strict();
 
-/** Answers a server's elicitation: `{ responses: { <key>: { action, content? } } }`. */
+/**
+ * Answers a server's elicitation: `{ responses: { <key>: { action, content? } }, round }` — `round`
+ * the call's `inputRound` as shown: an answer to an earlier question is a 409 (lib/agent/answer-input.ts).
+ * `round` may be left out only for a question no earlier one can be mistaken for (a card loaded
+ * from an event stored before rounds existed shows none); otherwise that is a 409 too.
+ */
 export const POST = authed<P>(
   async ({ req, rt, session, params }) => {
-    const { responses } = await readJson(req, inputSchema, { maxBytes: 256 * 1024 });
-    return Response.json(await answer(rt, session.user.id, requireUuid(params.id, 'tool call'), responses));
+    const body = await readJson(req, inputSchema, { maxBytes: 256 * 1024 });
+    return Response.json(await answer(rt, session.user.id, requireUuid(params.id, 'tool call'), body));
   },
   { write: true },
 );

@@ -296,6 +296,36 @@ describe('calls from an interactive view', () => {
     }
   });
 
+  it("a view's call whose server needs a sign-in ends with the server, the reason and the scopes for the card's Connect", async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const host = (await getRuntime()).engine.tools!;
+    const p = await viewOfGreeting([{ scope: 'tool:$/count_clicks', enabled: true, autoApprove: true }], true);
+    const before = clicks();
+    const gate = vi.spyOn(host.gateway, 'callTool').mockResolvedValueOnce({
+      kind: 'needs_sign_in',
+      serverId: p.serverId,
+      serverName: 'Apps',
+      scopes: ['clicks:write'],
+      reason: 'expired',
+    });
+    const res = await ask(p.cookie, p.greeting, { name: 'count_clicks' });
+    gate.mockRestore();
+    expect(res.status).toBe(200);
+    const { toolCall } = (await res.json()) as { toolCall: CallView & { signIn: unknown } };
+    // What the card's SignInCard needs (as for a model's call waiting to sign in), and words for the view.
+    expect(toolCall).toMatchObject({
+      status: 'errored',
+      askedByView: true,
+      signIn: { serverId: p.serverId, serverName: 'Apps', scopes: ['clicks:write'], reason: 'expired' },
+    });
+    expect(JSON.stringify(toolCall.result)).toContain('Apps needs you to sign in first: connect it on the card under the view');
+    expect(clicks()).toBe(before);
+    expect(await auditOf(p.cookie, toolCall.id)).toMatchObject([{ outcome: 'errored', askedBy: { by: 'view' } }]);
+    // Listed again after a reload with it, so a reopened card can still offer Connect.
+    const listed = (await (await routes.calls.GET(req('GET', p.cookie), at(p.greeting))).json()).toolCalls as { signIn: unknown }[];
+    expect(listed[0]!.signIn).toMatchObject({ serverId: p.serverId, reason: 'expired' });
+  });
+
   it("caps a view's waiting calls and its pace (429 saying which limit), and the conversation's views together", async () => {
     const p = await viewOfGreeting();
     const asked: CallView[] = [];
