@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { auditEntries, organizations, orgInvitations, orgMemberships, users } from '../schema';
+import { auditEntries, mcpServers, organizations, orgInvitations, orgMemberships, orgServers, users } from '../schema';
 import { DEFAULT_ORG_POLICY, parseStored, storedOrgPolicy, type StoredOrgPolicy } from '../stored-json';
 import type { OrgRole } from '../vocabulary';
 import { deleteMemberRowsOfOrg } from './org-servers';
@@ -140,6 +140,12 @@ export interface OrgPolicyRow {
   orgId: string;
   orgName: string;
   policy: StoredOrgPolicy;
+  /**
+   * The person's rows of this organization's shared servers (by `org_server_id`): row id → the
+   * namespace the organization gave the server. A member's row may carry another (`tracker2`,
+   * when they had a server named `tracker`), and the policy's lists name the organization's.
+   */
+  sharedNamespaces: Record<string, string>;
 }
 
 /** The organization's policy as stored, or the default (nothing narrowed) when it set none. */
@@ -148,7 +154,10 @@ export async function getOrgPolicy(db: Db, orgId: string): Promise<StoredOrgPoli
   return parseStored(storedOrgPolicy, rows[0]?.policy, 'organizations.policy', orgId) ?? DEFAULT_ORG_POLICY;
 }
 
-/** The policies of every organization the person belongs to that set one (none narrows nothing). */
+/**
+ * The policies of every organization the person belongs to that set one (none narrows nothing),
+ * each with the person's rows of that organization's shared servers.
+ */
 export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPolicyRow[]> {
   const rows = await db
     .select({ orgId: organizations.id, orgName: organizations.name, policy: organizations.policy })
@@ -156,7 +165,25 @@ export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPol
     .innerJoin(organizations, eq(organizations.id, orgMemberships.orgId))
     .where(and(eq(orgMemberships.userId, userId), isNotNull(organizations.policy)))
     .orderBy(asc(orgMemberships.createdAt), asc(organizations.id));
-  return rows.map((r) => ({ ...r, policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)! }));
+  if (!rows.length) return [];
+  const shared = await db
+    .select({ rowId: mcpServers.id, orgId: orgServers.orgId, namespace: orgServers.namespace })
+    .from(mcpServers)
+    .innerJoin(orgServers, eq(orgServers.id, mcpServers.orgServerId))
+    .where(
+      and(
+        eq(mcpServers.userId, userId),
+        inArray(
+          orgServers.orgId,
+          rows.map((r) => r.orgId),
+        ),
+      ),
+    );
+  return rows.map((r) => ({
+    ...r,
+    policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)!,
+    sharedNamespaces: Object.fromEntries(shared.filter((s) => s.orgId === r.orgId).map((s) => [s.rowId, s.namespace])),
+  }));
 }
 
 /**
