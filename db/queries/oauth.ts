@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers, oauthCredentials, oauthFlows } from '../schema';
@@ -30,6 +30,27 @@ export async function getCredentialByKey(db: Db, userId: string, issuer: string,
     .from(oauthCredentials)
     .where(and(eq(oauthCredentials.userId, userId), eq(oauthCredentials.issuer, issuer), eq(oauthCredentials.resource, resource)));
   return row ? parseCredential(row) : null;
+}
+
+/**
+ * Credentials holding tokens whose access token expires after `now` and by `until`, soonest
+ * first, none being refreshed right now: what the background refresh (lib/mcp/oauth/refresh-ahead.ts)
+ * takes in one tick. Already expired ones are left to the next use (its 401 or the skew).
+ */
+export async function listCredentialsExpiring(db: Db, now: Date, until: Date, limit: number): Promise<{ id: string }[]> {
+  return db
+    .select({ id: oauthCredentials.id })
+    .from(oauthCredentials)
+    .where(
+      and(
+        isNotNull(oauthCredentials.tokens),
+        gt(oauthCredentials.expiresAt, now),
+        lte(oauthCredentials.expiresAt, until),
+        or(isNull(oauthCredentials.refreshingUntil), lt(oauthCredentials.refreshingUntil, now)),
+      ),
+    )
+    .orderBy(asc(oauthCredentials.expiresAt), asc(oauthCredentials.id))
+    .limit(limit);
 }
 
 /**

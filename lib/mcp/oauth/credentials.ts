@@ -169,18 +169,47 @@ export async function accessToken(deps: OAuthStore, credentialId: string, opts: 
     const usable = opts.rejected === undefined && row.expiresAt !== null && row.expiresAt > now;
     return usable ? tokens.access_token : undefined;
   }
-  let inFlight = inFlightByDeps.get(deps);
-  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()));
-  const running = inFlight.get(credentialId);
-  if (running) return running;
-  const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(credentialId));
-  inFlight.set(credentialId, refresh);
+  const refresh = singleFlight(deps, row);
   if (opts.rejected !== undefined || !row.expiresAt || row.expiresAt <= now) return refresh;
   // Refreshing early failed, but the token has not expired yet: it serves meanwhile.
   return refresh.catch((error: unknown) => {
     if (error instanceof RefreshFailed) return tokens.access_token;
     throw error;
   });
+}
+
+/** What refreshing one credential ahead of its expiry came to (`refreshAhead`). */
+export type RefreshAheadOutcome = 'refreshed' | 'fresh' | 'no_refresh_token' | 'needs_sign_in';
+
+/**
+ * Refreshes the credential now when its access token expires within `aheadMs` — the background
+ * refresh's entry, through the same single flight as a call's: one refresh per credential in this
+ * process (a call arriving meanwhile shares it), claimed by `version` across processes (whoever
+ * loses waits and reads the winner's token). A grant the authorization server refuses is cleared,
+ * as on use, so the person's next call asks them to sign in. Throws `RefreshFailed` when the
+ * authorization server could not be reached (the credential is kept, tried again next time).
+ */
+export async function refreshAhead(deps: OAuthStore, credentialId: string, aheadMs: number): Promise<RefreshAheadOutcome> {
+  const now = deps.now?.() ?? new Date();
+  const row = await getCredential(deps.db, credentialId);
+  const tokens = row && usable(openTokens, deps.box, row);
+  if (!row || !tokens) return 'needs_sign_in';
+  if (row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > aheadMs) return 'fresh';
+  if (!tokens.refresh_token) return 'no_refresh_token';
+  const token = await singleFlight(deps, row);
+  if (token === undefined) return 'needs_sign_in';
+  return token === tokens.access_token ? 'fresh' : 'refreshed';
+}
+
+/** The refresh of this credential in flight in this process, or a new one. */
+function singleFlight(deps: OAuthStore, row: OAuthCredentialRow): Promise<string | undefined> {
+  let inFlight = inFlightByDeps.get(deps);
+  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()));
+  const running = inFlight.get(row.id);
+  if (running) return running;
+  const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(row.id));
+  inFlight.set(row.id, refresh);
+  return refresh;
 }
 
 async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {

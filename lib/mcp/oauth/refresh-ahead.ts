@@ -1,0 +1,85 @@
+import { listCredentialsExpiring } from '@/db/queries/oauth';
+import { errorSummary } from '@/lib/log-safe';
+
+import { refreshAhead } from './credentials';
+import type { OAuthStore } from './types';
+
+/**
+ * The background refresh (issue 26: people's tokens "refreshed in the background, single-flight,
+ * before they expire"): every `OAUTH_REFRESH_INTERVAL_MS` each instance refreshes the access
+ * tokens that expire within the window, so a person's next call finds a fresh token and never
+ * waits for a refresh or meets a sign-in card while their refresh token works. Each refresh is the
+ * on-use one (`refreshAhead` → the same single flight, claimed on the row's `version` across
+ * instances), so two instances ticking at once send one refresh request.
+ */
+
+/** Credentials refreshed at most per tick, soonest to expire first; the rest wait for the next tick (or their next use). */
+export const REFRESH_BATCH = 50;
+/** The shortest window: a token expiring within it is refreshed; never less than two ticks, so none slips between them. */
+const MIN_WINDOW_MS = 5 * 60_000;
+
+export function refreshWindowMs(intervalMs: number): number {
+  return Math.max(MIN_WINDOW_MS, 2 * intervalMs);
+}
+
+export interface RefreshTickReport {
+  /** Credentials looked at (expiring within the window). */
+  checked: number;
+  refreshed: number;
+  /** The authorization server refused the grant (or the tokens no longer open): the person signs in again at their next call. */
+  needsSignIn: string[];
+  /** Could not be refreshed now (the authorization server unreachable, a database error); kept, tried again next tick. */
+  failed: Array<{ credentialId: string; error: string }>;
+}
+
+/** One tick: refreshes what expires within `windowMs`, at most `limit`. Never throws: failures are in the report. */
+export async function refreshExpiringCredentials(
+  store: OAuthStore,
+  opts: { windowMs: number; limit?: number },
+): Promise<RefreshTickReport> {
+  const report: RefreshTickReport = { checked: 0, refreshed: 0, needsSignIn: [], failed: [] };
+  const now = store.now?.() ?? new Date();
+  let due: { id: string }[];
+  try {
+    due = await listCredentialsExpiring(store.db, now, new Date(now.getTime() + opts.windowMs), opts.limit ?? REFRESH_BATCH);
+  } catch (err) {
+    report.failed.push({ credentialId: '*', error: errorSummary(err) });
+    return report;
+  }
+  report.checked = due.length;
+  // One after another: a tick is background work, and a slow authorization server should not see a burst.
+  for (const { id } of due) {
+    try {
+      const outcome = await refreshAhead(store, id, opts.windowMs);
+      if (outcome === 'refreshed') report.refreshed++;
+      else if (outcome === 'needs_sign_in') report.needsSignIn.push(id);
+    } catch (err) {
+      report.failed.push({ credentialId: id, error: errorSummary(err) });
+    }
+  }
+  return report;
+}
+
+/**
+ * Starts the periodic refresh for this process (lib/server/runtime.ts). A tick still running when
+ * the next is due is not doubled; the timer does not keep the process alive. Returns its stop.
+ */
+export function startBackgroundRefresh(store: () => Promise<OAuthStore>, intervalMs: number): () => void {
+  let running = false;
+  const windowMs = refreshWindowMs(intervalMs);
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void store()
+      .then((s) => refreshExpiringCredentials(s, { windowMs }))
+      .then(logReport, (err: unknown) => console.error('[oauth] background refresh could not start:', errorSummary(err)))
+      .finally(() => (running = false));
+  }, intervalMs);
+  timer.unref?.();
+  return () => clearInterval(timer);
+}
+
+function logReport(r: RefreshTickReport): void {
+  if (r.failed.length || r.needsSignIn.length) console.warn('[oauth] background refresh', JSON.stringify(r));
+  else if (r.refreshed) console.log(`[oauth] background refresh: ${r.refreshed} of ${r.checked} refreshed`);
+}
