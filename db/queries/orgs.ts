@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { auditEntries, mcpServers, organizations, orgInvitations, orgMemberships, orgServers, users } from '../schema';
@@ -291,8 +291,10 @@ export async function usageOfMembers(db: Db, orgId: string, since: Date) {
  * The members' tool calls as the audit log records them, metadata only: who, when, which server
  * and tool, the outcome. The entry's content (arguments, results, hashes) is never selected.
  * Only entries from when the member joined: their history before is not the organization's.
+ * Newest first; `before` (an entry's id, the last of the previous page) pages by (time, id) as the
+ * database holds them — a time written out in milliseconds would skip entries that share one.
  */
-export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: Date }) {
+export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: string }) {
   return db
     .select({
       id: auditEntries.id,
@@ -310,7 +312,14 @@ export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: n
       and(eq(orgMemberships.userId, auditEntries.userId), eq(orgMemberships.orgId, orgId), gte(auditEntries.at, orgMemberships.createdAt)),
     )
     .innerJoin(users, eq(users.id, auditEntries.userId))
-    .where(and(inArray(auditEntries.kind, ['tool_call', 'client_call']), opts.before ? lt(auditEntries.at, opts.before) : undefined))
+    .where(
+      and(
+        inArray(auditEntries.kind, ['tool_call', 'client_call']),
+        opts.before
+          ? sql`(${auditEntries.at}, ${auditEntries.id}) < (select b.at, b.id from audit_entries b where b.id = ${opts.before})`
+          : undefined,
+      ),
+    )
     .orderBy(desc(auditEntries.at), desc(auditEntries.id))
     .limit(opts.limit);
 }
