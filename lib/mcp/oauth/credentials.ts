@@ -31,8 +31,13 @@ import type { OAuthStore, SecretBox } from './types';
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_SKEW_MS = 60_000;
-/** Longer than any token request may take (the guarded fetch bounds it). */
-const REFRESH_LEASE_MS = 30_000;
+/**
+ * The whole token request of a refresh — connect, headers and body — is given up after this: an
+ * authorization server trickling its answer must not hold the claim, a call or the background tick.
+ */
+export const REFRESH_REQUEST_TIMEOUT_MS = 20_000;
+/** Longer than any token request may take (bounded above), so a live claim is never taken over mid-request. */
+const REFRESH_LEASE_MS = REFRESH_REQUEST_TIMEOUT_MS + 10_000;
 const WAIT_STEP_MS = 100;
 
 /** Which credential a sealed value belongs to: its (user, issuer, resource) is bound into it (lib/secrets/seal-contexts.ts). */
@@ -224,14 +229,16 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
     return undefined;
   }
   let next: OAuthTokens;
+  const deadline = AbortSignal.timeout(deps.refreshTimeoutMs ?? REFRESH_REQUEST_TIMEOUT_MS);
   try {
-    next = await refreshAuthorization(claimed.authServer.metadata.issuer, {
+    const request = refreshAuthorization(claimed.authServer.metadata.issuer, {
       metadata: claimed.authServer.metadata,
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       resource: claimed.resource,
-      fetchFn: deps.fetch,
+      fetchFn: (url, init) => deps.fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline }),
     });
+    next = await untilAborted(request, deadline);
   } catch (error) {
     if (isDeadGrant(error)) {
       // The grant is gone (revoked, expired, or a replay was detected): only a new sign-in helps.
@@ -245,6 +252,16 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
   // Lost the claim (a new sign-in replaced the row meanwhile): the row's tokens win.
   if (!saved) return waitForOtherRefresh(deps, claimed);
   return next.access_token;
+}
+
+/** The promise, or its rejection once `signal` aborts — even if what it awaits ignores the signal (a body being read). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('token request timed out'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Another process holds the claim: wait until the row changes, then use what it wrote. */

@@ -14,6 +14,7 @@ import type { CallOutcome, McpServerConfig } from '../types';
 import { accessToken, credentialForServer, openTokens, resourceCandidates } from './credentials';
 import { completeSignIn, disconnect, forgetServerOAuth, startSignIn } from './flows';
 import { gatewayOAuth } from './index';
+import { refreshExpiringCredentials } from './refresh-ahead';
 import type { OAuthDeps, OAuthServerRef } from './types';
 
 /**
@@ -361,6 +362,45 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
     expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
     expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
+
+  it('a token endpoint trickling its body is given up after the refresh timeout; the tick ends and releases the claim', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 2 * 60_000) })
+      .where(eq(oauthCredentials.id, cred.id));
+    const timers: NodeJS.Timeout[] = [];
+    // Headers at once, then a byte every 50 ms, never the end: no connect or header timeout sees it.
+    const trickle = (): Response => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{'));
+          timers.push(setInterval(() => controller.enqueue(new TextEncoder().encode(' ')), 50));
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const slow: OAuthDeps = {
+      ...deps,
+      refreshTimeoutMs: 300,
+      fetch: (url, init) => (new URL(url.toString()).pathname === '/token' ? Promise.resolve(trickle()) : deps.fetch(url, init)),
+    };
+    try {
+      const startedAt = Date.now();
+      const report = await refreshExpiringCredentials(slow, { windowMs: 5 * 60_000 });
+      expect(Date.now() - startedAt).toBeLessThan(3_000);
+      expect(report.failed.map((f) => f.credentialId)).toEqual([cred.id]);
+      const after = (await getCredential(handle.db, cred.id))!;
+      expect(after.refreshingUntil).toBeNull();
+      expect(after.tokens).not.toBeNull(); // kept: tried again later
+    } finally {
+      timers.forEach(clearInterval);
+    }
+    // A tick past its deadline starts no further refresh: the rest wait for the next tick.
+    const late = await refreshExpiringCredentials(deps, { windowMs: 5 * 60_000, deadlineMs: 0 });
+    expect(late).toMatchObject({ checked: 1, refreshed: 0, deferred: 1 });
   });
 
   it('a server known to have no credential is not asked for one again at once; a sign-in elsewhere is found by the 401', async () => {

@@ -30,14 +30,21 @@ export interface RefreshTickReport {
   needsSignIn: string[];
   /** Could not be refreshed now (the authorization server unreachable, a database error); kept, tried again next tick. */
   failed: Array<{ credentialId: string; error: string }>;
+  /** Left for the next tick: the tick's deadline came first. */
+  deferred: number;
 }
 
-/** One tick: refreshes what expires within `windowMs`, at most `limit`. Never throws: failures are in the report. */
+/**
+ * One tick: refreshes what expires within `windowMs`, at most `limit`, starting none after
+ * `deadlineMs` (each refresh is itself bounded, credentials.ts), so a slow authorization server
+ * cannot hold the tick. Never throws: failures are in the report.
+ */
 export async function refreshExpiringCredentials(
   store: OAuthStore,
-  opts: { windowMs: number; limit?: number },
+  opts: { windowMs: number; limit?: number; deadlineMs?: number },
 ): Promise<RefreshTickReport> {
-  const report: RefreshTickReport = { checked: 0, refreshed: 0, needsSignIn: [], failed: [] };
+  const report: RefreshTickReport = { checked: 0, refreshed: 0, needsSignIn: [], failed: [], deferred: 0 };
+  const startedAt = Date.now();
   const now = store.now?.() ?? new Date();
   let due: { id: string }[];
   try {
@@ -48,7 +55,11 @@ export async function refreshExpiringCredentials(
   }
   report.checked = due.length;
   // One after another: a tick is background work, and a slow authorization server should not see a burst.
-  for (const { id } of due) {
+  for (const [i, { id }] of due.entries()) {
+    if (opts.deadlineMs !== undefined && Date.now() - startedAt >= opts.deadlineMs) {
+      report.deferred = due.length - i;
+      break;
+    }
     try {
       const outcome = await refreshAhead(store, id, opts.windowMs);
       if (outcome === 'refreshed') report.refreshed++;
@@ -71,7 +82,7 @@ export function startBackgroundRefresh(store: () => Promise<OAuthStore>, interva
     if (running) return;
     running = true;
     void store()
-      .then((s) => refreshExpiringCredentials(s, { windowMs }))
+      .then((s) => refreshExpiringCredentials(s, { windowMs, deadlineMs: intervalMs }))
       .then(logReport, (err: unknown) => console.error('[oauth] background refresh could not start:', errorSummary(err)))
       .finally(() => (running = false));
   }, intervalMs);
