@@ -491,10 +491,10 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     const first = await credential();
     const oldToken = openTokens(box, first)!.access_token;
 
-    // Due within the window (5 minutes), though not yet within a call's 60 s: only the background refresh takes it now.
+    // Due within the window (5 minutes), past half its hour, in use, not yet within a call’s 60 s: only the background refresh takes it.
     await h.db
       .update(oauthCredentials)
-      .set({ expiresAt: new Date(Date.now() + 2 * 60_000) })
+      .set({ expiresAt: new Date(Date.now() + 2 * 60_000), updatedAt: new Date(Date.now() - 58 * 60_000), lastUsedAt: new Date() })
       .where(eq(oauthCredentials.id, first.id));
     const refreshes = fx.counts.refresh;
     const calls = fx.calls.length;
@@ -526,7 +526,7 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     fx.revokeAll();
     await h.db
       .update(oauthCredentials)
-      .set({ expiresAt: new Date(Date.now() + 2 * 60_000) })
+      .set({ expiresAt: new Date(Date.now() + 2 * 60_000), updatedAt: new Date(Date.now() - 58 * 60_000), lastUsedAt: new Date() })
       .where(eq(oauthCredentials.id, first.id));
     const refused = await refreshExpiringCredentials(await a.tools.oauthStore(), { windowMs: 5 * 60_000 });
     expect(refused.needsSignIn).toContain(first.id);

@@ -11,6 +11,7 @@ import {
   findCredentialsForResources,
   finishRefresh,
   getCredential,
+  markCredentialUsed,
   type OAuthCredentialRow,
   type TokenValues,
 } from '@/db/queries/oauth';
@@ -39,6 +40,8 @@ export const REFRESH_REQUEST_TIMEOUT_MS = 20_000;
 /** Longer than any token request may take (bounded above), so a live claim is never taken over mid-request. */
 const REFRESH_LEASE_MS = REFRESH_REQUEST_TIMEOUT_MS + 10_000;
 const WAIT_STEP_MS = 100;
+/** A call's use of a credential is written at most this often (the background refresh keeps fresh only credentials in use). */
+const MARK_USED_EVERY_MS = 60_000;
 
 /** Which credential a sealed value belongs to: its (user, issuer, resource) is bound into it (lib/secrets/seal-contexts.ts). */
 export type CredentialKey = Pick<OAuthCredentialRow, 'userId' | 'issuer' | 'resource'>;
@@ -85,6 +88,7 @@ export function tokenValues(box: SecretBox, key: CredentialKey, tokens: OAuthTok
     tokens: box.seal(JSON.stringify(tokens), credentialSecretContext('tokens', key)),
     expiresAt: expiresIn === null ? null : new Date(now.getTime() + expiresIn * 1000),
     scope: tokens.scope ?? null,
+    refreshable: typeof tokens.refresh_token === 'string' && tokens.refresh_token !== '',
   };
 }
 
@@ -168,6 +172,9 @@ export async function accessToken(deps: OAuthStore, credentialId: string, opts: 
   if (!row) return undefined;
   const tokens = usable(openTokens, deps.box, row);
   if (!tokens) return undefined;
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= MARK_USED_EVERY_MS) {
+    await markCredentialUsed(deps.db, row.id, now, MARK_USED_EVERY_MS);
+  }
   const fresh = row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > REFRESH_SKEW_MS;
   if (opts.rejected === undefined ? fresh : tokens.access_token !== opts.rejected) return tokens.access_token;
   if (!tokens.refresh_token) {
@@ -242,7 +249,12 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
   } catch (error) {
     if (isDeadGrant(error)) {
       // The grant is gone (revoked, expired, or a replay was detected): only a new sign-in helps.
-      await finishRefresh(deps.db, claimed.id, claimed.version, { tokens: null, expiresAt: null, scope: claimed.scope });
+      await finishRefresh(deps.db, claimed.id, claimed.version, {
+        tokens: null,
+        expiresAt: null,
+        scope: claimed.scope,
+        refreshable: false,
+      });
       return undefined;
     }
     await finishRefresh(deps.db, claimed.id, claimed.version, null);

@@ -15,11 +15,35 @@ import type { OAuthStore } from './types';
 
 /** Credentials refreshed at most per tick, soonest to expire first; the rest wait for the next tick (or their next use). */
 export const REFRESH_BATCH = 50;
-/** The shortest window: a token expiring within it is refreshed; never less than two ticks, so none slips between them. */
-const MIN_WINDOW_MS = 5 * 60_000;
-
+/** A token expiring within two ticks is refreshed, so none slips between them (and only past half its lifetime, db/queries/oauth.ts). */
 export function refreshWindowMs(intervalMs: number): number {
-  return Math.max(MIN_WINDOW_MS, 2 * intervalMs);
+  return 2 * intervalMs;
+}
+
+/** Only credentials some call used this recently are kept fresh: a dormant person's grant is left alone (renewed at their next use). */
+export const RECENT_USE_MS = 60 * 60_000;
+
+/** A credential that could not be refreshed is not tried again before this (doubling per failure, up to `MAX_BACKOFF_MS`). */
+const FIRST_BACKOFF_MS = 60_000;
+const MAX_BACKOFF_MS = 60 * 60_000;
+const MAX_BACKED_OFF = 10_000;
+/**
+ * Per store (one per runtime, as the single flight's map), in this instance's memory: credentials that failed (provider
+ * down, no refresh token, tokens that do not open here) and when to try them again, so they do not
+ * take the head of every tick's batch. Lost on restart, which only means one more try.
+ */
+const backoffByStore = new WeakMap<OAuthStore, Map<string, { failures: number; until: number }>>();
+
+function backoffOf(store: OAuthStore): Map<string, { failures: number; until: number }> {
+  let map = backoffByStore.get(store);
+  if (!map) backoffByStore.set(store, (map = new Map()));
+  return map;
+}
+
+function backOff(map: Map<string, { failures: number; until: number }>, id: string, now: number): void {
+  if (map.size >= MAX_BACKED_OFF) map.clear();
+  const failures = (map.get(id)?.failures ?? 0) + 1;
+  map.set(id, { failures, until: now + Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1)) });
 }
 
 export interface RefreshTickReport {
@@ -46,9 +70,12 @@ export async function refreshExpiringCredentials(
   const report: RefreshTickReport = { checked: 0, refreshed: 0, needsSignIn: [], failed: [], deferred: 0 };
   const startedAt = Date.now();
   const now = store.now?.() ?? new Date();
+  const backoff = backoffOf(store);
+  const skip = [...backoff].filter(([, b]) => b.until > now.getTime()).map(([id]) => id);
   let due: { id: string }[];
   try {
-    due = await listCredentialsExpiring(store.db, now, new Date(now.getTime() + opts.windowMs), opts.limit ?? REFRESH_BATCH);
+    const window = { now, until: new Date(now.getTime() + opts.windowMs), usedSince: new Date(now.getTime() - RECENT_USE_MS) };
+    due = await listCredentialsExpiring(store.db, window, opts.limit ?? REFRESH_BATCH, skip);
   } catch (err) {
     report.failed.push({ credentialId: '*', error: errorSummary(err) });
     return report;
@@ -64,8 +91,11 @@ export async function refreshExpiringCredentials(
       const outcome = await refreshAhead(store, id, opts.windowMs);
       if (outcome === 'refreshed') report.refreshed++;
       else if (outcome === 'needs_sign_in') report.needsSignIn.push(id);
+      if (outcome === 'refreshed' || outcome === 'fresh') backoff.delete(id);
+      else backOff(backoff, id, Date.now());
     } catch (err) {
       report.failed.push({ credentialId: id, error: errorSummary(err) });
+      backOff(backoff, id, Date.now());
     }
   }
   return report;
