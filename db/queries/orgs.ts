@@ -4,7 +4,7 @@ import type { Db } from '../connection';
 import { auditEntries, mcpServers, organizations, orgInvitations, orgMemberships, orgServers, users } from '../schema';
 import { DEFAULT_ORG_POLICY, parseStored, storedOrgPolicy, type StoredOrgPolicy } from '../stored-json';
 import type { OrgRole } from '../vocabulary';
-import { deleteMemberRowsOfOrg } from './org-servers';
+import { deleteMemberRowsOfOrg, type RemovedMemberRow } from './org-servers';
 import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
@@ -234,7 +234,7 @@ export async function changeMembership(
   orgId: string,
   userId: string,
   change: MemberChange,
-): Promise<{ ok: true } | { ok: false; reason: 'not_member' | 'last_owner' }> {
+): Promise<{ ok: true; removedRows: RemovedMemberRow[] } | { ok: false; reason: 'not_member' | 'last_owner' }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select id from organizations where id = ${orgId} for update`);
     const current = await roleIn(tx, orgId, userId);
@@ -246,12 +246,12 @@ export async function changeMembership(
       // Their tools_rev moves first: the organization's policy stops applying at their next step.
       await bumpToolsRevOfOrg(tx, orgId, userId);
       // Their use of the organization's shared servers ends with the membership.
-      await deleteMemberRowsOfOrg(tx, orgId, userId);
+      const removedRows = await deleteMemberRowsOfOrg(tx, orgId, userId);
       await tx.delete(orgMemberships).where(where);
-    } else {
-      await tx.update(orgMemberships).set({ role: change.role }).where(where);
+      return { ok: true, removedRows };
     }
-    return { ok: true };
+    await tx.update(orgMemberships).set({ role: change.role }).where(where);
+    return { ok: true, removedRows: [] };
   });
 }
 

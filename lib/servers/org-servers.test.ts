@@ -26,6 +26,7 @@ import {
   editOrgServer,
   listOrgServerViews,
   listServersWithShared,
+  removeOrgMember,
   removeOrgServer,
   reviewOrgServer,
   stopUsingSharedServer,
@@ -465,6 +466,29 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     }
     expect(new Set(seen)).toEqual(new Set([admin.userId, m1.userId, m2.userId]));
     expect(await h.db.select().from(orgServers).where(eq(orgServers.id, added.id))).toEqual([]);
+  });
+
+  it('removing a member forgets their OAuth sign-in for the organization’s servers, as removing the server does', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Gone',
+      namespace: 'gone',
+      url: fx.url,
+      auth: 'oauth',
+      required: true,
+    });
+    await listServersWithShared(ctx, m1.userId);
+    await listServersWithShared(ctx, m2.userId);
+    await connect(ctx, m1, (await memberRowIdOf(h.db, m1.userId, added.id))!);
+    await connect(ctx, m2, (await memberRowIdOf(h.db, m2.userId, added.id))!);
+    const credentialsOf = (userId: string) => h.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, userId));
+    expect(await credentialsOf(m1.userId)).toHaveLength(1);
+
+    expect(await removeOrgMember(ctx, org.id, admin.userId, m1.userId)).toEqual({ removed: true });
+    expect(await memberRowIdOf(h.db, m1.userId, added.id)).toBeNull();
+    expect(await credentialsOf(m1.userId), 'the removed member’s sign-in is forgotten').toEqual([]);
+    expect(await credentialsOf(m2.userId), 'another member’s stays').toHaveLength(1);
   });
 
   // Last in the file: it revokes the fixture's grants at its end.
