@@ -44,7 +44,7 @@ async function throughMcp(
 ): Promise<{ variant: GatewayVariant; served: McpEndpointServer; client: Client; endpoint: McpEndpoint }> {
   const user = await userWithServer(db.handle, fixtureUrl);
   const person = { id: user.userId, plan: 'enterprise' };
-  const profile = await resolveProfile(user.tools, person, [`fx__${TOOL}`]);
+  const profile = await resolveProfile({ db: db.handle.db, host: user.tools }, person, [`fx__${TOOL}`]);
   const { token } = await createAccessToken(db.handle.db, person, { name: 'bench client', expiresIn: '7d', profile });
   // The bench user's tool host reaches loopback through the tests' fetch, where the app's goes through the URL guard; its
   // grants are not consulted here: /mcp decides with the token's profile as the grant (lib/gateway/call.ts).

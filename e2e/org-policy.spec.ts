@@ -56,6 +56,16 @@ test('admin policy page: a forbidden tool is left out of a member’s Tools pane
   await expect(panel.getByTestId('org-grant-length')).toContainText('does not allow grants longer than 1 hour');
   await memberPage.screenshot({ path: 'test-results/org-member-tools.png' });
 
+  // The Account page's tool picker for a token: the tool is listed, not pickable, with the reason.
+  await memberPage.goto('/account');
+  const picker = memberPage.getByTestId('new-token-tools');
+  const forbidden = picker.locator('[data-testid="picker-tool"][data-tool="notes__create"]');
+  await expect(forbidden.getByRole('checkbox')).toBeDisabled();
+  await expect(forbidden).toContainText('Your organization "Acme Research" does not allow the tool "notes__create".');
+  await expect(picker.locator('[data-testid="picker-tool"][data-tool="notes__search"]').getByRole('checkbox')).toBeEnabled();
+  await forbidden.scrollIntoViewIfNeeded();
+  await memberPage.screenshot({ path: 'test-results/org-member-token-picker.png' });
+
   // A member does not reach the admin page or its routes.
   await memberPage.goto(`/orgs/${org.id}/admin`);
   await expect(memberPage.getByTestId('admin-forbidden')).toContainText('Only an organization');

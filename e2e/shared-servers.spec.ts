@@ -1,7 +1,15 @@
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
-import { OAUTH_FIXTURE_ORIGIN, OAUTH_FIXTURE_URL, OIDC_IDP_ISSUER, OIDC_IDP_NAME } from './fixtures/ports';
-import { appOrigin, conversationWithTools, jsonWrite, sendWithEnter, waitForIdle } from './helpers';
+import {
+  FIXTURE_API_KEY,
+  FIXTURE_API_KEY_HEADER,
+  FIXTURE_URL,
+  OAUTH_FIXTURE_ORIGIN,
+  OAUTH_FIXTURE_URL,
+  OIDC_IDP_ISSUER,
+  OIDC_IDP_NAME,
+} from './fixtures/ports';
+import { appOrigin, conversationWithTools, jsonWrite, sendWithEnter, signedInUser, waitForIdle } from './helpers';
 
 // Shared servers (issue 26) in Chromium: people sign in through the test IdP (oidc-provider on
 // loopback) and land in the organization that takes their email domain; its admin adds the OAuth
@@ -148,4 +156,48 @@ test('an admin shares a server with per-person OAuth; members connect and use it
   });
 
   for (const c of [admin, mia, otto]) await c.context.close();
+});
+
+test('an admin renames a shared server and replaces its shared credential, whose value is never shown', async ({ browser, baseURL }) => {
+  const origin = appOrigin(baseURL);
+  const context = await browser.newContext();
+  await signedInUser(context, origin, 'shared-credential-admin');
+  const page = await context.newPage();
+  const made = await page.request.post('/api/orgs', { headers: jsonWrite(origin), data: { name: 'Keyed Co' } });
+  expect(made.status(), await made.text()).toBe(201);
+  const org = (await made.json()) as { id: string };
+  const added = await page.request.post(`/api/orgs/${org.id}/servers`, {
+    headers: jsonWrite(origin),
+    data: { name: 'Fixture', url: FIXTURE_URL, auth: 'shared', headers: { [FIXTURE_API_KEY_HEADER]: FIXTURE_API_KEY }, required: false },
+  });
+  expect(added.status(), await added.text()).toBe(201);
+
+  await page.goto(`/orgs/${org.id}/admin`);
+  const shared = page.getByTestId('shared-servers');
+  const card = shared.getByRole('region', { name: 'Fixture', exact: true });
+  await expect(card).toContainText(`${FIXTURE_API_KEY_HEADER} (value hidden)`);
+  await card.getByRole('button', { name: 'Replace credential' }).click();
+  const dialog = page.getByRole('dialog', { name: /Replace the credential/ });
+  await expect(dialog.getByLabel('Header name')).toHaveValue(FIXTURE_API_KEY_HEADER);
+  await expect(dialog.getByLabel('New header value')).toHaveValue('');
+  const rotated = 'rotated-e2e-credential-7f3a';
+  await dialog.getByLabel('New header value').fill(rotated);
+  await page.screenshot({ path: 'test-results/shared-servers-replace-credential.png' });
+  await dialog.getByRole('button', { name: 'Replace credential' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(card).toContainText(`${FIXTURE_API_KEY_HEADER} (value hidden)`);
+  // Never in the page nor in what the admin's page reads.
+  expect(await page.content()).not.toContain(rotated);
+  expect(await (await page.request.get(`/api/orgs/${org.id}/servers`)).text()).not.toContain(rotated);
+
+  await card.getByRole('button', { name: 'Rename' }).click();
+  const rename = page.getByRole('dialog', { name: /Rename/ });
+  await rename.getByLabel('Name').fill('Fixture Renamed');
+  await rename.getByRole('button', { name: 'Save name' }).click();
+  await expect(rename).toBeHidden();
+  await expect(shared.getByRole('region', { name: 'Fixture Renamed', exact: true })).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId('shared-servers').getByRole('region', { name: 'Fixture Renamed', exact: true })).toBeVisible();
+  await page.screenshot({ path: 'test-results/shared-servers-renamed.png', fullPage: true });
+  await context.close();
 });

@@ -65,7 +65,7 @@ async function main() {
   await enableServerTools(ctx, user.id, added.id, Object.fromEntries(listed.tools.map((t) => [t.name, t.fingerprint])));
   const person = { id: user.id, plan: user.plan };
   const profile = await resolveProfile(
-    rt.tools.host,
+    { db, host: rt.tools.host },
     person,
     listed.tools.map((t) => `conformance__${t.name}`),
   );

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createNote } from '@/db/queries/notes';
+import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
 import { enableServer, insertServer } from '@/db/queries/servers';
 import { createUser } from '@/db/queries/users';
 import { accessTokens, auditEntries, oauthCodes, oauthTokens } from '@/db/schema';
-import type { StoredAuditClientCall } from '@/db/stored-json';
+import { DEFAULT_ORG_POLICY, type StoredAuditClientCall } from '@/db/stored-json';
 import { buildServerCatalog, type RawTool } from '@/lib/mcp/catalog';
 import { serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
 import { startFixtureServer, type FixtureServer } from '@/test/fixtures/mcp-fixture-server';
@@ -296,6 +297,23 @@ describe('the OAuth authorization server for /mcp', () => {
     const res = await mcpPost(fresh.access_token);
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain('notes__create');
+    await client.close();
+  });
+
+  it("refuses at consent a tool the person's organization forbids, with the policy's reason", async () => {
+    const ada = await person();
+    const org = await insertOrg(h.db, { name: 'Acme' });
+    await addMembership(h.db, org.id, ada.userId, 'member');
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['notes__create'] } });
+    const refused = await codeForRefused(ada.cookie, ['notes__search', 'notes__create']);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error).toMatchObject({
+      code: 'forbidden:org_policy',
+      field: 'tools',
+      message: 'tools: Your organization "Acme" does not allow the tool "notes__create".',
+    });
+    // An allowed pick still connects.
+    const { client } = await connectThroughConsent(ada.cookie, ['notes__search']);
     await client.close();
   });
 

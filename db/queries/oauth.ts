@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
 import { mcpServers, oauthCredentials, oauthFlows } from '../schema';
@@ -30,6 +30,54 @@ export async function getCredentialByKey(db: Db, userId: string, issuer: string,
     .from(oauthCredentials)
     .where(and(eq(oauthCredentials.userId, userId), eq(oauthCredentials.issuer, issuer), eq(oauthCredentials.resource, resource)));
   return row ? parseCredential(row) : null;
+}
+
+/**
+ * What the background refresh (lib/mcp/oauth/refresh-ahead.ts) takes in one tick, soonest to
+ * expire first: credentials holding a refresh token, used by a call since `usedSince`, none being
+ * refreshed right now and none in `skip` (backed off), whose access token expires after `now` and
+ * by `until` and has less time left than has passed since it was issued (`updated_at`, written
+ * with the tokens) — past half its lifetime, so a short-lived token (5 minutes) is not renewed on
+ * every tick. Already expired ones are left to the next use (its 401 or the skew).
+ */
+export async function listCredentialsExpiring(
+  db: Db,
+  window: { now: Date; until: Date; usedSince: Date },
+  limit: number,
+  skip: string[] = [],
+): Promise<{ id: string }[]> {
+  const { now, until, usedSince } = window;
+  const at = sql`${now.toISOString()}::timestamptz`;
+  return db
+    .select({ id: oauthCredentials.id })
+    .from(oauthCredentials)
+    .where(
+      and(
+        isNotNull(oauthCredentials.tokens),
+        eq(oauthCredentials.refreshable, true),
+        gte(oauthCredentials.lastUsedAt, usedSince),
+        gt(oauthCredentials.expiresAt, now),
+        lte(oauthCredentials.expiresAt, until),
+        sql`${oauthCredentials.expiresAt} - ${at} < ${at} - ${oauthCredentials.updatedAt}`,
+        or(isNull(oauthCredentials.refreshingUntil), lt(oauthCredentials.refreshingUntil, now)),
+        skip.length ? notInArray(oauthCredentials.id, skip) : undefined,
+      ),
+    )
+    .orderBy(asc(oauthCredentials.expiresAt), asc(oauthCredentials.id))
+    .limit(limit);
+}
+
+/** A call asked for the credential's access token: noted at most once per `everyMs`, so a busy credential costs no write per call. */
+export async function markCredentialUsed(db: Db, id: string, now: Date, everyMs: number): Promise<void> {
+  await db
+    .update(oauthCredentials)
+    .set({ lastUsedAt: now })
+    .where(
+      and(
+        eq(oauthCredentials.id, id),
+        or(isNull(oauthCredentials.lastUsedAt), lt(oauthCredentials.lastUsedAt, new Date(now.getTime() - everyMs))),
+      ),
+    );
 }
 
 /**
@@ -71,6 +119,8 @@ export interface TokenValues {
   tokens: string | null;
   expiresAt: Date | null;
   scope: string | null;
+  /** The tokens hold a refresh token. */
+  refreshable: boolean;
 }
 
 /** Tokens from a completed authorization: they replace whatever was there (and end any refresh claim). */
@@ -117,7 +167,8 @@ export async function claimRefresh(
 export async function finishRefresh(db: Db, id: string, version: number, values: TokenValues | null): Promise<OAuthCredentialRow | null> {
   const [row] = await db
     .update(oauthCredentials)
-    .set({ ...(values ?? {}), refreshingUntil: null, version: sql`${oauthCredentials.version} + 1`, updatedAt: new Date() })
+    // updated_at is when the tokens were written (the background refresh reads their age from it): a released claim keeps it.
+    .set({ ...(values ? { ...values, updatedAt: new Date() } : {}), refreshingUntil: null, version: sql`${oauthCredentials.version} + 1` })
     .where(and(eq(oauthCredentials.id, id), eq(oauthCredentials.version, version)))
     .returning();
   return row ? parseCredential(row) : null;

@@ -216,10 +216,19 @@ export async function missingRequiredServers(db: Db, userId: string): Promise<Or
   return rows.map((r) => parse(r.server));
 }
 
+/** A member's row of a shared server, deleted with their membership: what its URL found is forgotten after (lib/servers/org-servers.ts). */
+export interface RemovedMemberRow {
+  id: string;
+  url: string;
+}
+
 /** Removing a member from an organization ends their use of its shared servers (inside changeMembership's transaction). */
-export async function deleteMemberRowsOfOrg(db: Db, orgId: string, userId: string): Promise<void> {
+export async function deleteMemberRowsOfOrg(db: Db, orgId: string, userId: string): Promise<RemovedMemberRow[]> {
   const ids = db.select({ id: orgServers.id }).from(orgServers).where(eq(orgServers.orgId, orgId));
-  await db.delete(mcpServers).where(and(eq(mcpServers.userId, userId), inArray(mcpServers.orgServerId, ids)));
+  return db
+    .delete(mcpServers)
+    .where(and(eq(mcpServers.userId, userId), inArray(mcpServers.orgServerId, ids)))
+    .returning({ id: mcpServers.id, url: mcpServers.url });
 }
 
 /** The members of the organization (for making every member's row of a required server). */

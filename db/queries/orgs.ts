@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { auditEntries, organizations, orgInvitations, orgMemberships, users } from '../schema';
+import { auditEntries, mcpServers, organizations, orgInvitations, orgMemberships, orgServers, users } from '../schema';
 import { DEFAULT_ORG_POLICY, parseStored, storedOrgPolicy, type StoredOrgPolicy } from '../stored-json';
 import type { OrgRole } from '../vocabulary';
-import { deleteMemberRowsOfOrg } from './org-servers';
+import { deleteMemberRowsOfOrg, type RemovedMemberRow } from './org-servers';
 import { rowsOf } from './rate-limits';
 import { isUniqueViolation } from './servers';
 
@@ -140,6 +140,12 @@ export interface OrgPolicyRow {
   orgId: string;
   orgName: string;
   policy: StoredOrgPolicy;
+  /**
+   * The person's rows of this organization's shared servers (by `org_server_id`): row id → the
+   * namespace the organization gave the server. A member's row may carry another (`tracker2`,
+   * when they had a server named `tracker`), and the policy's lists name the organization's.
+   */
+  sharedNamespaces: Record<string, string>;
 }
 
 /** The organization's policy as stored, or the default (nothing narrowed) when it set none. */
@@ -148,7 +154,10 @@ export async function getOrgPolicy(db: Db, orgId: string): Promise<StoredOrgPoli
   return parseStored(storedOrgPolicy, rows[0]?.policy, 'organizations.policy', orgId) ?? DEFAULT_ORG_POLICY;
 }
 
-/** The policies of every organization the person belongs to that set one (none narrows nothing). */
+/**
+ * The policies of every organization the person belongs to that set one (none narrows nothing),
+ * each with the person's rows of that organization's shared servers.
+ */
 export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPolicyRow[]> {
   const rows = await db
     .select({ orgId: organizations.id, orgName: organizations.name, policy: organizations.policy })
@@ -156,7 +165,25 @@ export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPol
     .innerJoin(organizations, eq(organizations.id, orgMemberships.orgId))
     .where(and(eq(orgMemberships.userId, userId), isNotNull(organizations.policy)))
     .orderBy(asc(orgMemberships.createdAt), asc(organizations.id));
-  return rows.map((r) => ({ ...r, policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)! }));
+  if (!rows.length) return [];
+  const shared = await db
+    .select({ rowId: mcpServers.id, orgId: orgServers.orgId, namespace: orgServers.namespace })
+    .from(mcpServers)
+    .innerJoin(orgServers, eq(orgServers.id, mcpServers.orgServerId))
+    .where(
+      and(
+        eq(mcpServers.userId, userId),
+        inArray(
+          orgServers.orgId,
+          rows.map((r) => r.orgId),
+        ),
+      ),
+    );
+  return rows.map((r) => ({
+    ...r,
+    policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)!,
+    sharedNamespaces: Object.fromEntries(shared.filter((s) => s.orgId === r.orgId).map((s) => [s.rowId, s.namespace])),
+  }));
 }
 
 /**
@@ -207,7 +234,7 @@ export async function changeMembership(
   orgId: string,
   userId: string,
   change: MemberChange,
-): Promise<{ ok: true } | { ok: false; reason: 'not_member' | 'last_owner' }> {
+): Promise<{ ok: true; removedRows: RemovedMemberRow[] } | { ok: false; reason: 'not_member' | 'last_owner' }> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select id from organizations where id = ${orgId} for update`);
     const current = await roleIn(tx, orgId, userId);
@@ -219,12 +246,12 @@ export async function changeMembership(
       // Their tools_rev moves first: the organization's policy stops applying at their next step.
       await bumpToolsRevOfOrg(tx, orgId, userId);
       // Their use of the organization's shared servers ends with the membership.
-      await deleteMemberRowsOfOrg(tx, orgId, userId);
+      const removedRows = await deleteMemberRowsOfOrg(tx, orgId, userId);
       await tx.delete(orgMemberships).where(where);
-    } else {
-      await tx.update(orgMemberships).set({ role: change.role }).where(where);
+      return { ok: true, removedRows };
     }
-    return { ok: true };
+    await tx.update(orgMemberships).set({ role: change.role }).where(where);
+    return { ok: true, removedRows: [] };
   });
 }
 
@@ -264,8 +291,10 @@ export async function usageOfMembers(db: Db, orgId: string, since: Date) {
  * The members' tool calls as the audit log records them, metadata only: who, when, which server
  * and tool, the outcome. The entry's content (arguments, results, hashes) is never selected.
  * Only entries from when the member joined: their history before is not the organization's.
+ * Newest first; `before` (an entry's id, the last of the previous page) pages by (time, id) as the
+ * database holds them — a time written out in milliseconds would skip entries that share one.
  */
-export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: Date }) {
+export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: number; before?: string }) {
   return db
     .select({
       id: auditEntries.id,
@@ -283,7 +312,14 @@ export async function auditMetadataOfOrg(db: Db, orgId: string, opts: { limit: n
       and(eq(orgMemberships.userId, auditEntries.userId), eq(orgMemberships.orgId, orgId), gte(auditEntries.at, orgMemberships.createdAt)),
     )
     .innerJoin(users, eq(users.id, auditEntries.userId))
-    .where(and(inArray(auditEntries.kind, ['tool_call', 'client_call']), opts.before ? lt(auditEntries.at, opts.before) : undefined))
+    .where(
+      and(
+        inArray(auditEntries.kind, ['tool_call', 'client_call']),
+        opts.before
+          ? sql`(${auditEntries.at}, ${auditEntries.id}) < (select b.at, b.id from audit_entries b where b.id = ${opts.before})`
+          : undefined,
+      ),
+    )
     .orderBy(desc(auditEntries.at), desc(auditEntries.id))
     .limit(opts.limit);
 }

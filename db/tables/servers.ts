@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 import type { StoredAuthServer, StoredOAuthDiscovery, StoredReviewedToolsAnyVersion } from '../stored-json';
@@ -30,10 +31,20 @@ export const oauthCredentials = pgTable(
     authServer: jsonb('auth_server').notNull().$type<StoredAuthServer>(),
     version: integer('version').notNull().default(0),
     refreshingUntil: timestamp('refreshing_until', { withTimezone: true }),
+    // The tokens hold a refresh token (the sealed value cannot be queried): the background refresh takes only these.
+    refreshable: boolean('refreshable').notNull().default(true),
+    // When a call last asked for the access token (written at most once a minute): the background refresh keeps fresh only these.
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('oauth_credentials_key_idx').on(t.userId, t.issuer, t.resource)],
+  (t) => [
+    uniqueIndex('oauth_credentials_key_idx').on(t.userId, t.issuer, t.resource),
+    // The background refresh's scan (listCredentialsExpiring).
+    index('oauth_credentials_expiring_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.tokens} is not null`),
+  ],
 );
 
 // One authorization request in progress. Only the hash of `state` is stored; the row is

@@ -115,6 +115,14 @@ export const SETTINGS = {
   MCP_ASK_WAIT_MS: d(wholeNumber({ fallback: 50_000, min: 1, message: ms("a switchboard_ask call waits for the turn's answer") }), {
     description: "How long a switchboard_ask call through /mcp waits for the turn's answer before it says the turn goes on.",
   }),
+  OAUTH_REFRESH_INTERVAL_MS: d(
+    wholeNumber({
+      fallback: 60_000,
+      min: 0,
+      message: (got) => `must be a non-negative integer number of milliseconds between background refreshes (0: off), got "${got}".`,
+    }),
+    { description: "How often each instance refreshes people's OAuth tokens that expire soon (0 turns it off)." },
+  ),
   SWITCHBOARD_INSTANCE_NAME: d(
     variable((value) => {
       const name = value?.trim();

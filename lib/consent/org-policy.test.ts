@@ -32,6 +32,19 @@ describe('organization policy rules', () => {
     expect(patternCovers('github__create', 'github', 'create_issue')).toBe(false);
   });
 
+  it("matches a member's row of an organization's shared server by the organization's namespace too, for that organization only", () => {
+    const shared = { sharedNamespaces: { 'row-1': 'tracker' } };
+    const denies = { ...org('A', { tools: { allow: null, deny: ['tracker__search'] } }), ...shared };
+    expect(toolRefusal([denies], { serverId: 'row-1', namespace: 'tracker2', name: 'search' })).toMatchObject({ rule: 'tool_denied' });
+    // Another row under the member's namespace only: not the shared server.
+    expect(toolRefusal([denies], { serverId: 'row-2', namespace: 'tracker2', name: 'search' })).toBeNull();
+    const allows = { ...org('A', { tools: { allow: ['tracker'], deny: [] } }), ...shared };
+    expect(toolRefusal([allows], { serverId: 'row-1', namespace: 'tracker2', name: 'search' })).toBeNull();
+    // Another organization's policy reads the namespace the member sees.
+    const other = org('B', { tools: { allow: null, deny: ['tracker'] } });
+    expect(toolRefusal([other], { serverId: 'row-1', namespace: 'tracker2', name: 'search' })).toBeNull();
+  });
+
   it('deny wins over allow; every organization must allow; the first refusal is told', () => {
     const a = org('A', { tools: { allow: ['github'], deny: ['github__delete_repo'] } });
     expect(toolRefusal([a], { namespace: 'github', name: 'create_issue' })).toBeNull();

@@ -16,6 +16,11 @@ export interface OrgPolicyOf {
   orgId: string;
   orgName: string;
   policy: StoredOrgPolicy;
+  /**
+   * The person's rows of this organization's shared servers: row id → the namespace the
+   * organization gave it (`listPoliciesOfUser`). Absent or empty: none.
+   */
+  sharedNamespaces?: Readonly<Record<string, string>>;
 }
 
 export const ORG_RULES = [
@@ -67,13 +72,32 @@ export function patternCovers(pattern: string, namespace: string, tool: string):
   return pattern === namespace || pattern === joinToolName(namespace, tool);
 }
 
+/** A tool as the tool lists see it: its server's row (`serverId`), the namespace the person sees, its name. */
+export interface PolicyTool {
+  serverId?: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * The namespaces a policy's entries may name this tool by: the one the person sees and, for their
+ * row of one of this organization's shared servers (matched by the row, i.e. its `org_server_id`),
+ * the one the organization gave it — so `deny: ["tracker"]` covers the member's `tracker2`.
+ */
+function namespacesFor(p: OrgPolicyOf, tool: PolicyTool): string[] {
+  const shared = tool.serverId !== undefined ? p.sharedNamespaces?.[tool.serverId] : undefined;
+  return shared !== undefined && shared !== tool.namespace ? [tool.namespace, shared] : [tool.namespace];
+}
+
 /** May the person use this tool at all? Deny lists win over allow lists. */
-export function toolRefusal(policies: readonly OrgPolicyOf[], tool: { namespace: string; name: string }): OrgPolicyRefusal | null {
+export function toolRefusal(policies: readonly OrgPolicyOf[], tool: PolicyTool): OrgPolicyRefusal | null {
   const name = joinToolName(tool.namespace, tool.name);
   return first(policies, (p) => {
     const { allow, deny } = p.policy.tools;
-    if (deny.some((d) => patternCovers(d, tool.namespace, tool.name))) return refusal(p, 'tool_denied', `the tool "${name}"`);
-    if (allow !== null && !allow.some((a) => patternCovers(a, tool.namespace, tool.name))) {
+    const namespaces = namespacesFor(p, tool);
+    const covers = (pattern: string) => namespaces.some((ns) => patternCovers(pattern, ns, tool.name));
+    if (deny.some(covers)) return refusal(p, 'tool_denied', `the tool "${name}"`);
+    if (allow !== null && !allow.some(covers)) {
       return refusal(p, 'tool_not_allowed', `the tool "${name}" (it is not on the list of allowed tools)`);
     }
     return null;
@@ -109,7 +133,7 @@ export function autoRunRefusal(policies: readonly OrgPolicyOf[], tool: HintedToo
   });
 }
 
-export function orgToolVerdict(policies: readonly OrgPolicyOf[], tool: HintedTool & { namespace: string; name: string }): OrgToolVerdict {
+export function orgToolVerdict(policies: readonly OrgPolicyOf[], tool: HintedTool & PolicyTool): OrgToolVerdict {
   if (!policies.length) return NO_ORG_VERDICT;
   return { refused: toolRefusal(policies, tool), askAlways: autoRunRefusal(policies, tool) };
 }

@@ -1,8 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/server';
 
+import type { Db } from '@/db/connection';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import type { StoredTokenProfile } from '@/db/stored-json';
 import type { ToolHost } from '@/lib/agent/tool-host';
-import { toolRefusal, type OrgPolicyOf } from '@/lib/consent/org-policy';
+import { toolRefusal } from '@/lib/consent/org-policy';
 import { isOnPlan, planOf } from '@/lib/consent/plan-tools';
 import { isTrustedReadOnly } from '@/lib/consent/policy';
 import { buildToolNames, namespaceProblem } from '@/lib/mcp/naming';
@@ -12,10 +14,11 @@ import type { CatalogTool, McpServerConfig } from '@/lib/mcp/types';
  * The tools a person could expose to MCP clients, named as their chat names them
  * (`<namespace>__<tool>`, lib/mcp/naming.ts): every tool of the servers they have switched on
  * (the built-in ones and their enabled servers, only reviewed tools of the latter: the tool
- * host filters those), within their plan and their organizations' tool lists (`orgPolicies`: a
- * tool the policy forbids is not listed; its call is refused anyway, lib/gateway/call.ts), that a
- * model may call (a tool marked for its views only is not). Catalogs come from the same caches the
- * chat uses.
+ * host filters those), within their plan, that a model may call (a tool marked for its views only
+ * is not). Their organizations' tool lists are not applied here, so that names are given over the
+ * same set on every path: the pickers mark a forbidden tool (`pickableTools`), a profile refuses it
+ * (./profile.ts), `/mcp` leaves it out of its listing and refuses its call (./service.ts, ./call.ts).
+ * Catalogs come from the same caches the chat uses.
  */
 export interface ExposableTool {
   name: string;
@@ -26,18 +29,15 @@ export interface ExposableTool {
 export async function exposableTools(
   host: ToolHost,
   /** `toolsRev`: the person's `users.tools_rev` as read for this request, when it was (their servers read at it are reused). */
-  user: { id: string; plan: string | null; toolsRev?: number; orgPolicies?: readonly OrgPolicyOf[] },
+  user: { id: string; plan: string | null; toolsRev?: number },
 ): Promise<ExposableTool[]> {
   const servers = [...(await host.serversFor(user.id, { toolsRev: user.toolsRev }))]
     .filter((s) => namespaceProblem(s.namespace) === null)
     .sort((a, b) => a.namespace.localeCompare(b.namespace));
   const catalogs = await Promise.all(servers.map((s) => host.gateway.listTools(s, { userId: user.id })));
   const plan = planOf(user.plan);
-  const policies = user.orgPolicies ?? [];
   const listed = catalogs.flatMap((c) =>
-    c.tools
-      .filter((t) => t.view?.modelVisible !== false && isOnPlan(plan, t.serverId, t.name) && toolRefusal(policies, t) === null)
-      .map((tool) => ({ tool, server: c.server })),
+    c.tools.filter((t) => t.view?.modelVisible !== false && isOnPlan(plan, t.serverId, t.name)).map((tool) => ({ tool, server: c.server })),
   );
   const names = buildToolNames(listed.map((l) => ({ serverId: l.tool.serverId, namespace: l.tool.namespace, name: l.tool.name })));
   return listed.map((l) => ({ name: names.modelNameOf(l.tool.serverId, l.tool.name), ...l }));
@@ -71,20 +71,29 @@ export function toMcpTool({ name, tool, server }: ExposableTool): Tool {
   };
 }
 
-/** A tool as the Account page offers it for a token's profile (no schemas: the person reads names and titles). */
+/** A tool as the pickers offer it for a token's or a client's profile (no schemas: the person reads names and titles). */
 export interface PickableTool {
   name: string;
   serverName: string;
   title: string | null;
   /** A trusted server marks it read-only: a client's call runs without asking (while the token is not tainted). */
   runsWithoutAsking: boolean;
+  /** Why the person's organization forbids it ("Your organization … does not allow …"): shown, not pickable. Null: allowed. */
+  refused: string | null;
 }
 
-export async function pickableTools(host: ToolHost, user: { id: string; plan: string | null }): Promise<PickableTool[]> {
-  return (await exposableTools(host, user)).map(({ name, tool, server }) => ({
+/**
+ * Every tool the person could expose, each with their organizations' verdict: the Account page's
+ * pickers and the OAuth consent screen show a forbidden tool disabled with the reason. The
+ * policies are read here, so no picker can forget them.
+ */
+export async function pickableTools(deps: { db: Db; host: ToolHost }, user: { id: string; plan: string | null }): Promise<PickableTool[]> {
+  const [tools, policies] = await Promise.all([exposableTools(deps.host, user), listPoliciesOfUser(deps.db, user.id)]);
+  return tools.map(({ name, tool, server }) => ({
     name,
     serverName: server.displayName,
     title: tool.title ?? tool.annotations.title ?? null,
     runsWithoutAsking: isTrustedReadOnly({ trust: tool.trust, annotations: tool.annotations }),
+    refused: toolRefusal(policies, tool)?.why ?? null,
   }));
 }

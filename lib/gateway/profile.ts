@@ -1,5 +1,8 @@
+import type { Db } from '@/db/connection';
+import { listPoliciesOfUser } from '@/db/queries/orgs';
 import type { StoredTokenProfile } from '@/db/stored-json';
 import type { ToolHost } from '@/lib/agent/tool-host';
+import { toolRefusal } from '@/lib/consent/org-policy';
 import { AppError } from '@/lib/http/errors';
 
 import { exposableTools } from './catalog';
@@ -10,16 +13,18 @@ const NAMES_SHOWN = 12;
 /**
  * A token's profile from the tool names the person picked (`POST` / `PATCH /api/account/tokens`):
  * each must be one of their tools as the chat names it now — another person's tool, a server
- * switched off or a tool outside their plan is refused with the field and what is allowed. Only
- * the person changes a profile (a session, never a token): an MCP client cannot widen its own.
+ * switched off or a tool outside their plan is refused with the field and what is allowed; a tool
+ * their organization's policy forbids is refused with its reason (403 `forbidden:org_policy`, read
+ * here so that no route can forget it). Only the person changes a profile (a session, never a
+ * token): an MCP client cannot widen its own.
  */
 export async function resolveProfile(
-  host: ToolHost,
+  deps: { db: Db; host: ToolHost },
   user: { id: string; plan: string | null },
   names: string[],
 ): Promise<StoredTokenProfile> {
   if (names.length === 0) return { v: 1, tools: [] };
-  const tools = await exposableTools(host, user);
+  const [tools, policies] = await Promise.all([exposableTools(deps.host, user), listPoliciesOfUser(deps.db, user.id)]);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const picked = new Map<string, StoredTokenProfile['tools'][number]>();
   for (const name of names) {
@@ -35,6 +40,8 @@ export async function resolveProfile(
         'tools',
       );
     }
+    const refused = toolRefusal(policies, found.tool);
+    if (refused) throw new AppError('forbidden', 'org_policy', `tools: ${refused.why}`, 'tools');
     picked.set(name, { serverId: found.tool.serverId, tool: found.tool.name, name });
   }
   return { v: 1, tools: [...picked.values()] };

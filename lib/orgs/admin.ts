@@ -26,14 +26,21 @@ export async function orgUsage(db: Db, orgId: string, userId: string, now = new 
 
 export const AUDIT_PAGE = 100;
 
-export async function orgAudit(db: Db, orgId: string, userId: string, before?: Date) {
+/**
+ * One page of the audit view, newest first. `next` is the cursor of the page after (the last
+ * entry's id, for `?before=`), null when this one is the last.
+ */
+export async function orgAudit(db: Db, orgId: string, userId: string, opts: { before?: string; limit?: number } = {}) {
   await requireOrgRole(db, orgId, userId, MANAGING_ROLES, 'see its audit log');
-  const rows = await auditMetadataOfOrg(db, orgId, { limit: AUDIT_PAGE, before });
+  const limit = opts.limit ?? AUDIT_PAGE;
+  const rows = await auditMetadataOfOrg(db, orgId, { limit, before: opts.before });
   return {
     entries: rows.map((r) => ({ ...r, at: r.at.toISOString() })),
-    next: rows.length === AUDIT_PAGE ? rows[rows.length - 1]!.at.toISOString() : null,
+    next: rows.length === limit ? rows[rows.length - 1]!.id : null,
   };
 }
+
+export type OrgAuditPage = Awaited<ReturnType<typeof orgAudit>>;
 
 /** Everything the admin page shows at once (owners and admins; 404 to outsiders, 403 to members). */
 export async function orgAdminPage(db: Db, orgId: string, userId: string) {

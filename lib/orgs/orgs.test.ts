@@ -207,6 +207,21 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(audit.entries.filter((e) => e.userId === joiner.id).map((e) => e.tool)).toEqual(['after']);
     });
 
+    it('the audit view pages by entry, not by a time in milliseconds: entries sharing a time are each shown once', async () => {
+      const org = await insertOrg(h.db, { name: `Team ${++n}` });
+      const [admin, member] = [await person(), await person()];
+      await addMembership(h.db, org.id, admin.id, 'admin');
+      await addMembership(h.db, org.id, member.id, 'member');
+      const at = new Date(Date.now() + 1_000);
+      for (const tool of ['a', 'b', 'c']) await activity(member.id, tool, at);
+      const first = await orgAudit(h.db, org.id, admin.id, { limit: 2 });
+      expect(first.entries).toHaveLength(2);
+      expect(first.next).toBe(first.entries[1]!.id);
+      const second = await orgAudit(h.db, org.id, admin.id, { limit: 2, before: first.next! });
+      expect([...first.entries, ...second.entries].map((e) => e.tool).sort()).toEqual(['a', 'b', 'c']);
+      expect(second.next).toBeNull();
+    });
+
     it('anyone makes an organization and owns it; it has nobody else', async () => {
       const maker = await person();
       const made = await createOrg(h.db, maker.id, { name: 'Side project' });

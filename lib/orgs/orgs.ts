@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { Db } from '@/db/connection';
+import type { RemovedMemberRow } from '@/db/queries/org-servers';
 import { addMembership, changeMembership, insertOrg, listOrgsOfUser, roleIn, setJoinDomain } from '@/db/queries/orgs';
 import { findUserById } from '@/db/queries/users';
 import { ORG_ROLES, type OrgRole } from '@/db/vocabulary';
@@ -38,15 +39,23 @@ export async function changeRole(db: Db, orgId: string, actorId: string, targetI
  * and members, never an owner. Everything the person owns stays theirs; the organization's policy
  * stops applying to them. The last owner cannot be removed.
  */
-export async function removeMember(db: Db, orgId: string, actorId: string, targetId: string): Promise<{ removed: true }> {
+export async function removeMember(
+  db: Db,
+  orgId: string,
+  actorId: string,
+  targetId: string,
+): Promise<{ removed: true; sharedRows: RemovedMemberRow[] }> {
   const actor = await requireOrgRole(db, orgId, actorId, MANAGING_ROLES, 'remove members');
   const current = await roleIn(db, orgId, targetId);
   if (!current) throw notMember(targetId);
   if (actor !== 'owner' && current === 'owner') {
     throw new AppError('forbidden', 'organization', 'Only an owner can remove an owner.', 'userId');
   }
-  settled(await changeMembership(db, orgId, targetId, { kind: 'remove' }), targetId);
-  return { removed: true };
+  const outcome = await changeMembership(db, orgId, targetId, { kind: 'remove' });
+  settled(outcome, targetId);
+  // Their rows of the organization's shared servers went with the membership; what those rows found
+  // (OAuth sign-ins, kept sessions) is forgotten by lib/servers/org-servers.ts `removeOrgMember`.
+  return { removed: true, sharedRows: outcome.ok ? outcome.removedRows : [] };
 }
 
 const notMember = (id: string) => new AppError('not_found', 'member', `No member with id "${id}" in this organization.`);

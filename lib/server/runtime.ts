@@ -12,6 +12,7 @@ import { requestStateKey } from '@/lib/gateway/elicit-approval';
 import type { McpEndpoint } from '@/lib/gateway/endpoint';
 import { createGatewayEndpoint } from '@/lib/gateway/service';
 import { errorSummary } from '@/lib/log-safe';
+import { startBackgroundRefresh } from '@/lib/mcp/oauth/refresh-ahead';
 import { getModelConfig, type ModelConfig } from '@/lib/model/client';
 import type { ModelCatalog } from '@/lib/model/models';
 import { createAppMetrics, type AppMetrics } from '@/lib/ops/metrics';
@@ -57,6 +58,9 @@ async function build(): Promise<Runtime> {
   // REDIS_URL: Redis pub/sub between instances; else the database's LISTEN/NOTIFY (./event-bus.ts).
   const { bus } = eventBusFrom(handle);
   const engine = buildEngineDeps(handle, { schedule: runAfterResponse, titles: true, tools: tools.host, observe: metrics.observer, bus });
+  // People's OAuth tokens refreshed ahead of expiry on every instance (one refresh per token across them); 0 turns it off.
+  const refreshEvery = readConfig().OAUTH_REFRESH_INTERVAL_MS;
+  if (refreshEvery > 0) startBackgroundRefresh(tools.oauthStore, refreshEvery);
   return {
     handle,
     bus: engine.bus,

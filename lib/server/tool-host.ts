@@ -14,7 +14,7 @@ import { withCatalogCache, type CachedGateway } from '@/lib/mcp/catalog-cache';
 import type { ConnectDeps, FetchLike } from '@/lib/mcp/connection';
 import { createMcpGateway, type ListedCatalog, type SwitchboardGateway } from '@/lib/mcp/gateway';
 import { postgresSessionStore, sessionEnding } from '@/lib/mcp/legacy-sessions';
-import { gatewayOAuth } from '@/lib/mcp/oauth';
+import { gatewayOAuth, type OAuthStore } from '@/lib/mcp/oauth';
 import type { CallerIdentity, McpServerConfig, ServerCatalog } from '@/lib/mcp/types';
 import { createGuardedFetch } from '@/lib/mcp/url-guard';
 import { processSingleton } from '@/lib/process-singleton';
@@ -40,6 +40,8 @@ export interface AppTools {
   listAll(server: McpServerConfig, caller: CallerIdentity): Promise<ServerCatalog>;
   /** How servers are reached (built-ins in-process, the rest through the URL guard and OAuth): prompts and resources go as calls do. */
   connectDeps: ConnectDeps;
+  /** What people's OAuth credentials are read and refreshed with: the background refresh uses the calls' own. */
+  oauthStore: () => Promise<OAuthStore>;
 }
 
 export interface AppToolsOptions {
@@ -74,6 +76,9 @@ const builtinCatalogs = processSingleton('builtinCatalogs', () => new Map<string
 export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
   const getDb = async () => db;
   const box = opts.box ?? (() => getSecretBox());
+  // One store for calls and the background refresh, so a refresh in flight in this process is shared by both.
+  let store: Promise<OAuthStore> | undefined;
+  const oauthStore = () => (store ??= box().then((b) => ({ db, box: b, fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })));
   const connectDeps: ConnectDeps = {
     inProcess: (server, caller) =>
       server.builtin && isBuiltinNamespace(server.namespace)
@@ -81,7 +86,7 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
         : undefined,
     fetch: opts.fetch ?? guardedRemoteFetch(),
     // OAuth requests (metadata, token) go through the same guard, bounded.
-    oauth: gatewayOAuth(async () => ({ db, box: await box(), fetch: opts.oauthFetch ?? opts.fetch ?? remoteFetch() })),
+    oauth: gatewayOAuth(oauthStore),
   };
   // A change heard on any connection drops the kept lists (`remote` exists by the time one is heard).
   // 2025-era sessions are kept in Postgres between a conversation's calls, for any instance to resume.
@@ -153,6 +158,7 @@ export function createAppTools(db: Db, opts: AppToolsOptions = {}): AppTools {
     builtinListing,
     listAll: async (server, caller) => (server.builtin ? builtinListing(server) : remote.listTools(server, caller)),
     connectDeps,
+    oauthStore,
   };
 }
 

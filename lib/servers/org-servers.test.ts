@@ -1,13 +1,16 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { insertMemberRow, memberRowIdOf, missingRequiredServers, sharedServersOfMember } from '@/db/queries/org-servers';
-import { addMembership, insertOrg } from '@/db/queries/orgs';
-import { getServer, listServers } from '@/db/queries/servers';
+import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
+import { getServer, insertServer, listServers } from '@/db/queries/servers';
 import { readToolsRev } from '@/db/queries/step-state';
 import { mcpServers, oauthCredentials, orgServers } from '@/db/schema';
+import { DEFAULT_ORG_POLICY } from '@/db/stored-json';
+import { readStandings } from '@/lib/consent/stored-grants';
 import { openTokens } from '@/lib/mcp/oauth/credentials';
+import { refreshExpiringCredentials } from '@/lib/mcp/oauth/refresh-ahead';
 import { removeMember } from '@/lib/orgs/orgs';
 import { createAppTools } from '@/lib/server/tool-host';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
@@ -23,6 +26,7 @@ import {
   editOrgServer,
   listOrgServerViews,
   listServersWithShared,
+  removeOrgMember,
   removeOrgServer,
   reviewOrgServer,
   stopUsingSharedServer,
@@ -237,6 +241,76 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     expect(await getServer(h.db, m1.userId, view.id)).toBeNull();
   });
 
+  it('the policy’s tool lists find a member’s row of a shared server by its link when the row took another namespace', async () => {
+    const { tools, ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    // The member has a server of their own named "keyed" already: their row of the shared one becomes "keyed2".
+    await insertServer(h.db, m1.userId, {
+      name: 'My own keyed',
+      namespace: 'keyed',
+      url: `${keyed.url}?own`,
+      trust: 'untrusted',
+      headersSealed: null,
+      oauthClientId: null,
+      oauthClientSecretSealed: null,
+      timeoutMs: 5000,
+    });
+    const headers = { 'X-Api-Key': SECRET };
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Keyed',
+      namespace: 'keyed',
+      url: keyed.url,
+      auth: 'shared',
+      headers,
+    });
+    const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
+    await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
+    const view = await useSharedServer(ctx, m1.userId, org.id, added.id);
+    expect(view.namespace).toBe('keyed2');
+
+    /** The member's standing for the shared row's `echo`, as a turn's grant source reads it. */
+    const standing = async () => {
+      const server = (await tools.host.serversFor(m1.userId)).find((s) => s.id === view.id)!;
+      const tool = (await tools.host.gateway.listTools(server, { userId: m1.userId })).tools.find((t) => t.name === 'echo')!;
+      expect(tool.namespace).toBe('keyed2');
+      const standings = await readStandings(h.db, { userId: m1.userId, conversationId: crypto.randomUUID(), sessionId: m1.sessionId });
+      return standings.of(tool);
+    };
+    // A deny list naming the organization's namespace covers the member's renamed row.
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['keyed__echo'] } });
+    expect((await standing()).org.refused).toMatchObject({ rule: 'tool_denied', why: expect.stringContaining('"keyed2__echo"') });
+    // An allow list naming the organization's namespace lets the renamed row in.
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: ['keyed'], deny: [] } });
+    expect((await standing()).org.refused).toBeNull();
+  });
+
+  it('shared rows do not count towards serversPerUser: a required one is made at the limit, and own ones still fit', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1 } = await organization();
+    vi.stubEnv('SWITCHBOARD_LIMITS', JSON.stringify({ serversPerUser: 1 }));
+    try {
+      // The admin has a row of the shared server, made when they added it, and still adds one of their own.
+      const headers = { 'X-Api-Key': SECRET };
+      const input = { name: 'Counted', url: keyed.url, auth: 'shared', headers, required: true };
+      const added = await addOrgServer(ctx, org.id, admin.userId, input);
+      const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
+      await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
+      await addServer(ctx, admin.userId, { name: 'Admin own', url: `${keyed.url}?admin`, headers });
+
+      // A member already at the limit with a server of their own still gets the required one.
+      await addServer(ctx, m1.userId, { name: 'Mine', url: `${keyed.url}?mine`, headers });
+      const page = await listServersWithShared(ctx, m1.userId);
+      expect(page.servers.filter((s) => s.org?.serverId === added.id)).toHaveLength(1);
+      // Their own are what the limit counts: a second one is refused, naming it.
+      await expect(addServer(ctx, m1.userId, { name: 'Second', url: `${keyed.url}?second`, headers })).rejects.toMatchObject({
+        limit: 'serversPerUser',
+        message: expect.stringContaining('You have 1'),
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('removing a member or the server ends its use; another organization’s admin and a member are refused', async () => {
     const { tools, ctx } = instance();
     const { org, admin, m1, m2 } = await organization();
@@ -392,5 +466,96 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     }
     expect(new Set(seen)).toEqual(new Set([admin.userId, m1.userId, m2.userId]));
     expect(await h.db.select().from(orgServers).where(eq(orgServers.id, added.id))).toEqual([]);
+  });
+
+  it('removing a member forgets their OAuth sign-in for the organization’s servers, as removing the server does', async () => {
+    const { ctx } = instance();
+    const { org, admin, m1, m2 } = await organization();
+    const added = await addOrgServer(ctx, org.id, admin.userId, {
+      name: 'Gone',
+      namespace: 'gone',
+      url: fx.url,
+      auth: 'oauth',
+      required: true,
+    });
+    await listServersWithShared(ctx, m1.userId);
+    await listServersWithShared(ctx, m2.userId);
+    await connect(ctx, m1, (await memberRowIdOf(h.db, m1.userId, added.id))!);
+    await connect(ctx, m2, (await memberRowIdOf(h.db, m2.userId, added.id))!);
+    const credentialsOf = (userId: string) => h.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, userId));
+    expect(await credentialsOf(m1.userId)).toHaveLength(1);
+
+    expect(await removeOrgMember(ctx, org.id, admin.userId, m1.userId)).toEqual({ removed: true });
+    expect(await memberRowIdOf(h.db, m1.userId, added.id)).toBeNull();
+    expect(await credentialsOf(m1.userId), 'the removed member’s sign-in is forgotten').toEqual([]);
+    expect(await credentialsOf(m2.userId), 'another member’s stays').toHaveLength(1);
+  });
+
+  // Last in the file: it revokes the fixture's grants at its end.
+  it('the background refresh renews a token before it expires with no call, once for two instances ticking at once', async () => {
+    const a = instance();
+    const b = instance();
+    const { org, admin, m1 } = await organization();
+    const added = await addOrgServer(a.ctx, org.id, admin.userId, {
+      name: 'Early',
+      namespace: 'early',
+      url: fx.url,
+      auth: 'oauth',
+      required: true,
+    });
+    await connect(a.ctx, admin, added.mine!.id);
+    const [listed] = await listOrgServerViews(a.ctx, org.id, admin.userId);
+    await reviewOrgServer(a.ctx, org.id, admin.userId, added.id, {
+      whoami: listed!.mine!.tools.find((t) => t.name === 'whoami')!.fingerprint,
+    });
+    await listServersWithShared(a.ctx, m1.userId);
+    const rowId = (await memberRowIdOf(h.db, m1.userId, added.id))!;
+    await connect(a.ctx, m1, rowId);
+    const credential = async () => (await h.db.select().from(oauthCredentials).where(eq(oauthCredentials.userId, m1.userId)))[0]!;
+    const first = await credential();
+    const oldToken = openTokens(box, first)!.access_token;
+
+    // Due within the window (5 minutes), past half its hour, in use, not yet within a call’s 60 s: only the background refresh takes it.
+    await h.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 2 * 60_000), updatedAt: new Date(Date.now() - 58 * 60_000), lastUsedAt: new Date() })
+      .where(eq(oauthCredentials.id, first.id));
+    const refreshes = fx.counts.refresh;
+    const calls = fx.calls.length;
+    const [ra, rb] = await Promise.all([
+      refreshExpiringCredentials(await a.tools.oauthStore(), { windowMs: 5 * 60_000 }),
+      refreshExpiringCredentials(await b.tools.oauthStore(), { windowMs: 5 * 60_000 }),
+    ]);
+    expect(fx.counts.refresh - refreshes, 'exactly one refresh reached the authorization server').toBe(1);
+    expect(fx.calls.length, 'no call was made').toBe(calls);
+    expect(ra.failed).toEqual([]);
+    expect(rb.failed).toEqual([]);
+    expect(ra.refreshed + rb.refreshed).toBeGreaterThanOrEqual(1);
+    const after = await credential();
+    const newToken = openTokens(box, after)!.access_token;
+    expect(newToken).not.toBe(oldToken);
+    expect(after.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 30 * 60_000);
+    // A token not due is left alone.
+    const idle = await refreshExpiringCredentials(await a.tools.oauthStore(), { windowMs: 5 * 60_000 });
+    expect(idle).toMatchObject({ refreshed: 0, failed: [] });
+    expect(fx.counts.refresh - refreshes).toBe(1);
+
+    // The member's next call uses the refreshed token, of the same grant, without a refresh of its own.
+    const result = await callAs(a.tools, m1.userId, rowId, 'whoami');
+    expect(result.kind).toBe('result');
+    expect(fx.calls.at(-1)!.token).toBe(newToken);
+    expect(fx.counts.refresh - refreshes).toBe(1);
+
+    // The authorization server refuses the grant: the tick reports it, never throws, and the member's next call asks to sign in.
+    fx.revokeAll();
+    await h.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(Date.now() + 2 * 60_000), updatedAt: new Date(Date.now() - 58 * 60_000), lastUsedAt: new Date() })
+      .where(eq(oauthCredentials.id, first.id));
+    const refused = await refreshExpiringCredentials(await a.tools.oauthStore(), { windowMs: 5 * 60_000 });
+    expect(refused.needsSignIn).toContain(first.id);
+    expect((await credential()).tokens).toBeNull();
+    const next = await callAs(b.tools, m1.userId, rowId, 'whoami');
+    expect(next.kind).toBe('needs_sign_in');
   });
 });

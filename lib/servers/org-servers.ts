@@ -22,6 +22,7 @@ import { isOneOf, ORG_SERVER_AUTH, type OrgServerAuth, type Trust } from '@/db/v
 import { AppError } from '@/lib/http/errors';
 import { errorSummary } from '@/lib/log-safe';
 import { MANAGING_ROLES, requireOrgRole } from '@/lib/orgs/access';
+import { removeMember } from '@/lib/orgs/orgs';
 
 import { openOrgHeaders, sealOrgHeaders } from './config';
 import { checkHeaders, checkName, checkNamespace, checkTrust, checkUrl, FieldProblem, namespaceFromName } from './fields';
@@ -212,6 +213,28 @@ export async function removeOrgServer(ctx: ServersContext, orgId: string, userId
   }
   if (failed)
     throw new Error(`Shared server ${id} was removed, but what ${failed} of ${rows.length} member row(s) kept could not all be dropped.`);
+}
+
+/**
+ * Removes a member (lib/orgs/orgs.ts `removeMember`: their rows of the organization's shared
+ * servers go with the membership), then forgets what those rows found, as removing a shared server
+ * does: their OAuth sign-ins for it, kept sessions, catalogs. Every row's hooks run even when one
+ * fails; the failures are reported after, the removal standing.
+ */
+export async function removeOrgMember(ctx: ServersContext, orgId: string, actorId: string, targetId: string): Promise<{ removed: true }> {
+  const { sharedRows } = await removeMember(ctx.db, orgId, actorId, targetId);
+  let failed = 0;
+  for (const row of sharedRows) {
+    try {
+      await dropCatalogs(ctx.db, row.id);
+      await runUrlChangeHooks(ctx, { userId: targetId, serverId: row.id, oldUrl: row.url, newUrl: null });
+    } catch (err) {
+      console.error(`[servers] dropping what removed member's row ${row.id} kept failed:`, errorSummary(err));
+      failed++;
+    }
+  }
+  if (failed) throw new Error(`The member was removed, but what ${failed} of their shared server row(s) kept could not all be dropped.`);
+  return { removed: true };
 }
 
 /**

@@ -135,7 +135,7 @@ interface AddInput {
 }
 
 /** Checks every field and inserts the server (disabled until the person reviews its tools). */
-async function insertChecked(ctx: ServersContext, userId: string, body: Record<string, unknown>, taken: Set<string>): Promise<ServerRow> {
+async function insertChecked(ctx: ServersContext, userId: string, body: Record<string, unknown>, taken: Taken): Promise<ServerRow> {
   const name = checkName(body.name);
   const url = checkUrl(body.url, { allowLoopback: ctx.allowLoopback });
   await checkOrgPolicy(ctx, userId, url);
@@ -145,11 +145,12 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   const timeoutMs = body.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checkTimeout(body.timeoutMs);
   const headers = body.headers === undefined ? {} : (checkHeaders(body.headers) as Record<string, string>);
   const oauth = body.oauthClient === undefined ? null : checkOAuthClient(body.oauthClient);
-  const namespace = body.namespace === undefined ? namespaceFromName(name, (ns) => taken.has(ns)) : checkNamespace(body.namespace);
-  if (taken.has(namespace)) {
+  const namespace =
+    body.namespace === undefined ? namespaceFromName(name, (ns) => taken.namespaces.has(ns)) : checkNamespace(body.namespace);
+  if (taken.namespaces.has(namespace)) {
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
   }
-  await checkServerAllowance(ctx, userId, taken.size);
+  await checkServerAllowance(ctx, userId, taken.own);
   // The id is chosen here, not by the database: the secrets are sealed for this row before it exists.
   const key = { id: randomUUID(), userId };
   const row = await insertServer(ctx.db, userId, {
@@ -167,7 +168,8 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   });
   if (!row)
     throw new AppError('conflict', 'server', `You already have a server with the namespace "${namespace}": choose another.`, 'namespace');
-  taken.add(namespace);
+  taken.namespaces.add(namespace);
+  taken.own++;
   return row;
 }
 
@@ -189,8 +191,20 @@ async function checkOrgPolicy(ctx: ServersContext, userId: string, url: string):
   if (refused) throw new AppError('forbidden', 'org_policy', `url: ${refused.why}`, 'url');
 }
 
-async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Set<string>> {
-  return new Set((await listServers(ctx.db, userId)).map((r) => r.namespace));
+/**
+ * The namespaces the person's rows hold (a new server takes another), and how many of the rows
+ * are their own. Their rows of an organization's shared servers do not count towards
+ * `serversPerUser`: the organization added them, a required one is made whatever the person's
+ * plan, and a member at their limit must still be able to use what their organization requires.
+ */
+interface Taken {
+  namespaces: Set<string>;
+  own: number;
+}
+
+async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Taken> {
+  const rows = await listServers(ctx.db, userId);
+  return { namespaces: new Set(rows.map((r) => r.namespace)), own: rows.filter((r) => r.org === null && r.orgServerId === null).length };
 }
 
 /** Adds a server and tries it at once, so its tools show before anything is enabled. */

@@ -26,8 +26,9 @@ export function EditToolsDialog({
   onClose: () => void;
   onSaved: () => Promise<void>;
 }) {
-  // A name picked earlier whose tool is gone (server switched off) cannot be kept: it is dropped on save.
-  const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n)));
+  // A name picked earlier whose tool is gone (server switched off) or that the organization now
+  // forbids cannot be kept (the API refuses it): it is dropped on save.
+  const [value, setValue] = useState(token.tools.filter((n) => tools.some((t) => t.name === n && t.refused === null)));
   const [askInClient, setAskInClient] = useState(token.askInClient);
   const [ownNames, setOwnNames] = useState(token.ownNames);
   const [content, setContent] = useState(token.content);

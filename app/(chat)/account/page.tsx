@@ -31,7 +31,7 @@ export default async function AccountPage() {
     personalInstructions(rt.handle.db, session.user.id),
     listAccessTokens(rt.handle.db, session.user.id),
     connectedClients(rt.handle.db, session.user.id),
-    pickableTools(rt.tools.host, session.user),
+    pickableTools({ db: rt.handle.db, host: rt.tools.host }, session.user),
     passwordRemovedNotice(rt.handle.db, session.user.id),
     listMyOrgs(rt.handle.db, session.user.id),
   ]);

@@ -1,6 +1,6 @@
 'use client';
 
-import { Building2, KeyRound, ListChecks, LogIn, Plus, Server, Trash2, UserRound } from 'lucide-react';
+import { Building2, KeyRound, ListChecks, LogIn, Pencil, Plus, Server, Trash2, UserRound } from 'lucide-react';
 import { useCallback, useEffect, useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
@@ -21,8 +21,11 @@ import {
   Spinner,
   Switch,
 } from '@/app/_components/ui';
+import { useBusyAction } from '@/app/_components/use-busy-action';
 import type { OrgServerAuth } from '@/db/vocabulary';
 import type { OrgServerAdminView } from '@/lib/servers/org-servers';
+
+import { CredentialDialog, RenameDialog } from './shared-server-dialogs';
 
 const AUTH_LABEL: Record<OrgServerAuth, string> = {
   oauth: 'Each member signs in with their own account (OAuth)',
@@ -167,24 +170,13 @@ function SharedServerCard({
   onChange: (s: OrgServerAdminView) => void;
   onRemoved: () => void;
 }) {
-  const [busy, setBusy] = useState<null | 'connect' | 'review' | 'required' | 'remove'>(null);
-  const [error, setError] = useState('');
+  const { busy, error, act } = useBusyAction<'connect' | 'review' | 'required' | 'remove'>();
   const [removing, setRemoving] = useState(false);
+  const [editing, setEditing] = useState<null | 'rename' | 'credential'>(null);
   const headingId = `shared-${server.id}-name`;
   const mine = server.mine;
   const unreviewed = mine?.tools.filter((t) => !t.reviewed) ?? [];
 
-  async function act(kind: NonNullable<typeof busy>, run: () => Promise<void>) {
-    setBusy(kind);
-    setError('');
-    try {
-      await run();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Something went wrong. Try again.');
-    } finally {
-      setBusy(null);
-    }
-  }
   const connect = () =>
     act('connect', async () => {
       const { authorizationUrl } = await api<{ authorizationUrl: string }>(`/api/servers/${mine!.id}/oauth/start`, {
@@ -296,7 +288,15 @@ function SharedServerCard({
           />
           <span className="text-sm">Required</span>
         </div>
-        <Button size="sm" variant="danger-subtle" icon={Trash2} className="sm:ml-auto" onClick={() => setRemoving(true)}>
+        <Button size="sm" variant="ghost" icon={Pencil} className="sm:ml-auto" onClick={() => setEditing('rename')}>
+          Rename
+        </Button>
+        {server.auth === 'shared' && (
+          <Button size="sm" variant="ghost" icon={KeyRound} onClick={() => setEditing('credential')}>
+            Replace credential
+          </Button>
+        )}
+        <Button size="sm" variant="danger-subtle" icon={Trash2} onClick={() => setRemoving(true)}>
           Remove
         </Button>
       </CardFooter>
@@ -312,6 +312,8 @@ function SharedServerCard({
       >
         {error && removing && <Notice tone="error">{error}</Notice>}
       </ConfirmDialog>
+      {editing === 'rename' && <RenameDialog orgId={orgId} server={server} onClose={() => setEditing(null)} onSaved={onChange} />}
+      {editing === 'credential' && <CredentialDialog orgId={orgId} server={server} onClose={() => setEditing(null)} onSaved={onChange} />}
     </Card>
   );
 }

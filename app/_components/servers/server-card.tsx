@@ -5,6 +5,7 @@ import { useState } from 'react';
 
 import { api, ApiError } from '@/app/_components/api';
 import { Badge, Button, Card, CardBody, CardFooter, CardHeader, ConfirmDialog, Disclosure, Notice } from '@/app/_components/ui';
+import { useBusyAction } from '@/app/_components/use-busy-action';
 
 import { ReviewPanel } from './review-panel';
 import { ServerFormDialog } from './server-form-dialog';
@@ -15,7 +16,7 @@ const REMOVE_DESCRIPTION =
   'Its tools leave every conversation, and its stored headers and sign-in are deleted. ' +
   'The activity log keeps the record of past calls.';
 
-type Busy = null | 'test' | 'refresh' | 'connect' | 'disconnect' | 'remove' | 'turn-off';
+type Busy = 'test' | 'refresh' | 'connect' | 'disconnect' | 'remove' | 'turn-off';
 
 /** Trust and status as badges: words first, colour only as a second hint. */
 export function ServerBadges({ server }: { server: ServerView }) {
@@ -141,8 +142,7 @@ export function ServerCard({
   /** The review panel's heading, focused after an add (the page passes it for the new server). */
   reviewRef?: React.Ref<HTMLHeadingElement>;
 }) {
-  const [busy, setBusy] = useState<Busy>(null);
-  const [error, setError] = useState('');
+  const { busy, error, act } = useBusyAction<Busy>();
   const [editing, setEditing] = useState(false);
   const [editKey, setEditKey] = useState(0);
   const [removing, setRemoving] = useState(false);
@@ -152,17 +152,6 @@ export function ServerCard({
   const reviewing = needsReview(server) && !server.org;
   const waitingForOrg = server.org !== null && server.tools.some((t) => !t.reviewed);
 
-  async function act(kind: Exclude<Busy, null>, run: () => Promise<void>) {
-    setBusy(kind);
-    setError('');
-    try {
-      await run();
-    } catch (err) {
-      setError(err instanceof ApiError ? err.message : 'Something went wrong. Try again.');
-    } finally {
-      setBusy(null);
-    }
-  }
   const post = (kind: 'test' | 'refresh') =>
     act(kind, async () =>
       onChange((await api<{ server: ServerView }>(`/api/servers/${server.id}/${kind}`, { method: 'POST', body: {} })).server),

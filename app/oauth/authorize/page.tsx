@@ -40,7 +40,7 @@ export default async function AuthorizePage({ searchParams }: { searchParams: Pr
     );
   }
   const { client, redirectUri } = check.request;
-  const tools = await pickableTools(rt.tools.host, session.user);
+  const tools = await pickableTools({ db: rt.handle.db, host: rt.tools.host }, session.user);
   return (
     <ConsentShell title={`Connect ${client.name} to Switchboard?`}>
       <ConsentForm

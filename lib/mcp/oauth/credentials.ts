@@ -11,6 +11,7 @@ import {
   findCredentialsForResources,
   finishRefresh,
   getCredential,
+  markCredentialUsed,
   type OAuthCredentialRow,
   type TokenValues,
 } from '@/db/queries/oauth';
@@ -31,9 +32,16 @@ import type { OAuthStore, SecretBox } from './types';
 
 /** Refresh this long before the access token expires. */
 export const REFRESH_SKEW_MS = 60_000;
-/** Longer than any token request may take (the guarded fetch bounds it). */
-const REFRESH_LEASE_MS = 30_000;
+/**
+ * The whole token request of a refresh — connect, headers and body — is given up after this: an
+ * authorization server trickling its answer must not hold the claim, a call or the background tick.
+ */
+export const REFRESH_REQUEST_TIMEOUT_MS = 20_000;
+/** Longer than any token request may take (bounded above), so a live claim is never taken over mid-request. */
+const REFRESH_LEASE_MS = REFRESH_REQUEST_TIMEOUT_MS + 10_000;
 const WAIT_STEP_MS = 100;
+/** A call's use of a credential is written at most this often (the background refresh keeps fresh only credentials in use). */
+const MARK_USED_EVERY_MS = 60_000;
 
 /** Which credential a sealed value belongs to: its (user, issuer, resource) is bound into it (lib/secrets/seal-contexts.ts). */
 export type CredentialKey = Pick<OAuthCredentialRow, 'userId' | 'issuer' | 'resource'>;
@@ -80,6 +88,7 @@ export function tokenValues(box: SecretBox, key: CredentialKey, tokens: OAuthTok
     tokens: box.seal(JSON.stringify(tokens), credentialSecretContext('tokens', key)),
     expiresAt: expiresIn === null ? null : new Date(now.getTime() + expiresIn * 1000),
     scope: tokens.scope ?? null,
+    refreshable: typeof tokens.refresh_token === 'string' && tokens.refresh_token !== '',
   };
 }
 
@@ -163,24 +172,56 @@ export async function accessToken(deps: OAuthStore, credentialId: string, opts: 
   if (!row) return undefined;
   const tokens = usable(openTokens, deps.box, row);
   if (!tokens) return undefined;
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= MARK_USED_EVERY_MS) {
+    await markCredentialUsed(deps.db, row.id, now, MARK_USED_EVERY_MS);
+  }
   const fresh = row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > REFRESH_SKEW_MS;
   if (opts.rejected === undefined ? fresh : tokens.access_token !== opts.rejected) return tokens.access_token;
   if (!tokens.refresh_token) {
     const usable = opts.rejected === undefined && row.expiresAt !== null && row.expiresAt > now;
     return usable ? tokens.access_token : undefined;
   }
-  let inFlight = inFlightByDeps.get(deps);
-  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()));
-  const running = inFlight.get(credentialId);
-  if (running) return running;
-  const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(credentialId));
-  inFlight.set(credentialId, refresh);
+  const refresh = singleFlight(deps, row);
   if (opts.rejected !== undefined || !row.expiresAt || row.expiresAt <= now) return refresh;
   // Refreshing early failed, but the token has not expired yet: it serves meanwhile.
   return refresh.catch((error: unknown) => {
     if (error instanceof RefreshFailed) return tokens.access_token;
     throw error;
   });
+}
+
+/** What refreshing one credential ahead of its expiry came to (`refreshAhead`). */
+export type RefreshAheadOutcome = 'refreshed' | 'fresh' | 'no_refresh_token' | 'needs_sign_in';
+
+/**
+ * Refreshes the credential now when its access token expires within `aheadMs` — the background
+ * refresh's entry, through the same single flight as a call's: one refresh per credential in this
+ * process (a call arriving meanwhile shares it), claimed by `version` across processes (whoever
+ * loses waits and reads the winner's token). A grant the authorization server refuses is cleared,
+ * as on use, so the person's next call asks them to sign in. Throws `RefreshFailed` when the
+ * authorization server could not be reached (the credential is kept, tried again next time).
+ */
+export async function refreshAhead(deps: OAuthStore, credentialId: string, aheadMs: number): Promise<RefreshAheadOutcome> {
+  const now = deps.now?.() ?? new Date();
+  const row = await getCredential(deps.db, credentialId);
+  const tokens = row && usable(openTokens, deps.box, row);
+  if (!row || !tokens) return 'needs_sign_in';
+  if (row.expiresAt === null || row.expiresAt.getTime() - now.getTime() > aheadMs) return 'fresh';
+  if (!tokens.refresh_token) return 'no_refresh_token';
+  const token = await singleFlight(deps, row);
+  if (token === undefined) return 'needs_sign_in';
+  return token === tokens.access_token ? 'fresh' : 'refreshed';
+}
+
+/** The refresh of this credential in flight in this process, or a new one. */
+function singleFlight(deps: OAuthStore, row: OAuthCredentialRow): Promise<string | undefined> {
+  let inFlight = inFlightByDeps.get(deps);
+  if (!inFlight) inFlightByDeps.set(deps, (inFlight = new Map()));
+  const running = inFlight.get(row.id);
+  if (running) return running;
+  const refresh = refreshOnce(deps, row).finally(() => inFlight.delete(row.id));
+  inFlight.set(row.id, refresh);
+  return refresh;
 }
 
 async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<string | undefined> {
@@ -195,18 +236,25 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
     return undefined;
   }
   let next: OAuthTokens;
+  const deadline = AbortSignal.timeout(deps.refreshTimeoutMs ?? REFRESH_REQUEST_TIMEOUT_MS);
   try {
-    next = await refreshAuthorization(claimed.authServer.metadata.issuer, {
+    const request = refreshAuthorization(claimed.authServer.metadata.issuer, {
       metadata: claimed.authServer.metadata,
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       resource: claimed.resource,
-      fetchFn: deps.fetch,
+      fetchFn: (url, init) => deps.fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline }),
     });
+    next = await untilAborted(request, deadline);
   } catch (error) {
     if (isDeadGrant(error)) {
       // The grant is gone (revoked, expired, or a replay was detected): only a new sign-in helps.
-      await finishRefresh(deps.db, claimed.id, claimed.version, { tokens: null, expiresAt: null, scope: claimed.scope });
+      await finishRefresh(deps.db, claimed.id, claimed.version, {
+        tokens: null,
+        expiresAt: null,
+        scope: claimed.scope,
+        refreshable: false,
+      });
       return undefined;
     }
     await finishRefresh(deps.db, claimed.id, claimed.version, null);
@@ -216,6 +264,16 @@ async function refreshOnce(deps: OAuthStore, read: OAuthCredentialRow): Promise<
   // Lost the claim (a new sign-in replaced the row meanwhile): the row's tokens win.
   if (!saved) return waitForOtherRefresh(deps, claimed);
   return next.access_token;
+}
+
+/** The promise, or its rejection once `signal` aborts — even if what it awaits ignores the signal (a body being read). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('token request timed out'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Another process holds the claim: wait until the row changes, then use what it wrote. */

@@ -14,6 +14,7 @@ import type { CallOutcome, McpServerConfig } from '../types';
 import { accessToken, credentialForServer, openTokens, resourceCandidates } from './credentials';
 import { completeSignIn, disconnect, forgetServerOAuth, startSignIn } from './flows';
 import { gatewayOAuth } from './index';
+import { refreshExpiringCredentials } from './refresh-ahead';
 import type { OAuthDeps, OAuthServerRef } from './types';
 
 /**
@@ -361,6 +362,95 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('OAuth for remote serve
     expect((outcome as { message: string }).message).toMatch(/sign-in could not be renewed/);
     expect((await credentialForServer(deps, user.userId, server.url))!.tokens).not.toBeNull();
     expect(await call()).toMatchObject({ kind: 'result' }); // back up: refreshed and used
+  });
+
+  /** The credential's access token issued `ageMs` ago, expiring in `leftMs`, last used by a call `usedAgoMs` ago. */
+  async function setTimes(id: string, t: { leftMs: number; ageMs: number; usedAgoMs: number }) {
+    const now = Date.now();
+    await handle.db
+      .update(oauthCredentials)
+      .set({ expiresAt: new Date(now + t.leftMs), updatedAt: new Date(now - t.ageMs), lastUsedAt: new Date(now - t.usedAgoMs) })
+      .where(eq(oauthCredentials.id, id));
+  }
+
+  it('the background refresh takes a short-lived token only past half its lifetime, and only if a call used it lately', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    expect(cred.lastUsedAt).toBeNull();
+    expect(await call()).toMatchObject({ kind: 'result' });
+    expect((await getCredential(handle.db, cred.id))!.lastUsedAt).not.toBeNull(); // the call noted its use
+    const tick = () => refreshExpiringCredentials(deps, { windowMs: 2 * 60_000 });
+    const refreshes = fx.counts.refresh;
+    // A 5-minute token, 30 s old: within the window (100 s left) but not half used, left alone.
+    await setTimes(cred.id, { leftMs: 100_000, ageMs: 30_000, usedAgoMs: 0 });
+    expect(await tick()).toMatchObject({ checked: 0, refreshed: 0 });
+    // The same token unused for two hours: left alone too (renewed at its next use).
+    await setTimes(cred.id, { leftMs: 100_000, ageMs: 200_000, usedAgoMs: 2 * 60 * 60_000 });
+    expect(await tick()).toMatchObject({ checked: 0, refreshed: 0 });
+    expect(fx.counts.refresh).toBe(refreshes);
+    // Past half its lifetime and in use: refreshed, once.
+    await setTimes(cred.id, { leftMs: 100_000, ageMs: 200_000, usedAgoMs: 0 });
+    expect(await tick()).toMatchObject({ checked: 1, refreshed: 1 });
+    expect(fx.counts.refresh).toBe(refreshes + 1);
+    // Just refreshed (a fresh lifetime): the next tick leaves it.
+    expect(await tick()).toMatchObject({ checked: 0 });
+  });
+
+  it('the background refresh skips credentials without a refresh token and backs off one that failed', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    const tokenDown: OAuthDeps = {
+      ...deps,
+      fetch: (url, init) =>
+        new URL(url.toString()).pathname === '/token' ? Promise.reject(new TypeError('fetch failed')) : deps.fetch(url, init),
+    };
+    await setTimes(cred.id, { leftMs: 100_000, ageMs: 200_000, usedAgoMs: 0 });
+    const failed = await refreshExpiringCredentials(tokenDown, { windowMs: 2 * 60_000 });
+    expect(failed.failed.map((f) => f.credentialId)).toEqual([cred.id]);
+    // Backed off in this instance: the next tick does not take it (so it cannot fill the batch).
+    expect(await refreshExpiringCredentials(tokenDown, { windowMs: 2 * 60_000 })).toMatchObject({ checked: 0, failed: [] });
+    // Tokens without a refresh token are never taken.
+    await handle.db.update(oauthCredentials).set({ refreshable: false }).where(eq(oauthCredentials.id, cred.id));
+    const elsewhere: OAuthDeps = { ...deps }; // another instance: nothing backed off
+    expect(await refreshExpiringCredentials(elsewhere, { windowMs: 2 * 60_000 })).toMatchObject({ checked: 0 });
+    await handle.db.update(oauthCredentials).set({ refreshable: true }).where(eq(oauthCredentials.id, cred.id));
+    expect(await refreshExpiringCredentials(elsewhere, { windowMs: 2 * 60_000 })).toMatchObject({ checked: 1, refreshed: 1 });
+  });
+
+  it('a token endpoint trickling its body is given up after the refresh timeout; the tick ends and releases the claim', async () => {
+    await signIn();
+    const cred = (await credentialForServer(deps, user.userId, server.url))!;
+    await setTimes(cred.id, { leftMs: 2 * 60_000, ageMs: 58 * 60_000, usedAgoMs: 0 });
+    const timers: NodeJS.Timeout[] = [];
+    // Headers at once, then a byte every 50 ms, never the end: no connect or header timeout sees it.
+    const trickle = (): Response => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{'));
+          timers.push(setInterval(() => controller.enqueue(new TextEncoder().encode(' ')), 50));
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const slow: OAuthDeps = {
+      ...deps,
+      refreshTimeoutMs: 300,
+      fetch: (url, init) => (new URL(url.toString()).pathname === '/token' ? Promise.resolve(trickle()) : deps.fetch(url, init)),
+    };
+    try {
+      const startedAt = Date.now();
+      const report = await refreshExpiringCredentials(slow, { windowMs: 5 * 60_000 });
+      expect(Date.now() - startedAt).toBeLessThan(3_000);
+      expect(report.failed.map((f) => f.credentialId)).toEqual([cred.id]);
+      const after = (await getCredential(handle.db, cred.id))!;
+      expect(after.refreshingUntil).toBeNull();
+      expect(after.tokens).not.toBeNull(); // kept: tried again later
+    } finally {
+      timers.forEach(clearInterval);
+    }
+    // A tick past its deadline starts no further refresh: the rest wait for the next tick.
+    const late = await refreshExpiringCredentials(deps, { windowMs: 5 * 60_000, deadlineMs: 0 });
+    expect(late).toMatchObject({ checked: 1, refreshed: 0, deferred: 1 });
   });
 
   it('a server known to have no credential is not asked for one again at once; a sign-in elsewhere is found by the 401', async () => {

@@ -16,6 +16,8 @@ export interface OAuthStore {
    */
   fetch: FetchLike;
   now?: () => Date;
+  /** How long a refresh's whole token request may take (default `REFRESH_REQUEST_TIMEOUT_MS`, credentials.ts). */
+  refreshTimeoutMs?: number;
 }
 
 /** What the interactive sign-in needs as well. */

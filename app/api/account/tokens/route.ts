@@ -15,7 +15,7 @@ export const GET = authed(async ({ session, rt }) =>
 export const POST = authed(
   async ({ req, session, rt }) => {
     const { tools, ...input } = await readJson(req, createAccessTokenSchema, { maxBytes: 64 * 1024 });
-    const profile = await resolveProfile(rt.tools.host, session.user, tools);
+    const profile = await resolveProfile({ db: rt.handle.db, host: rt.tools.host }, session.user, tools);
     return Response.json(await createAccessToken(rt.handle.db, session.user, { ...input, profile }), {
       status: 201,
       headers: { 'Cache-Control': 'no-store' },

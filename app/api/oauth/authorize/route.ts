@@ -33,7 +33,10 @@ export const POST = authed(
       decision === 'allow'
         ? {
             allow: true,
-            profile: async () => ({ ...(await resolveProfile(rt.tools.host, session.user, tools)), ...(content && { content }) }),
+            profile: async () => ({
+              ...(await resolveProfile({ db: rt.handle.db, host: rt.tools.host }, session.user, tools)),
+              ...(content && { content }),
+            }),
           }
         : { allow: false },
     );

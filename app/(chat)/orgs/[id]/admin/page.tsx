@@ -2,11 +2,11 @@ import { Activity, ScrollText, Server, Shield, Users } from 'lucide-react';
 import type { Metadata } from 'next';
 import { notFound } from 'next/navigation';
 
-import { OUTCOME_BADGE } from '@/app/_components/activity/activity-view';
+import { AuditTable } from '@/app/_components/org-admin/audit-table';
 import { MembersTable } from '@/app/_components/org-admin/members-table';
 import { PolicyForm } from '@/app/_components/org-admin/policy-form';
 import { SharedServers } from '@/app/_components/org-admin/shared-servers';
-import { Badge, CardBody } from '@/app/_components/ui';
+import { CardBody } from '@/app/_components/ui';
 import { AppError } from '@/lib/http/errors';
 import { orgAdminPage } from '@/lib/orgs/admin';
 import { requirePageSession } from '@/lib/server/page-session';
@@ -110,35 +110,7 @@ export default async function OrgAdminPage({ params }: { params: Promise<{ id: s
 
         <Section id="audit-heading" title="Audit" icon={ScrollText} description={AUDIT_WORDS}>
           <CardBody>
-            {page.audit.entries.length === 0 ? (
-              <p className="py-2 text-sm text-faint">No tool calls yet.</p>
-            ) : (
-              <table className="w-full text-sm" data-testid="org-audit">
-                <thead className="text-left text-xs text-faint">
-                  <tr>
-                    <th className="py-1.5 font-medium">Time (UTC)</th>
-                    <th className="py-1.5 font-medium">Member</th>
-                    <th className="py-1.5 font-medium">Server · tool</th>
-                    <th className="py-1.5 text-right font-medium">Outcome</th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-border">
-                  {page.audit.entries.map((e) => (
-                    <tr key={e.id}>
-                      <td className="py-2 pr-3 whitespace-nowrap tabular-nums text-muted">{e.at.slice(0, 16).replace('T', ' ')}</td>
-                      <td className="max-w-0 truncate py-2 pr-3">{e.email}</td>
-                      <td className="py-2 pr-3">
-                        <span className="text-muted">{e.serverName ?? e.serverId ?? '—'}</span> ·{' '}
-                        <span className="font-mono text-[13px]">{e.tool ?? '—'}</span>
-                      </td>
-                      <td className="py-2 text-right">
-                        <Badge tone={OUTCOME_BADGE[e.outcome ?? 'unknown'].tone}>{OUTCOME_BADGE[e.outcome ?? 'unknown'].label}</Badge>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <AuditTable orgId={page.id} initial={page.audit} />
           </CardBody>
         </Section>
       </div>

@@ -17,7 +17,10 @@ export const PATCH = authed<P>(
   async ({ req, params, session, rt }) => {
     const id = requireUuid(params.id, 'access_token');
     const input = await readJson(req, updateAccessTokenSchema, { maxBytes: 64 * 1024 });
-    const tools = input.tools === undefined ? undefined : (await resolveProfile(rt.tools.host, session.user, input.tools)).tools;
+    const tools =
+      input.tools === undefined
+        ? undefined
+        : (await resolveProfile({ db: rt.handle.db, host: rt.tools.host }, session.user, input.tools)).tools;
     const profile = {
       ...(tools && { tools }),
       ...(input.askInClient !== undefined && { askInClient: input.askInClient }),

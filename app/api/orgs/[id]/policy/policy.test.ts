@@ -31,6 +31,8 @@ describe('organization policy through the API', () => {
     share: typeof import('@/app/api/shares/[id]/route');
     open: typeof import('@/app/api/share/[token]/route');
     servers: typeof import('@/app/api/servers/route');
+    tokens: typeof import('@/app/api/account/tokens/route');
+    token: typeof import('@/app/api/account/tokens/[id]/route');
   };
 
   beforeAll(async () => {
@@ -43,6 +45,8 @@ describe('organization policy through the API', () => {
       share: await import('@/app/api/shares/[id]/route'),
       open: await import('@/app/api/share/[token]/route'),
       servers: await import('@/app/api/servers/route'),
+      tokens: await import('@/app/api/account/tokens/route'),
+      token: await import('@/app/api/account/tokens/[id]/route'),
     };
   });
   afterAll(async () => {
@@ -111,6 +115,34 @@ describe('organization policy through the API', () => {
     });
     // An allowed tool still switches on.
     expect((await putGrant(member, { scope: 'tool:builtin-notes/update', enabled: true, expiresIn: '1h' })).status).toBe(200);
+  });
+
+  it('a member cannot expose a tool the policy forbids to an MCP client: marked in the pickers, refused by the token routes', async () => {
+    const { member } = await orgWithPolicy({ tools: { allow: null, deny: ['notes__create'] } });
+    // What the Account page's pickers and the OAuth consent screen list: the tool with its reason, the others allowed.
+    // Imported after the runtime's settings are stubbed (beforeAll), as the routes are.
+    const { pickableTools } = await import('@/lib/gateway/catalog');
+    const rt = await (await import('@/lib/server/runtime')).getRuntime();
+    const picks = await pickableTools({ db: h.db, host: rt.tools.host }, { id: member.id, plan: 'pro' });
+    expect(picks.find((t) => t.name === 'notes__create')).toMatchObject({
+      refused: 'Your organization "Acme" does not allow the tool "notes__create".',
+    });
+    expect(picks.find((t) => t.name === 'notes__search')).toMatchObject({ refused: null });
+
+    const none = { params: Promise.resolve({}) };
+    const made = await routes.tokens.POST(req('POST', member.cookie, { name: 'ci', tools: ['notes__search', 'notes__create'] }), none);
+    expect(made.status).toBe(403);
+    expect(await errorOf(made)).toMatchObject({
+      code: 'forbidden:org_policy',
+      field: 'tools',
+      message: 'tools: Your organization "Acme" does not allow the tool "notes__create".',
+    });
+    const ok = await routes.tokens.POST(req('POST', member.cookie, { name: 'ci', tools: ['notes__search'] }), none);
+    expect(ok.status).toBe(201);
+    const { id } = (await ok.json()) as { id: string };
+    const patched = await routes.token.PATCH(req('PATCH', member.cookie, { tools: ['notes__search', 'notes__create'] }), at(id));
+    expect(patched.status).toBe(403);
+    expect((await errorOf(patched)).code).toBe('forbidden:org_policy');
   });
 
   it('an allow list leaves out everything not on it', async () => {

@@ -1,6 +1,8 @@
 import { readJson } from '@/lib/http/json';
-import { changeRole, removeMember, setRoleSchema } from '@/lib/orgs/orgs';
+import { changeRole, setRoleSchema } from '@/lib/orgs/orgs';
 import { authed, requireUuid } from '@/lib/server/route';
+import { serversContext } from '@/lib/server/servers';
+import { removeOrgMember } from '@/lib/servers/org-servers';
 
 type P = { id: string; userId: string };
 
@@ -18,7 +20,9 @@ export const PATCH = authed<P>(
 export const DELETE = authed<P>(
   async ({ params, session, rt }) => {
     const orgId = requireUuid(params.id, 'organization');
-    return Response.json(await removeMember(rt.handle.db, orgId, session.user.id, requireUuid(params.userId, 'member')));
+    const ctx = await serversContext(rt);
+    // Their rows of the organization's shared servers go, and what those found (OAuth sign-ins) is forgotten.
+    return Response.json(await removeOrgMember(ctx, orgId, session.user.id, requireUuid(params.userId, 'member')));
   },
   { write: true },
 );
