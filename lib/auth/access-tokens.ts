@@ -1,9 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
+import {
+  findAccessTokenWithOwner,
+  tokenProfileOf,
+  tokenTaintOf,
+  touchAccessToken,
+  type AccessTokenRow,
+  type TokenOwner,
+} from '@/db/queries/access-tokens';
 import { findOAuthAccessToken } from '@/db/queries/oauth-server';
-import { findUserById, type UserRow } from '@/db/queries/users';
 import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 
 /**
@@ -72,8 +78,7 @@ export interface BearerToken {
 }
 
 export type BearerResult =
-  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'toolsRev'>; tokenId: string; token: BearerToken }
-  | { ok: false; reason: BearerFailure; message: string };
+  { ok: true; user: TokenOwner; tokenId: string; token: BearerToken } | { ok: false; reason: BearerFailure; message: string };
 
 const MESSAGES: Record<BearerFailure, string> = {
   missing: 'Send a personal access token as "Authorization: Bearer sbp_…" (create one on the Account page).',
@@ -109,11 +114,12 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
   const match = /^Bearer +(\S+) *$/i.exec(header);
   if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now);
   if (!match || !TOKEN_SHAPE.test(match[1]!)) return failure('malformed');
-  const row = await findAccessTokenByHash(db, hashAccessToken(match[1]!));
-  if (!row) return failure('unknown');
+  const found = await findAccessTokenWithOwner(db, hashAccessToken(match[1]!));
+  if (!found) return failure('unknown');
+  const row = found.token;
   if (row.revokedAt) return failure('revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return failure('expired');
-  return authenticated(db, row, { kind: 'access_token', name: row.name }, now, failure);
+  return authenticated(db, row, found.owner, { kind: 'access_token', name: row.name }, now, failure);
 }
 
 /**
@@ -127,18 +133,18 @@ async function authenticateOAuth(db: Db, token: string, now: Date): Promise<Bear
   if (!found) return fail('unknown');
   if (found.grant.revokedAt) return fail('revoked');
   if (found.expiresAt.getTime() <= now.getTime()) return fail('expired');
-  return authenticated(db, found.grant, { kind: 'oauth_client', name: found.clientName }, now, fail);
+  return authenticated(db, found.grant, found.owner, { kind: 'oauth_client', name: found.clientName }, now, fail);
 }
 
 async function authenticated(
   db: Db,
   row: AccessTokenRow,
+  user: TokenOwner | null,
   client: Pick<BearerToken, 'kind' | 'name'>,
   now: Date,
   fail: (reason: BearerFailure) => BearerResult,
 ): Promise<BearerResult> {
-  const user = await findUserById(db, row.userId);
-  // The row cascades with its user, so this is a race with the account's deletion only.
+  // Read with the token (one statement); the row cascades with its user, so this is a race with the account's deletion only.
   if (!user) return fail('user_gone');
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
