@@ -106,20 +106,28 @@ function failure(reason: BearerFailure): BearerResult {
  * Who sends this request, by its `Authorization: Bearer …` header — a personal access token
  * (`sbp_`) or a connected client's OAuth access token (`sba_`): the user and the token,
  * or why not, as data (the caller picks the status; `/mcp` will answer 401 with the message).
- * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS).
+ * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS), unless
+ * `recordUse` is false: a check again of a request already let in (an open listen stream,
+ * lib/gateway/listen-streams.ts) is not a new use.
  */
-export async function authenticateBearer(db: Db, req: Request, now = new Date()): Promise<BearerResult> {
+export async function authenticateBearer(
+  db: Db,
+  req: Request,
+  now = new Date(),
+  opts: { recordUse?: boolean } = {},
+): Promise<BearerResult> {
   const header = req.headers.get('authorization');
   if (!header) return failure('missing');
   const match = /^Bearer +(\S+) *$/i.exec(header);
-  if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now);
+  const recordUse = opts.recordUse !== false;
+  if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now, recordUse);
   if (!match || !TOKEN_SHAPE.test(match[1]!)) return failure('malformed');
   const found = await findAccessTokenWithOwner(db, hashAccessToken(match[1]!));
   if (!found) return failure('unknown');
   const row = found.token;
   if (row.revokedAt) return failure('revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return failure('expired');
-  return authenticated(db, row, found.owner, { kind: 'access_token', name: row.name }, now, failure);
+  return authenticated(db, row, found.owner, { kind: 'access_token', name: row.name }, now, recordUse, failure);
 }
 
 /**
@@ -127,13 +135,13 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
  * `access_tokens` row the person's consent made) is not revoked — revoking the client on the
  * Account page, or a refresh token replayed, cuts it off at its next request.
  */
-async function authenticateOAuth(db: Db, token: string, now: Date): Promise<BearerResult> {
+async function authenticateOAuth(db: Db, token: string, now: Date, recordUse: boolean): Promise<BearerResult> {
   const fail = (reason: BearerFailure): BearerResult => ({ ok: false, reason, message: OAUTH_MESSAGES[reason] });
   const found = await findOAuthAccessToken(db, hashAccessToken(token));
   if (!found) return fail('unknown');
   if (found.grant.revokedAt) return fail('revoked');
   if (found.expiresAt.getTime() <= now.getTime()) return fail('expired');
-  return authenticated(db, found.grant, found.owner, { kind: 'oauth_client', name: found.clientName }, now, fail);
+  return authenticated(db, found.grant, found.owner, { kind: 'oauth_client', name: found.clientName }, now, recordUse, fail);
 }
 
 async function authenticated(
@@ -142,11 +150,12 @@ async function authenticated(
   user: TokenOwner | null,
   client: Pick<BearerToken, 'kind' | 'name'>,
   now: Date,
+  recordUse: boolean,
   fail: (reason: BearerFailure) => BearerResult,
 ): Promise<BearerResult> {
   // Read with the token (one statement); the row cascades with its user, so this is a race with the account's deletion only.
   if (!user) return fail('user_gone');
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
+  if (recordUse && (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS)) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
   }
   return {

@@ -1,5 +1,6 @@
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 
+import { authenticateBearer } from '@/lib/auth/access-tokens';
 import { toolRefusal } from '@/lib/consent/org-policy';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 import type { ConnectDeps } from '@/lib/mcp/connection';
@@ -13,6 +14,7 @@ import { createGatewayContent } from './content';
 import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
 import { createClientListenBus } from './list-changed';
+import { createListenStreams } from './listen-streams';
 import { orgPolicyMemo } from './org-policies';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
@@ -25,7 +27,12 @@ export interface GatewayDeps extends ClientCallDeps, Partial<Pick<AskDeps, 'chat
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
 export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
   const tools = createGatewayTools(deps);
-  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), createClientListenBus(deps.bus));
+  // An open listen stream is checked again without counting as a use of the token.
+  const streams = createListenStreams({
+    stillValid: async (req) => (await authenticateBearer(deps.db, req, new Date(), { recordUse: false })).ok,
+  });
+  const bus = createClientListenBus(deps.bus, { onRevoked: (clientId) => void streams.recheck(clientId) });
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), { bus, streams });
 }
 
 /**
