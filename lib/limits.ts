@@ -36,6 +36,9 @@ export const LIMIT_TABLE = {
     unit: 'tool calls in progress at once per MCP client',
     one: 'tool call in progress at once per MCP client',
   },
+  // `subscriptions/listen` streams one MCP client holds open at once on one instance: one stream carries
+  // every change notification, and each held one is an open HTTP request (lib/gateway/listen-streams.ts).
+  mcpListenStreams: { default: 3, unit: 'open listen streams per MCP client', one: 'open listen stream per MCP client' },
   // Uploaded files (lib/files): the size of one file by kind (what the model API accepts in one
   // request sets the PDF's), files per message, and all the bytes a person keeps.
   imageBytes: { default: 5 * 1024 * 1024, unit: 'bytes per image', one: 'byte per image' },

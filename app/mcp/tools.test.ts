@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { createNote, searchNotes } from '@/db/queries/notes';
+import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
 import { setServerEnabled } from '@/db/queries/servers';
 import { accessTokens, auditEntries, clientApprovals } from '@/db/schema';
-import type { StoredAuditClientCall } from '@/db/stored-json';
+import { DEFAULT_ORG_POLICY, type StoredAuditClientCall } from '@/db/stored-json';
 import type { Trust } from '@/db/vocabulary';
 import type { RawTool } from '@/lib/mcp/catalog';
 import { connectWithToken, serveMcpRoutes, type McpEndpointServer } from '@/test/fixtures/mcp-endpoint';
@@ -296,6 +297,36 @@ describe('/mcp: profiles and calls', () => {
     expect(after.result.isError).toBe(true);
     expect(text(after.result)).toMatch(/^No tool named "wx__echo" is exposed to this client/);
     expect(after.statements.filter(readsServers)).toHaveLength(1);
+    await client.close();
+  });
+
+  it('reads the token with its owner in one statement, and the organization policies only when tools_rev moved', async () => {
+    const ada = await person();
+    await addUpstream(ada.userId, 'wy', 'trusted');
+    const made = await (await createToken(ada.cookie, { name: 'quick', tools: ['wy__echo'] })).json();
+    const client = await connectWithToken(served.url, made.token);
+    const call = () => client.callTool({ name: 'wy__echo', arguments: { message: 'hi' } });
+    const readsToken = (sql: string) => /from "access_tokens"/.test(sql);
+    const readsUser = (sql: string) => /from "users"/.test(sql);
+    const readsPolicies = (sql: string) => /"organizations"\."policy" from "org_memberships"/.test(sql);
+    expect((await call()).isError).toBeFalsy();
+
+    const again = await statementsDuring(call);
+    expect(again.result.isError).toBeFalsy();
+    const tokenReads = again.statements.filter(readsToken);
+
+    expect(tokenReads).toHaveLength(1);
+    expect(tokenReads[0]).toMatch(/join "users"/);
+    expect(again.statements.filter(readsUser)).toEqual([]);
+    expect(again.statements.filter(readsPolicies)).toEqual([]);
+
+    // An organization's policy set now (it bumps its members' tools_rev) applies at the very next call.
+    const org = await insertOrg(h.db, { name: `Org ${ada.userId.slice(0, 8)}` });
+    await addMembership(h.db, org.id, ada.userId, 'member');
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['wy__echo'] } });
+    const denied = await statementsDuring(call);
+    expect(text(denied.result)).toMatch(/^wy__echo was not run: Your organization "Org [^"]+" does not allow the tool "wy__echo"/);
+    expect(denied.statements.filter(readsPolicies)).toHaveLength(1);
     await client.close();
   });
 });

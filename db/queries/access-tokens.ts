@@ -83,9 +83,26 @@ export async function listAllAccessTokens(db: Db, userId: string) {
   return db.select(ACCESS_TOKEN_LIST_COLUMNS).from(accessTokens).where(eq(accessTokens.userId, userId)).orderBy(accessTokens.createdAt);
 }
 
-/** The token with this hash, whatever its state (the caller tells expired and revoked apart). */
-export async function findAccessTokenByHash(db: Db, tokenHash: string): Promise<AccessTokenRow | null> {
-  const rows = await db.select().from(accessTokens).where(eq(accessTokens.tokenHash, tokenHash)).limit(1);
+/** What a bearer request needs of the token's owner. */
+export const TOKEN_OWNER_COLUMNS = { id: users.id, email: users.email, name: users.name, plan: users.plan, toolsRev: users.toolsRev };
+export type TokenOwner = Pick<typeof users.$inferSelect, keyof typeof TOKEN_OWNER_COLUMNS>;
+
+/**
+ * The token with this hash, whatever its state (the caller tells expired and revoked apart), and
+ * its owner, in one statement (the unique index on the hash, then the user's primary key): `/mcp`
+ * authenticates every request, so this is on every client call's path. The owner is null only in
+ * a race with the account's deletion (the row cascades with its user).
+ */
+export async function findAccessTokenWithOwner(
+  db: Db,
+  tokenHash: string,
+): Promise<{ token: AccessTokenRow; owner: TokenOwner | null } | null> {
+  const rows = await db
+    .select({ token: accessTokens, owner: TOKEN_OWNER_COLUMNS })
+    .from(accessTokens)
+    .leftJoin(users, eq(users.id, accessTokens.userId))
+    .where(eq(accessTokens.tokenHash, tokenHash))
+    .limit(1);
   return rows[0] ?? null;
 }
 

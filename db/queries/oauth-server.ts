@@ -1,9 +1,10 @@
 import { and, desc, eq, isNotNull, isNull } from 'drizzle-orm';
 
 import type { Db } from '../connection';
-import { accessTokens, oauthClients, oauthCodes, oauthTokens } from '../schema';
+import { accessTokens, oauthClients, oauthCodes, oauthTokens, users } from '../schema';
 import { parseStored, storedTokenProfile, type StoredTokenProfile } from '../stored-json';
 import type { OAuthClientKind } from '../vocabulary';
+import { TOKEN_OWNER_COLUMNS } from './access-tokens';
 
 /**
  * Switchboard's own authorization server (issue 25, lib/oauth-server): its clients, codes and
@@ -173,13 +174,23 @@ export async function rotateRefreshToken(
   });
 }
 
-/** An access token of a connected client with its grant and client, whatever their state (the caller judges). */
+/**
+ * An access token of a connected client with its grant, client and owner, whatever their state
+ * (the caller judges), in one statement: `/mcp` authenticates every request with it.
+ */
 export async function findOAuthAccessToken(db: Db, tokenHash: string) {
   const [row] = await db
-    .select({ expiresAt: oauthTokens.expiresAt, grant: accessTokens, clientName: oauthClients.name })
+    .select({
+      id: oauthTokens.id,
+      expiresAt: oauthTokens.expiresAt,
+      grant: accessTokens,
+      clientName: oauthClients.name,
+      owner: TOKEN_OWNER_COLUMNS,
+    })
     .from(oauthTokens)
     .innerJoin(accessTokens, eq(accessTokens.id, oauthTokens.grantId))
     .innerJoin(oauthClients, eq(oauthClients.id, accessTokens.oauthClientId))
+    .leftJoin(users, eq(users.id, accessTokens.userId))
     .where(and(eq(oauthTokens.tokenHash, tokenHash), eq(oauthTokens.kind, 'access')))
     .limit(1);
   return row ?? null;

@@ -11,16 +11,33 @@ export async function hitRateLimit(db: Db, key: string, windowMs: number, now = 
   return Number(rowsOf<{ count: number }>(result)[0]?.count ?? 0);
 }
 
-/** The statement of one hit (`returning count`), also usable as a CTE beside other counts. */
-export function rateLimitHit(key: string, windowMs: number, now: Date): SQL {
+/**
+ * Counts `hits` at once against `key` (a batch an instance takes ahead, lib/gateway/call-budget.ts)
+ * and returns the count so far with the start of the window it is in. One statement.
+ */
+export async function hitRateLimitBy(
+  db: Db,
+  key: string,
+  windowMs: number,
+  hits: number,
+  now = new Date(),
+): Promise<{ count: number; windowStart: Date }> {
+  const result = await db.execute(rateLimitHit(key, windowMs, now, hits));
+  const row = rowsOf<{ count: number; window_start: string | Date }>(result)[0];
+  return { count: Number(row?.count ?? 0), windowStart: row ? new Date(row.window_start) : now };
+}
+
+/** The statement of one hit, or of `hits` (`returning count, window_start`), also usable as a CTE beside other counts. */
+export function rateLimitHit(key: string, windowMs: number, now: Date, hits = 1): SQL {
   const windowStart = new Date(now.getTime() - windowMs);
+  const n = sql`${hits}::int`;
   return sql`
-    insert into rate_limits (key, window_start, count) values (${key}, ${now.toISOString()}, 1)
+    insert into rate_limits (key, window_start, count) values (${key}, ${now.toISOString()}, ${n})
     on conflict (key) do update set
-      count = case when rate_limits.window_start <= ${windowStart.toISOString()} then 1 else rate_limits.count + 1 end,
+      count = case when rate_limits.window_start <= ${windowStart.toISOString()} then ${n} else rate_limits.count + ${n} end,
       window_start = case when rate_limits.window_start <= ${windowStart.toISOString()}
         then ${now.toISOString()}::timestamptz else rate_limits.window_start end
-    returning count`;
+    returning count, window_start`;
 }
 
 /** The hits counted against `key` in its current window, without adding one (0 once the window has passed). */

@@ -1,9 +1,15 @@
 import { randomBytes } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
-import { findAccessTokenByHash, tokenProfileOf, tokenTaintOf, touchAccessToken, type AccessTokenRow } from '@/db/queries/access-tokens';
+import {
+  findAccessTokenWithOwner,
+  tokenProfileOf,
+  tokenTaintOf,
+  touchAccessToken,
+  type AccessTokenRow,
+  type TokenOwner,
+} from '@/db/queries/access-tokens';
 import { findOAuthAccessToken } from '@/db/queries/oauth-server';
-import { findUserById, type UserRow } from '@/db/queries/users';
 import type { StoredTaint, StoredTokenProfile } from '@/db/stored-json';
 import { hashRandomToken } from '@/lib/random-token';
 
@@ -65,8 +71,7 @@ export interface BearerToken {
 }
 
 export type BearerResult =
-  | { ok: true; user: Pick<UserRow, 'id' | 'email' | 'name' | 'plan' | 'toolsRev'>; tokenId: string; token: BearerToken }
-  | { ok: false; reason: BearerFailure; message: string };
+  { ok: true; user: TokenOwner; tokenId: string; token: BearerToken } | { ok: false; reason: BearerFailure; message: string };
 
 const MESSAGES: Record<BearerFailure, string> = {
   missing: 'Send a personal access token as "Authorization: Bearer sbp_…" (create one on the Account page).',
@@ -94,19 +99,28 @@ function failure(reason: BearerFailure): BearerResult {
  * Who sends this request, by its `Authorization: Bearer …` header — a personal access token
  * (`sbp_`) or a connected client's OAuth access token (`sba_`): the user and the token,
  * or why not, as data (the caller picks the status; `/mcp` will answer 401 with the message).
- * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS).
+ * A use is recorded on the token (throttled, ACCESS_TOKEN_LAST_USED_PRECISION_MS), unless
+ * `recordUse` is false: a check again of a request already let in (an open listen stream,
+ * lib/gateway/listen-streams.ts) is not a new use.
  */
-export async function authenticateBearer(db: Db, req: Request, now = new Date()): Promise<BearerResult> {
+export async function authenticateBearer(
+  db: Db,
+  req: Request,
+  now = new Date(),
+  opts: { recordUse?: boolean } = {},
+): Promise<BearerResult> {
   const header = req.headers.get('authorization');
   if (!header) return failure('missing');
   const match = /^Bearer +(\S+) *$/i.exec(header);
-  if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now);
+  const recordUse = opts.recordUse !== false;
+  if (match && OAUTH_TOKEN_SHAPE.test(match[1]!)) return authenticateOAuth(db, match[1]!, now, recordUse);
   if (!match || !TOKEN_SHAPE.test(match[1]!)) return failure('malformed');
-  const row = await findAccessTokenByHash(db, hashAccessToken(match[1]!));
-  if (!row) return failure('unknown');
+  const found = await findAccessTokenWithOwner(db, hashAccessToken(match[1]!));
+  if (!found) return failure('unknown');
+  const row = found.token;
   if (row.revokedAt) return failure('revoked');
   if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return failure('expired');
-  return authenticated(db, row, { kind: 'access_token', name: row.name }, now, failure);
+  return authenticated(db, row, found.owner, { kind: 'access_token', name: row.name }, now, recordUse, failure);
 }
 
 /**
@@ -114,26 +128,27 @@ export async function authenticateBearer(db: Db, req: Request, now = new Date())
  * `access_tokens` row the person's consent made) is not revoked — revoking the client on the
  * Account page, or a refresh token replayed, cuts it off at its next request.
  */
-async function authenticateOAuth(db: Db, token: string, now: Date): Promise<BearerResult> {
+async function authenticateOAuth(db: Db, token: string, now: Date, recordUse: boolean): Promise<BearerResult> {
   const fail = (reason: BearerFailure): BearerResult => ({ ok: false, reason, message: OAUTH_MESSAGES[reason] });
   const found = await findOAuthAccessToken(db, hashAccessToken(token));
   if (!found) return fail('unknown');
   if (found.grant.revokedAt) return fail('revoked');
   if (found.expiresAt.getTime() <= now.getTime()) return fail('expired');
-  return authenticated(db, found.grant, { kind: 'oauth_client', name: found.clientName }, now, fail);
+  return authenticated(db, found.grant, found.owner, { kind: 'oauth_client', name: found.clientName }, now, recordUse, fail);
 }
 
 async function authenticated(
   db: Db,
   row: AccessTokenRow,
+  user: TokenOwner | null,
   client: Pick<BearerToken, 'kind' | 'name'>,
   now: Date,
+  recordUse: boolean,
   fail: (reason: BearerFailure) => BearerResult,
 ): Promise<BearerResult> {
-  const user = await findUserById(db, row.userId);
-  // The row cascades with its user, so this is a race with the account's deletion only.
+  // Read with the token (one statement); the row cascades with its user, so this is a race with the account's deletion only.
   if (!user) return fail('user_gone');
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS) {
+  if (recordUse && (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= ACCESS_TOKEN_LAST_USED_PRECISION_MS)) {
     await touchAccessToken(db, row.id, now, new Date(now.getTime() - ACCESS_TOKEN_LAST_USED_PRECISION_MS));
   }
   return {

@@ -5,6 +5,7 @@ import type { DbHandle } from '@/db/connection';
 import { createAuthSession } from '@/db/queries/auth-sessions';
 import { listLiveGrants } from '@/db/queries/grants';
 import { addMembership, insertOrg, setOrgPolicy } from '@/db/queries/orgs';
+import { findUserById } from '@/db/queries/users';
 import { getRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { DEFAULT_ORG_POLICY, type StoredOrgPolicy } from '@/db/stored-json';
@@ -13,6 +14,7 @@ import { startRun } from '@/lib/agent/engine';
 import { toToolCallView } from '@/lib/agent/tool-call-view';
 import { callExposedTool } from '@/lib/gateway/call';
 import { approvalStateCodec } from '@/lib/gateway/elicit-approval';
+import { orgPolicyMemo } from '@/lib/gateway/org-policies';
 import { createGatewayTools } from '@/lib/gateway/service';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
 import { userAndConversation } from '@/test/engine-harness';
@@ -199,7 +201,9 @@ for (const { kind, available } of TEST_DATABASES) {
         tainted: null,
       };
       const stateKey = randomBytes(32);
-      const call = () =>
+      const orgPolicies = orgPolicyMemo(h.db);
+      // As /mcp does: the person's tools_rev read with the token on each request (the policies are kept per value).
+      const call = async () =>
         callExposedTool(
           {
             db: h.db,
@@ -209,8 +213,9 @@ for (const { kind, available } of TEST_DATABASES) {
             approvalWaitMs: 1_000,
             stateKey,
             stateCodec: approvalStateCodec(stateKey, 60),
+            orgPolicies,
           },
-          principal,
+          { ...principal, toolsRev: (await findUserById(h.db, s.user.id))!.toolsRev },
           { name: 'fx__echo', tool: echo, server: s.env.server },
           { message: 'hi' },
           new AbortController().signal,
@@ -246,13 +251,15 @@ for (const { kind, available } of TEST_DATABASES) {
         approvalWaitMs: 1_000,
         stateKey: randomBytes(32),
       });
-      const listed = async () => (await gateway.list(principal)).map((t) => t.name).sort();
+      // As /mcp does: the person's tools_rev read with the token on each request.
+      const current = async () => ({ ...principal, toolsRev: (await findUserById(h.db, s.user.id))!.toolsRev });
+      const listed = async () => (await gateway.list(await current())).map((t) => t.name).sort();
       expect(await listed()).toEqual(['fx__counter', 'fx__echo']);
       await s.setPolicy({ tools: { allow: null, deny: ['fx__counter'] } });
       expect(await listed()).toEqual(['fx__echo']);
       // A client that calls it anyway is told the policy's reason, not that no such tool exists.
       expect(
-        await gateway.call(principal, 'fx__counter', {}, new AbortController().signal, {
+        await gateway.call(await current(), 'fx__counter', {}, new AbortController().signal, {
           canElicit: false,
           inputResponses: undefined,
           approvalId: null,

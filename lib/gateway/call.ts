@@ -3,8 +3,6 @@ import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/
 import type { Db } from '@/db/connection';
 import { markAccessTokenTainted } from '@/db/queries/access-tokens';
 import { claimClientApprovalRun, getClientApproval, type ClientApprovalRow } from '@/db/queries/client-approvals';
-import { listPoliciesOfUser } from '@/db/queries/orgs';
-import { hitRateLimit } from '@/db/queries/rate-limits';
 import type { AuditOutcome, AuditVerdict } from '@/db/vocabulary';
 import { argsHash } from '@/lib/agent/args-hash';
 import type { EventBus } from '@/lib/agent/bus';
@@ -21,8 +19,10 @@ import type { CallOutcome } from '@/lib/mcp/types';
 
 import { answerByElicitation, awaitApproval, requestApproval } from './approvals';
 import { clientCallEntry } from './audit-entry';
+import type { CallBudget } from './call-budget';
 import type { ExposableTool } from './catalog';
 import { askByElicitation, elicitedDecision, type ApprovalStateCodec } from './elicit-approval';
+import type { OrgPoliciesOf } from './org-policies';
 import type { GatewayPrincipal } from './principal';
 import type { ClientAsk } from './server';
 
@@ -59,22 +59,19 @@ export interface ClientCallDeps {
   stateKey: Uint8Array;
 }
 
-const RATE_WINDOW_MS = 60_000;
-
 export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Counts the call against the token's per-minute limit; the refusal in words, or null. */
-export async function rateLimited(deps: ClientCallDeps, p: GatewayPrincipal): Promise<CallToolResult | null> {
+/** Counts the call against the client's per-minute limit (./call-budget.ts); the refusal in words, or null. */
+export async function rateLimited(budget: CallBudget, p: GatewayPrincipal): Promise<CallToolResult | null> {
   const max = limitsFor(p.plan).mcpCallsPerMinute;
-  const count = await hitRateLimit(deps.db, `mcp-calls:${p.client.id}`, RATE_WINDOW_MS);
-  if (count <= max) return null;
+  if (await budget.take(p.client.id, max)) return null;
   return errorResult(limitExceeded('mcpCallsPerMinute', max, 'Wait a minute before calling again.', p.plan).message);
 }
 
 export async function callExposedTool(
-  deps: ClientCallDeps & { stateCodec: ApprovalStateCodec },
+  deps: ClientCallDeps & { stateCodec: ApprovalStateCodec; orgPolicies: OrgPoliciesOf },
   p: GatewayPrincipal,
   exposed: ExposableTool,
   args: Record<string, unknown>,
@@ -108,7 +105,7 @@ export async function callExposedTool(
     grant: { state: 'active', autoApprove: false },
     overPlan: false,
     // The person's organizations hold their MCP clients to the same policy as their conversations.
-    org: orgToolVerdict(await listPoliciesOfUser(deps.db, p.userId), tool),
+    org: orgToolVerdict(await deps.orgPolicies(p), tool),
     constraintUnmet: false,
     taintedBy: p.tainted?.serverName ?? null,
   });

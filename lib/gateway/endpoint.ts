@@ -1,4 +1,4 @@
-import { createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
 
 import type { Db } from '@/db/connection';
 import { authenticateBearer } from '@/lib/auth/access-tokens';
@@ -7,8 +7,10 @@ import { appOrigin } from '@/lib/http/origin';
 import { errorSummary } from '@/lib/log-safe';
 
 import { declareListChanged, type ClientListenBus } from './list-changed';
+import type { ListenStreams } from './listen-streams';
 import { unauthorizedResponse } from './metadata';
 import { principalAuthInfo, principalOf, type GatewayPrincipal } from './principal';
+import { jsonRpcError, methodOf, readMessage, requestIdOf } from './request-body';
 
 /**
  * `/mcp`: Switchboard's own MCP endpoint (issue 25). One `createMcpHandler` serves both protocol
@@ -29,15 +31,21 @@ export interface McpEndpoint {
   serve(req: Request): Promise<Response>;
   /** The person changed this client's profile: its open listen streams hear list_changed (./list-changed.ts). */
   profileChanged(clientId: string): void;
+  /**
+   * The person revoked this client or one of its tokens: its open listen streams, on any
+   * instance, check their credential again and close when it no longer holds (./listen-streams.ts).
+   */
+  clientRevoked(clientId: string): void;
   close(): Promise<void>;
 }
 
 export function createMcpEndpoint(
   db: Db,
   buildServer: (principal: GatewayPrincipal) => Server,
-  /** Where list-changed notifications go; without it, none are sent. */
-  listen?: ClientListenBus,
+  /** Where list-changed notifications go, and the listen streams held here; without them, no stream is served. */
+  listening?: { bus: ClientListenBus; streams: ListenStreams },
 ): McpEndpoint {
+  const listen = listening?.bus;
   const handler: McpHttpHandler = createMcpHandler(
     ({ authInfo, era }) => {
       const principal = principalOf(authInfo);
@@ -68,12 +76,38 @@ export function createMcpEndpoint(
         profile: auth.token.profile,
         tainted: auth.token.tainted,
       };
-      const serveIt = () => handler.fetch(req, { authInfo: principalAuthInfo(auth.token.id, principal) });
+      const read = await readMessage(req);
+      if (read.kind === 'refused') return read.response;
+      const authInfo = principalAuthInfo(auth.token.id, principal);
+      const serveIt = () =>
+        read.kind === 'parsed' ? serveParsed(read.body, req, principal, authInfo) : handler.fetch(read.request, { authInfo });
       return await (listen ? listen.within(principal.client.id, serveIt) : serveIt());
     } catch (err) {
       return errorResponse(err);
     }
   }
 
-  return { serve, profileChanged: (clientId) => listen?.profileChanged(clientId), close: () => handler.close() };
+  /** A request whose JSON body the endpoint read (./request-body.ts): a listen stream is counted and may be closed. */
+  async function serveParsed(body: unknown, req: Request, principal: GatewayPrincipal, authInfo: AuthInfo): Promise<Response> {
+    const streams = listening?.streams;
+    if (methodOf(body) !== 'subscriptions/listen' || !streams) return handler.fetch(req, { authInfo, parsedBody: body });
+    const opened = streams.open({ id: principal.client.id, plan: principal.plan }, req);
+    if (!opened.ok) return jsonRpcError(429, LIMIT_REACHED, opened.message, requestIdOf(body));
+    // The same request with a signal the endpoint can abort too; its body was read already (the SDK takes parsedBody).
+    const request = new Request(req.url, { method: req.method, headers: req.headers, signal: opened.signal });
+    return opened.track(await handler.fetch(request, { authInfo, parsedBody: body }));
+  }
+
+  return {
+    serve,
+    profileChanged: (clientId) => listen?.profileChanged(clientId),
+    clientRevoked: (clientId) => listen?.clientRevoked(clientId),
+    async close() {
+      listening?.streams.close();
+      await handler.close();
+    },
+  };
 }
+
+/** JSON-RPC's range for implementation-defined server errors: a listen stream over `mcpListenStreams`. */
+const LIMIT_REACHED = -32000;

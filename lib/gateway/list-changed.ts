@@ -21,10 +21,14 @@ import { errorSummary } from '@/lib/log-safe';
  * A change can be made on any instance while the stream is held by another: `profileChanged`
  * delivers to this instance's streams at once and announces it on the app's event bus (topic per
  * client), which every other instance holding a stream of that client listens to while it does.
+ * A revocation travels the same way (`clientRevoked`), so the streams it ends are closed wherever
+ * they are held (./listen-streams.ts).
  */
 
 const KINDS: ServerEvent['kind'][] = ['tools_list_changed', 'prompts_list_changed', 'resources_list_changed'];
 const PROFILE_CHANGED = 'mcp_client.profile_changed';
+/** The client may have been revoked: the instances holding its streams check them (./listen-streams.ts). */
+const CLIENT_REVOKED = 'mcp_client.revoked';
 const clientTopic = (clientId: string) => `mcp-client:${clientId}`;
 
 export interface ClientListenBus extends ServerEventBus {
@@ -32,9 +36,11 @@ export interface ClientListenBus extends ServerEventBus {
   within<T>(clientId: string, serve: () => Promise<T>): Promise<T>;
   /** The person changed this client's profile (any instance may hold its streams). */
   profileChanged(clientId: string): void;
+  /** The person revoked this client (or one of its tokens): `onRevoked` on this instance at once, and on the others holding its streams. */
+  clientRevoked(clientId: string): void;
 }
 
-export function createClientListenBus(appBus: EventBus): ClientListenBus {
+export function createClientListenBus(appBus: EventBus, opts: { onRevoked?: (clientId: string) => void } = {}): ClientListenBus {
   const current = new AsyncLocalStorage<string>();
   const instance = randomUUID();
   const listeners = new Map<string, Set<(event: ServerEvent) => void>>();
@@ -54,7 +60,9 @@ export function createClientListenBus(appBus: EventBus): ClientListenBus {
 
   function listenFor(clientId: string): void {
     const unsubscribe = appBus.subscribe(clientTopic(clientId), (event) => {
-      if (event.data.from !== instance) deliver(clientId);
+      if (event.data.from === instance) return;
+      if (event.type === CLIENT_REVOKED) opts.onRevoked?.(clientId);
+      else deliver(clientId);
     });
     unsubscribe.catch((err: unknown) => console.error('[mcp] cannot hear profile changes:', errorSummary(err)));
     heard.set(clientId, unsubscribe);
@@ -65,6 +73,10 @@ export function createClientListenBus(appBus: EventBus): ClientListenBus {
     profileChanged(clientId) {
       deliver(clientId);
       appBus.announce(clientTopic(clientId), PROFILE_CHANGED, { from: instance });
+    },
+    clientRevoked(clientId) {
+      opts.onRevoked?.(clientId);
+      appBus.announce(clientTopic(clientId), CLIENT_REVOKED, { from: instance });
     },
     // What the SDK publishes itself (its `notify` sugar) goes to the streams of the client being served only.
     publish(event) {

@@ -1,18 +1,21 @@
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 
-import { listPoliciesOfUser } from '@/db/queries/orgs';
+import { authenticateBearer } from '@/lib/auth/access-tokens';
 import { toolRefusal } from '@/lib/consent/org-policy';
 import { limitExceeded, limitsFor } from '@/lib/limits';
 import type { ConnectDeps } from '@/lib/mcp/connection';
 
 import { ASK_TOOL_NAME, askTool, callAsk, type AskDeps } from './ask-tool';
 import { callExposedTool, errorResult, rateLimited, type ClientCallDeps } from './call';
+import { createCallBudget } from './call-budget';
 import { exposableTools, inProfile, toMcpTool, type ExposableTool } from './catalog';
 import { clientNames } from './client-names';
 import { createGatewayContent } from './content';
 import { approvalStateCodec } from './elicit-approval';
 import { createMcpEndpoint, type McpEndpoint } from './endpoint';
 import { createClientListenBus } from './list-changed';
+import { createListenStreams } from './listen-streams';
+import { orgPolicyMemo } from './org-policies';
 import type { GatewayPrincipal } from './principal';
 import { buildGatewayServer, type ClientAsk, type GatewayTools } from './server';
 
@@ -24,7 +27,12 @@ export interface GatewayDeps extends ClientCallDeps, Partial<Pick<AskDeps, 'chat
 /** `/mcp` as the runtime serves it (lib/server/runtime.ts); the bench (bench/gateway.ts) wires the same on its own databases. */
 export function createGatewayEndpoint(deps: GatewayDeps): McpEndpoint {
   const tools = createGatewayTools(deps);
-  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), createClientListenBus(deps.bus));
+  // An open listen stream is checked again without counting as a use of the token.
+  const streams = createListenStreams({
+    stillValid: async (req) => (await authenticateBearer(deps.db, req, new Date(), { recordUse: false })).ok,
+  });
+  const bus = createClientListenBus(deps.bus, { onRevoked: (clientId) => void streams.recheck(clientId) });
+  return createMcpEndpoint(deps.db, (principal) => buildGatewayServer(tools, principal), { bus, streams });
 }
 
 /**
@@ -42,11 +50,13 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
   // those lists apply after naming: a tool they forbid is not listed, nor does it make its server's
   // content reachable. A call of it still finds it, so that callExposedTool refuses it with the
   // policy's reason.
+  const orgPolicies = orgPolicyMemo(deps.db);
+  const budget = createCallBudget(deps.db);
   const exposed = async (p: GatewayPrincipal, opts: { listing?: boolean } = {}) => {
     if (p.profile.tools.length === 0) return [];
     const [tools, policies] = await Promise.all([
       exposableTools(deps.tools, { id: p.userId, plan: p.plan, toolsRev: p.toolsRev }),
-      opts.listing ? listPoliciesOfUser(deps.db, p.userId) : [],
+      opts.listing ? orgPolicies(p) : [],
     ]);
     const named = withClientNames(inProfile(tools, p.profile), p);
     return opts.listing ? named.filter((t) => toolRefusal(policies, t.tool) === null) : named;
@@ -96,7 +106,7 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
     signal: AbortSignal,
     ask: ClientAsk,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const limited = await rateLimited(deps, principal);
+    const limited = await rateLimited(budget, principal);
     if (limited) return limited;
     if (name === ASK_TOOL_NAME && offersAgent(principal))
       return callAsk({ ...deps, chat: deps.chat! }, principal, args, signal, ask.onWaiting);
@@ -107,7 +117,7 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
           'Switchboard Account page; use only the tools listed.',
       );
     }
-    return callExposedTool({ ...deps, stateCodec }, principal, tool, args, signal, ask);
+    return callExposedTool({ ...deps, stateCodec, orgPolicies }, principal, tool, args, signal, ask);
   }
 }
 

@@ -26,6 +26,8 @@ export interface ClientDeps {
   /** Fetches metadata documents (default: the URL guard, ./client-document.ts). */
   fetch?: FetchLike;
   now?: Date;
+  /** A connection (its grant) or one of its tokens was revoked: /mcp closes what it holds open for it (McpEndpoint.clientRevoked). */
+  onRevoked?: (grantId: string) => void;
 }
 
 /** The client with this id, its metadata document fetched if it is not cached or is stale; invalid_client otherwise. */

@@ -18,4 +18,5 @@ export async function revokeRequest(deps: ClientDeps, form: URLSearchParams): Pr
   if (!found || found.oauthClientId !== client.id) return;
   if (found.kind === 'refresh') await revokeGrant(deps.db, found.grantId, now);
   else await expireOAuthToken(deps.db, found.id, now);
+  deps.onRevoked?.(found.grantId);
 }

@@ -70,7 +70,7 @@ async function exchangeCode(deps: ClientDeps, form: URLSearchParams, origin: str
   const taken = await takeOAuthCode(deps.db, hashAccessToken(code), now);
   if (taken.kind === 'used') {
     // OAuth 2.1 §4.1.3: a code used twice — what the first use issued is revoked too.
-    if (taken.grantId) await revokeGrant(deps.db, taken.grantId, now);
+    if (taken.grantId && (await revokeGrant(deps.db, taken.grantId, now))) deps.onRevoked?.(taken.grantId);
     throw new OAuthProblem('invalid_grant', 'This authorization code was already used; the tokens it gave are revoked.');
   }
   if (taken.kind === 'unknown') throw new OAuthProblem('invalid_grant', 'This authorization code is not known.');
@@ -99,6 +99,7 @@ async function refresh(deps: ClientDeps, form: URLSearchParams, origin: string):
   const outcome = await rotateRefreshToken(deps.db, hashAccessToken(token), client.id, pair, now);
   if (outcome.kind === 'rotated') return response;
   if (outcome.kind === 'reused') {
+    deps.onRevoked?.(outcome.grantId);
     throw new OAuthProblem('invalid_grant', 'This refresh token was already used: the connection is revoked. Authorize the client again.');
   }
   const why = {

@@ -7,7 +7,7 @@ import { getRuntime } from '@/lib/server/runtime';
 export async function POST(req: Request): Promise<Response> {
   try {
     const rt = await getRuntime();
-    await revokeRequest({ db: rt.handle.db }, await readForm(req));
+    await revokeRequest({ db: rt.handle.db, onRevoked: (id) => rt.mcp.clientRevoked(id) }, await readForm(req));
     return oauthJson({});
   } catch (err) {
     return oauthErrorResponse(err);

@@ -8,7 +8,8 @@ import { getRuntime } from '@/lib/server/runtime';
 export async function POST(req: Request): Promise<Response> {
   try {
     const rt = await getRuntime();
-    return oauthJson(await tokenRequest({ db: rt.handle.db }, await readForm(req), appOrigin(req)));
+    const deps = { db: rt.handle.db, onRevoked: (id: string) => rt.mcp.clientRevoked(id) };
+    return oauthJson(await tokenRequest(deps, await readForm(req), appOrigin(req)));
   } catch (err) {
     return oauthErrorResponse(err);
   }

@@ -39,9 +39,16 @@ export const PATCH = authed<P>(
   { write: true },
 );
 
-/** Revokes one of the person's tokens at once; another person's token is 404. */
+/**
+ * Revokes one of the person's tokens (or connected clients) at once; another person's token is 404.
+ * Its next request is refused, and the listen streams it holds open are closed (lib/gateway/listen-streams.ts).
+ */
 export const DELETE = authed<P>(
-  async ({ params, session, rt }) =>
-    Response.json(await revokeAccessToken(rt.handle.db, session.user.id, requireUuid(params.id, 'access_token'))),
+  async ({ params, session, rt }) => {
+    const id = requireUuid(params.id, 'access_token');
+    const revoked = await revokeAccessToken(rt.handle.db, session.user.id, id);
+    rt.mcp.clientRevoked(id);
+    return Response.json(revoked);
+  },
   { write: true },
 );

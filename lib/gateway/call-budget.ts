@@ -1,0 +1,56 @@
+import { LRUCache } from 'lru-cache';
+
+import type { Db } from '@/db/connection';
+import { hitRateLimitBy } from '@/db/queries/rate-limits';
+
+/**
+ * `mcpCallsPerMinute`: one MCP client's calls in a fixed minute, counted in `rate_limits` (key
+ * `mcp-calls:<client id>`) so that every instance counts against the same number. Counting one
+ * call per statement put a write, and on Postgres its commit's WAL flush, on every call's path
+ * (issue 25's latency row); an instance therefore takes a few calls of the minute at once — a
+ * tenth of the limit, at most `MAX_BATCH` — and hands them out from memory until they are used or
+ * the minute ends.
+ *
+ * What holds: no more than the limit runs in a minute on all instances together (every call run
+ * was counted in the table before it ran). What an instance took and did not use is lost for that
+ * minute, so with several instances serving one client in turns it may be refused a few calls
+ * early (at most a batch less one per instance). A small limit (10 or under) is counted call by
+ * call as before.
+ */
+
+export const MCP_CALL_WINDOW_MS = 60_000;
+const MAX_BATCH = 10;
+/** Clients whose taken calls are held at once on an instance; one pushed out only takes a new batch. */
+const MAX_CLIENTS = 10_000;
+
+export interface CallBudget {
+  /** Takes one of this client's calls of the minute; false when `max` have been taken (by any instance). */
+  take(clientId: string, max: number, now?: Date): Promise<boolean>;
+}
+
+export function batchFor(max: number): number {
+  return Math.max(1, Math.min(MAX_BATCH, Math.ceil(max / 10)));
+}
+
+export function createCallBudget(db: Db): CallBudget {
+  const held = new LRUCache<string, { until: number; left: number }>({ max: MAX_CLIENTS });
+  return {
+    async take(clientId, max, now = new Date()) {
+      const mine = held.get(clientId);
+      if (mine && mine.until > now.getTime() && mine.left > 0) {
+        mine.left -= 1;
+        return true;
+      }
+      const batch = batchFor(max);
+      const { count, windowStart } = await hitRateLimitBy(db, `mcp-calls:${clientId}`, MCP_CALL_WINDOW_MS, batch, now);
+      // What this batch got of the minute: the count before it was `count - batch`.
+      const granted = Math.max(0, Math.min(batch, max - (count - batch)));
+      if (granted === 0) {
+        held.delete(clientId);
+        return false;
+      }
+      held.set(clientId, { until: windowStart.getTime() + MCP_CALL_WINDOW_MS, left: granted - 1 });
+      return true;
+    },
+  };
+}
