@@ -198,9 +198,10 @@ async function checkOrgPolicy(ctx: ServersContext, userId: string, url: string):
 
 /**
  * The namespaces the person's rows hold (a new server takes another), and how many servers count
- * towards their plan: their own rows and the shared servers they added to organizations. Their rows of an organization's shared servers do not count towards
- * `serversPerUser`: the organization added them, a required one is made whatever the person's
- * plan, and a member at their limit must still be able to use what their organization requires.
+ * towards their plan: their own rows and the shared servers they added to organizations. Their
+ * rows of an organization's shared servers do not count towards `serversPerUser`: the organization
+ * added them, a required one is made whatever the person's plan, and a member at their limit must
+ * still be able to use what their organization requires.
  */
 export interface Taken {
   namespaces: Set<string>;
