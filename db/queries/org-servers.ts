@@ -231,6 +231,15 @@ export async function deleteMemberRowsOfOrg(db: Db, orgId: string, userId: strin
     .returning({ id: mcpServers.id, url: mcpServers.url });
 }
 
+/** How many shared servers, in any organization, this person added: they count towards their `serversPerUser`. */
+export async function countOrgServersAddedBy(db: Db, userId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(orgServers)
+    .where(eq(orgServers.createdBy, userId));
+  return Number(row?.n ?? 0);
+}
+
 /** The members of the organization (for making every member's row of a required server). */
 export async function memberIdsOf(db: Db, orgId: string): Promise<string[]> {
   const rows = await db.select({ userId: orgMemberships.userId }).from(orgMemberships).where(eq(orgMemberships.orgId, orgId));

@@ -28,6 +28,13 @@ describe('readConfig', () => {
     ]);
   });
 
+  it('takes a background OAuth refresh interval of 0 (off) or at least 1 s', () => {
+    expect(readConfig({}).OAUTH_REFRESH_INTERVAL_MS).toBe(60_000);
+    expect(readConfig({ OAUTH_REFRESH_INTERVAL_MS: '0' }).OAUTH_REFRESH_INTERVAL_MS).toBe(0);
+    expect(readConfig({ OAUTH_REFRESH_INTERVAL_MS: '1000' }).OAUTH_REFRESH_INTERVAL_MS).toBe(1000);
+    expect(() => readConfig({ OAUTH_REFRESH_INTERVAL_MS: '5' })).toThrow('OAUTH_REFRESH_INTERVAL_MS must be 0 (off) or at least 1000');
+  });
+
   it("holds a switchboard_ask call under the MCP SDK client's default 60 s request timeout", () => {
     expect(readConfig({}).MCP_ASK_WAIT_MS).toBeLessThan(60_000);
     expect(readConfig({ MCP_ASK_WAIT_MS: '20000' }).MCP_ASK_WAIT_MS).toBe(20_000);

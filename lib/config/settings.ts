@@ -116,10 +116,13 @@ export const SETTINGS = {
     description: "How long a switchboard_ask call through /mcp waits for the turn's answer before it says the turn goes on.",
   }),
   OAUTH_REFRESH_INTERVAL_MS: d(
-    wholeNumber({
-      fallback: 60_000,
-      min: 0,
-      message: (got) => `must be a non-negative integer number of milliseconds between background refreshes (0: off), got "${got}".`,
+    // 0 (off) or at least 1 s: a tick every few milliseconds would hammer the database and the providers.
+    variable((value) => {
+      const raw = value?.trim();
+      if (raw === undefined) return 60_000;
+      const n = Number(raw);
+      if (/^\d+$/.test(raw) && Number.isSafeInteger(n) && (n === 0 || n >= 1000)) return n;
+      return refuse(`must be 0 (off) or at least 1000 milliseconds between background refreshes (got "${raw}").`);
     }),
     { description: "How often each instance refreshes people's OAuth tokens that expire soon (0 turns it off)." },
   ),

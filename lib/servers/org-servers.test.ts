@@ -284,21 +284,27 @@ describe.each(TEST_DATABASES.filter((d) => d.available))('shared servers ($kind)
     expect((await standing()).org.refused).toBeNull();
   });
 
-  it('shared rows do not count towards serversPerUser: a required one is made at the limit, and own ones still fit', async () => {
+  it('a member’s shared rows do not count towards serversPerUser; the shared servers an admin adds count towards theirs', async () => {
     const { ctx } = instance();
     const { org, admin, m1 } = await organization();
     vi.stubEnv('SWITCHBOARD_LIMITS', JSON.stringify({ serversPerUser: 1 }));
     try {
-      // The admin has a row of the shared server, made when they added it, and still adds one of their own.
+      // The shared server the admin adds is counted as theirs: at the limit, neither another shared one nor one of their own.
       const headers = { 'X-Api-Key': SECRET };
       const input = { name: 'Counted', url: keyed.url, auth: 'shared', headers, required: true };
       const added = await addOrgServer(ctx, org.id, admin.userId, input);
       const echo = added.mine!.tools.find((t) => t.name === 'echo')!;
       await reviewOrgServer(ctx, org.id, admin.userId, added.id, { echo: echo.fingerprint });
-      await addServer(ctx, admin.userId, { name: 'Admin own', url: `${keyed.url}?admin`, headers });
+      const refusal = { limit: 'serversPerUser', message: expect.stringContaining('You have 1') };
+      await expect(addOrgServer(ctx, org.id, admin.userId, { ...input, name: 'Second shared' })).rejects.toMatchObject(refusal);
+      await expect(addServer(ctx, admin.userId, { name: 'Admin own', url: `${keyed.url}?admin`, headers })).rejects.toMatchObject(refusal);
+      // So an organization of one's own is no way around the plan: one made by a member at their limit adds none either.
+      const own = await insertOrg(h.db, { name: `Own ${kind}` });
+      await addMembership(h.db, own.id, m1.userId, 'owner');
 
       // A member already at the limit with a server of their own still gets the required one.
       await addServer(ctx, m1.userId, { name: 'Mine', url: `${keyed.url}?mine`, headers });
+      await expect(addOrgServer(ctx, own.id, m1.userId, { ...input, name: 'Bypass' })).rejects.toMatchObject({ limit: 'serversPerUser' });
       const page = await listServersWithShared(ctx, m1.userId);
       expect(page.servers.filter((s) => s.org?.serverId === added.id)).toHaveLength(1);
       // Their own are what the limit counts: a second one is refused, naming it.

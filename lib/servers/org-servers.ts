@@ -27,7 +27,15 @@ import { removeMember } from '@/lib/orgs/orgs';
 import { openOrgHeaders, sealOrgHeaders } from './config';
 import { checkHeaders, checkName, checkNamespace, checkTrust, checkUrl, FieldProblem, namespaceFromName } from './fields';
 import { runUrlChangeHooks } from './hooks';
-import { checkServer, enableServerTools, listServerViews, serverView, type ServersContext } from './service';
+import {
+  checkServer,
+  checkServerAllowance,
+  enableServerTools,
+  listServerViews,
+  serverView,
+  takenNamespaces,
+  type ServersContext,
+} from './service';
 import type { ServerView } from './view';
 
 /**
@@ -142,6 +150,8 @@ export async function addOrgServer(ctx: ServersContext, orgId: string, userId: s
   const trust = body.trust === undefined ? 'untrusted' : checkTrust(body.trust);
   const taken = new Set((await listOrgServers(ctx.db, orgId)).map((s) => s.namespace));
   const namespace = body.namespace === undefined ? namespaceFromName(name, (ns) => taken.has(ns)) : checkNamespace(body.namespace);
+  // A shared server counts towards the serversPerUser of the admin adding it (service.ts `checkServerAllowance`).
+  await checkServerAllowance(ctx, userId, (await takenNamespaces(ctx, userId)).own);
   const key = { id: randomUUID(), orgId };
   const server = await insertOrgServer(ctx.db, {
     ...key,

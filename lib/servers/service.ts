@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { Db } from '@/db/connection';
 import { findCredentialsForResources } from '@/db/queries/oauth';
+import { countOrgServersAddedBy } from '@/db/queries/org-servers';
 import { listPoliciesOfUser } from '@/db/queries/orgs';
 import {
   deleteServer,
@@ -173,15 +174,19 @@ async function insertChecked(ctx: ServersContext, userId: string, body: Record<s
   return row;
 }
 
-/** The plan decides which servers may be added: `free` none of its own (only the built-in ones), the others up to `serversPerUser`. */
-async function checkServerAllowance(ctx: ServersContext, userId: string, count: number): Promise<void> {
+/**
+ * The plan decides which servers may be added: `free` none of its own (only the built-in ones), the
+ * others up to `serversPerUser` — counting the person's own servers and the shared servers they
+ * added to any organization (so an organization of one's own is no way around the plan).
+ */
+export async function checkServerAllowance(ctx: Pick<ServersContext, 'db'>, userId: string, count: number): Promise<void> {
   const plan = await getUserPlan(ctx.db, userId);
   const max = limitsFor(plan).serversPerUser;
   if (count < max) return;
   const advice =
     max === 0
       ? 'Only the built-in servers are available on this plan; the pro and enterprise plans can add any MCP server.'
-      : `You have ${count}: remove one before adding another.`;
+      : `You have ${count} (servers of your own and shared servers you added to organizations): remove one before adding another.`;
   throw limitExceeded('serversPerUser', max, advice, plan);
 }
 
@@ -192,19 +197,21 @@ async function checkOrgPolicy(ctx: ServersContext, userId: string, url: string):
 }
 
 /**
- * The namespaces the person's rows hold (a new server takes another), and how many of the rows
- * are their own. Their rows of an organization's shared servers do not count towards
- * `serversPerUser`: the organization added them, a required one is made whatever the person's
- * plan, and a member at their limit must still be able to use what their organization requires.
+ * The namespaces the person's rows hold (a new server takes another), and how many servers count
+ * towards their plan: their own rows and the shared servers they added to organizations. Their
+ * rows of an organization's shared servers do not count towards `serversPerUser`: the organization
+ * added them, a required one is made whatever the person's plan, and a member at their limit must
+ * still be able to use what their organization requires.
  */
-interface Taken {
+export interface Taken {
   namespaces: Set<string>;
   own: number;
 }
 
-async function takenNamespaces(ctx: ServersContext, userId: string): Promise<Taken> {
-  const rows = await listServers(ctx.db, userId);
-  return { namespaces: new Set(rows.map((r) => r.namespace)), own: rows.filter((r) => r.org === null && r.orgServerId === null).length };
+export async function takenNamespaces(ctx: Pick<ServersContext, 'db'>, userId: string): Promise<Taken> {
+  const [rows, added] = await Promise.all([listServers(ctx.db, userId), countOrgServersAddedBy(ctx.db, userId)]);
+  const own = rows.filter((r) => r.org === null && r.orgServerId === null).length;
+  return { namespaces: new Set(rows.map((r) => r.namespace)), own: own + added };
 }
 
 /** Adds a server and tries it at once, so its tools show before anything is enabled. */
