@@ -146,6 +146,8 @@ export interface OrgPolicyRow {
    * when they had a server named `tracker`), and the policy's lists name the organization's.
    */
   sharedNamespaces: Record<string, string>;
+  /** The namespaces of all this organization's shared servers, used or not (an allow entry naming one covers that server only). */
+  orgNamespaces: string[];
 }
 
 /** The organization's policy as stored, or the default (nothing narrowed) when it set none. */
@@ -179,10 +181,20 @@ export async function listPoliciesOfUser(db: Db, userId: string): Promise<OrgPol
         ),
       ),
     );
+  const definitions = await db
+    .select({ orgId: orgServers.orgId, namespace: orgServers.namespace })
+    .from(orgServers)
+    .where(
+      inArray(
+        orgServers.orgId,
+        rows.map((r) => r.orgId),
+      ),
+    );
   return rows.map((r) => ({
     ...r,
     policy: parseStored(storedOrgPolicy, r.policy, 'organizations.policy', r.orgId)!,
     sharedNamespaces: Object.fromEntries(shared.filter((s) => s.orgId === r.orgId).map((s) => [s.rowId, s.namespace])),
+    orgNamespaces: definitions.filter((d) => d.orgId === r.orgId).map((d) => d.namespace),
   }));
 }
 

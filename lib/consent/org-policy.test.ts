@@ -45,6 +45,20 @@ describe('organization policy rules', () => {
     expect(toolRefusal([other], { serverId: 'row-1', namespace: 'tracker2', name: 'search' })).toBeNull();
   });
 
+  it("lets an allow entry naming a shared server in for that server's row only, never a member's own server of that namespace", () => {
+    const allows = { ...org('A', { tools: { allow: ['tracker', 'notes'], deny: [] } }), orgNamespaces: ['tracker'] };
+    // The member's own `tracker` (the shared row became `tracker2`, or they do not use it at all).
+    expect(toolRefusal([allows], { serverId: 'own', namespace: 'tracker', name: 'search' })?.rule).toBe('tool_not_allowed');
+    expect(
+      toolRefusal([{ ...allows, sharedNamespaces: { 'row-1': 'tracker' } }], { serverId: 'row-1', namespace: 'tracker2', name: 'search' }),
+    ).toBeNull();
+    // A namespace that is no shared server's still reads the namespace the member sees.
+    expect(toolRefusal([allows], { serverId: 'own-notes', namespace: 'notes', name: 'search' })).toBeNull();
+    // Deny entries fail closed: they cover an own server of the same namespace too.
+    const denies = { ...org('A', { tools: { allow: null, deny: ['tracker'] } }), orgNamespaces: ['tracker'] };
+    expect(toolRefusal([denies], { serverId: 'own', namespace: 'tracker', name: 'search' })?.rule).toBe('tool_denied');
+  });
+
   it('deny wins over allow; every organization must allow; the first refusal is told', () => {
     const a = org('A', { tools: { allow: ['github'], deny: ['github__delete_repo'] } });
     expect(toolRefusal([a], { namespace: 'github', name: 'create_issue' })).toBeNull();

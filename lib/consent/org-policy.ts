@@ -1,6 +1,6 @@
 import type { StoredOrgPolicy } from '@/db/stored-json';
 import type { GrantExpiry, PolicyHint, ShareAudience } from '@/db/vocabulary';
-import { joinToolName } from '@/lib/mcp/naming';
+import { joinToolName, NAME_SEPARATOR } from '@/lib/mcp/naming';
 import type { CatalogTool } from '@/lib/mcp/types';
 
 /**
@@ -21,6 +21,12 @@ export interface OrgPolicyOf {
    * organization gave it (`listPoliciesOfUser`). Absent or empty: none.
    */
   sharedNamespaces?: Readonly<Record<string, string>>;
+  /**
+   * The namespaces of all this organization's shared servers (whether the person uses them or
+   * not). An allow-list entry naming one of them lets in that shared server's row only — never a
+   * member's own server that happens to carry the same namespace. Absent: none.
+   */
+  orgNamespaces?: readonly string[];
 }
 
 export const ORG_RULES = [
@@ -96,8 +102,17 @@ export function toolRefusal(policies: readonly OrgPolicyOf[], tool: PolicyTool):
     const { allow, deny } = p.policy.tools;
     const namespaces = namespacesFor(p, tool);
     const covers = (pattern: string) => namespaces.some((ns) => patternCovers(pattern, ns, tool.name));
+    // Deny entries cover any row by the names it goes by (failing closed); an allow entry naming
+    // a shared server covers only that server's row, so a member's own `tracker` is not let in
+    // by an allow list written for the organization's `tracker`.
+    const sharedNamespace = tool.serverId !== undefined ? p.sharedNamespaces?.[tool.serverId] : undefined;
+    const allowCovers = (pattern: string) => {
+      const patternNamespace = pattern.split(NAME_SEPARATOR, 1)[0]!;
+      if (p.orgNamespaces?.includes(patternNamespace) && sharedNamespace !== patternNamespace) return false;
+      return covers(pattern);
+    };
     if (deny.some(covers)) return refusal(p, 'tool_denied', `the tool "${name}"`);
-    if (allow !== null && !allow.some(covers)) {
+    if (allow !== null && !allow.some(allowCovers)) {
       return refusal(p, 'tool_not_allowed', `the tool "${name}" (it is not on the list of allowed tools)`);
     }
     return null;
