@@ -95,7 +95,14 @@ export function createMcpEndpoint(
     if (!opened.ok) return jsonRpcError(429, LIMIT_REACHED, opened.message, requestIdOf(body));
     // The same request with a signal the endpoint can abort too; its body was read already (the SDK takes parsedBody).
     const request = new Request(req.url, { method: req.method, headers: req.headers, signal: opened.signal });
-    return opened.track(await handler.fetch(request, { authInfo, parsedBody: body }));
+    let res: Response | undefined;
+    try {
+      res = await handler.fetch(request, { authInfo, parsedBody: body });
+    } finally {
+      // The SDK threw: no stream will end to release the slot.
+      if (!res) opened.release();
+    }
+    return opened.track(res);
   }
 
   return {
