@@ -6,6 +6,7 @@ import { AppError, errorResponse } from '@/lib/http/errors';
 import { appOrigin } from '@/lib/http/origin';
 import { errorSummary } from '@/lib/log-safe';
 
+import { LIMIT_REACHED } from './call';
 import { declareListChanged, type ClientListenBus } from './list-changed';
 import type { ListenStreams } from './listen-streams';
 import { unauthorizedResponse } from './metadata';
@@ -115,6 +116,3 @@ export function createMcpEndpoint(
     },
   };
 }
-
-/** JSON-RPC's range for implementation-defined server errors: a listen stream over `mcpListenStreams`. */
-const LIMIT_REACHED = -32000;
