@@ -216,7 +216,8 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       trust: 'trusted' as const,
       timeoutMs: 5000,
     };
-    const content = createGatewayContent({ db: gone.db, connectDeps: rt.tools.connectDeps, servers: async () => [server] });
+    const budget = { take: async () => true };
+    const content = createGatewayContent({ db: gone.db, connectDeps: rt.tools.connectDeps, budget, servers: async () => [server] });
     const principal = {
       origin: 'http://localhost',
       userId: (await person()).userId,
@@ -227,6 +228,33 @@ describe('/mcp: resources, prompts, progress and own names', () => {
       tainted: null,
     };
     await expect(content.readResource(principal, 'test://static-text')).rejects.toThrow(/could not record/);
+  });
+
+  it('counts reads, prompts and completions against the per-minute call limit, refusing past it before any server is asked', async () => {
+    const { getRuntime } = await import('@/lib/server/runtime');
+    const { createGatewayContent } = await import('@/lib/gateway/content');
+    const rt = await getRuntime();
+    const taken: string[] = [];
+    const budget = { take: async (clientId: string) => (taken.push(clientId), false) };
+    const servers = vi.fn(async () => []);
+    const content = createGatewayContent({ db: rt.handle.db, connectDeps: rt.tools.connectDeps, budget, servers });
+    const principal = {
+      origin: 'http://localhost',
+      userId: (await person()).userId,
+      plan: null,
+      toolsRev: 0,
+      client: { kind: 'access_token' as const, id: '00000000-0000-4000-8000-000000000001', name: 'agent' },
+      profile: { v: 1 as const, tools: [], content: true },
+      tainted: null,
+    };
+    const refused = { code: -32000, message: expect.stringMatching(/calls per minute per MCP client\. Wait a minute/) };
+    await expect(content.readResource(principal, 'test://static-text')).rejects.toMatchObject(refused);
+    await expect(content.getPrompt(principal, 'alpha__greet', {})).rejects.toMatchObject(refused);
+    await expect(
+      content.complete(principal, { ref: { type: 'ref/prompt', name: 'alpha__greet' }, argument: { name: 'who', value: 'a' } }),
+    ).rejects.toMatchObject(refused);
+    expect(taken).toEqual(Array(3).fill(principal.client.id));
+    expect(servers).not.toHaveBeenCalled();
   });
 
   it("uses the servers' own names when the person asks, and only while nothing clashes", async () => {

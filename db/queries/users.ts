@@ -142,7 +142,8 @@ export async function createUserWithIdentity(
  * had not been before, the account's password, its reset links, its access tokens and every other
  * identity linked to it go — they were made by whoever typed or claimed the address, who need not
  * be its owner (an unverified sign-on creates an account just in time, and its identity would
- * otherwise still open the account after the owner took it over). False (nothing written)
+ * otherwise still open the account after the owner took it over); the ids of the tokens (and
+ * connected clients) it revoked are returned, for /mcp to close their streams. False (nothing written)
  * when the identity is already linked to anyone. Sessions are ended by the caller (their grants
  * are audited on the way).
  */
@@ -152,7 +153,7 @@ export async function linkVerifiedIdentity(
   user: UserRow,
   providerName: string,
   now = new Date(),
-): Promise<{ linked: false } | { linked: true; tookOver: boolean }> {
+): Promise<{ linked: false } | { linked: true; tookOver: boolean; revokedTokenIds: string[] }> {
   return db.transaction(async (tx) => {
     if (!(await linkIdentity(tx, identity, user.id))) return { linked: false };
     // Proven before: an IdP vouched earlier, so the password was set by the address's owner.
@@ -161,6 +162,7 @@ export async function linkVerifiedIdentity(
       .set({ emailVerifiedAt: now, passwordHash: null, passwordRemovedBy: user.passwordHash ? providerName : null })
       .where(and(eq(users.id, user.id), isNull(users.emailVerifiedAt)))
       .returning({ id: users.id });
+    let revokedTokenIds: string[] = [];
     if (tookOver.length) {
       await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, user.id));
       await tx
@@ -171,11 +173,13 @@ export async function linkVerifiedIdentity(
             not(and(eq(authAccounts.provider, identity.provider), eq(authAccounts.providerAccountId, identity.subject))!),
           ),
         );
-      await tx
+      const revoked = await tx
         .update(accessTokens)
         .set({ revokedAt: now })
-        .where(and(eq(accessTokens.userId, user.id), isNull(accessTokens.revokedAt)));
+        .where(and(eq(accessTokens.userId, user.id), isNull(accessTokens.revokedAt)))
+        .returning({ id: accessTokens.id });
+      revokedTokenIds = revoked.map((r) => r.id);
     }
-    return { linked: true, tookOver: tookOver.length > 0 };
+    return { linked: true, tookOver: tookOver.length > 0, revokedTokenIds };
   });
 }

@@ -32,6 +32,8 @@ export interface AuthRequestContext {
   signedInWithPassword?: string;
   /** The account a single sign-on resolved to (the `signIn` callback), for the `jwt` callback. */
   ssoUserId?: string;
+  /** A token or connected client revoked by an account takeover (sso-link.ts): /mcp closes its open streams. */
+  onRevoked?: (clientId: string) => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export function buildAuthConfig(db: Db, secret: string, ctx: AuthRequestContext,
         if (!account || account.type === 'credentials') return true;
         const identity = identityFromProfile(account.provider, account.providerAccountId, profile, user);
         const outcome = await resolveSsoUser(db, identity, {
+          onRevoked: ctx.onRevoked,
           // A new account: the operator's first owns the default organization; anyone else joins the
           // organization that takes their verified email's domain, if one does, and the one the
           // operator maps the OIDC issuer to (AUTH_OIDC_ORG).

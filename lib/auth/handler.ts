@@ -16,7 +16,12 @@ const MAX_USER_AGENT = 512;
  * One request to /api/auth/*: Auth.js, plus what it has no hooks for — the client address and
  * the known-device cookie going in, and that cookie renewed after a password sign-in.
  */
-export async function handleAuthRequest(req: Request, db: Db, secret: string): Promise<Response> {
+export async function handleAuthRequest(
+  req: Request,
+  db: Db,
+  secret: string,
+  onRevoked?: AuthRequestContext['onRevoked'],
+): Promise<Response> {
   // Without the provider Auth.js would answer "Configuration"; a client gets the reason instead.
   if (!passwordSignInEnabled() && isCredentialsRequest(req)) {
     const error = passwordOff('Signing in with an email and password');
@@ -28,6 +33,7 @@ export async function handleAuthRequest(req: Request, db: Db, secret: string): P
     signIn: { client: clientKey(req), knownDevices },
     userAgent: req.headers.get('user-agent')?.slice(0, MAX_USER_AGENT) || null,
     secure,
+    onRevoked,
   };
   const res = await Auth(authRequest(req), buildAuthConfig(db, secret, ctx));
   if (!ctx.signedInWithPassword) return res;

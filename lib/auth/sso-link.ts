@@ -52,6 +52,8 @@ export type SsoOutcome = { ok: true; user: UserRow; how: 'known' | 'linked' | 'c
 export interface SsoOptions {
   /** Called once for an account created just in time (organizations will hang off it). */
   onCreated?: (user: UserRow, identity: SsoIdentity) => Promise<void>;
+  /** A token or connected client the takeover revoked: /mcp closes its open streams (McpEndpoint.clientRevoked). */
+  onRevoked?: (clientId: string) => void;
 }
 
 export async function resolveSsoUser(db: Db, identity: SsoIdentity, opts: SsoOptions = {}): Promise<SsoOutcome> {
@@ -70,6 +72,7 @@ export async function resolveSsoUser(db: Db, identity: SsoIdentity, opts: SsoOpt
       }
       const link = await linkVerifiedIdentity(db, identity, existing, providerName(identity.provider));
       if (!link.linked) continue;
+      for (const id of link.revokedTokenIds) opts.onRevoked?.(id);
       // Every session so far was opened with the password that is gone (the new one is made after this).
       if (link.tookOver) await endAuthSessionsOfUser(db, existing.id, null, new Date(), logGrantsEndedAtSignOut(await getAuditKeyring()));
       return { ok: true, user: existing, how: 'linked' };

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
+import { insertAccessTokenUnderCap } from '@/db/queries/access-tokens';
 import { listLiveAuthSessions } from '@/db/queries/auth-sessions';
 import { insertOrg, roleIn } from '@/db/queries/orgs';
 import { findUserByEmail, findUserByIdentity } from '@/db/queries/users';
@@ -244,8 +246,18 @@ for (const { kind, available } of TEST_DATABASES) {
       };
       const created = await resolveSsoUser(h.db, squatter);
       expect(created).toMatchObject({ ok: true, how: 'created' });
+      if (!created.ok) throw new Error('not created');
+      const profile = { v: 1 as const, tools: [] };
+      const token = (await insertAccessTokenUnderCap(
+        h.db,
+        { userId: created.user.id, name: 'squatter', tokenHash: randomUUID(), prefix: 'sbp_test', expiresAt: null, profile },
+        10,
+      ))!;
       const owner = { ...squatter, subject: 'vera-owner', emailVerified: true };
-      expect(await resolveSsoUser(h.db, owner)).toMatchObject({ ok: true, how: 'linked' });
+      // The squatter's token is revoked, and /mcp told so: its open listen streams close at once.
+      const onRevoked = vi.fn();
+      expect(await resolveSsoUser(h.db, owner, { onRevoked })).toMatchObject({ ok: true, how: 'linked' });
+      expect(onRevoked.mock.calls).toEqual([[token.id]]);
       // Back through the identity the squatter linked: not the account any more, and refused (its email is unproven).
       expect(await findUserByIdentity(h.db, squatter)).toBeNull();
       expect(await resolveSsoUser(h.db, squatter)).toEqual({ ok: false, reason: 'sso_email_unverified' });

@@ -31,6 +31,16 @@ for (const { kind, available } of TEST_DATABASES) {
       expect(statements).toBe(2);
     });
 
+    it('lets parallel calls of one client share a batch: nearly the whole minute runs, never more than the limit', async () => {
+      const budget = createCallBudget(h.db);
+      const client = randomUUID();
+      const t0 = new Date('2026-12-06T12:00:00Z');
+      const results = await Promise.all(Array.from({ length: 80 }, () => budget.take(client, 60, t0)));
+      const granted = results.filter(Boolean).length;
+      expect(granted).toBeLessThanOrEqual(60);
+      expect(granted).toBeGreaterThanOrEqual(60 - batchFor(60));
+    });
+
     it('never lets two instances together run more than the limit in a minute, and starts again the next minute', async () => {
       const [a, b] = [createCallBudget(h.db), createCallBudget(h.db)];
       const client = randomUUID();

@@ -14,8 +14,9 @@ import { hitRateLimitBy } from '@/db/queries/rate-limits';
  * What holds: no more than the limit runs in a minute on all instances together (every call run
  * was counted in the table before it ran). What an instance took and did not use is lost for that
  * minute, so with several instances serving one client in turns it may be refused a few calls
- * early (at most a batch less one per instance). A small limit (10 or under) is counted call by
- * call as before.
+ * early (at most a batch less one per instance). Parallel calls of one client on an instance wait
+ * for the one batch being taken rather than each taking its own. A small limit (10 or under) is
+ * counted call by call as before.
  */
 
 export const MCP_CALL_WINDOW_MS = 60_000;
@@ -32,25 +33,54 @@ export function batchFor(max: number): number {
   return Math.max(1, Math.min(MAX_BATCH, Math.ceil(max / 10)));
 }
 
+interface Batch {
+  until: number;
+  left: number;
+}
+
 export function createCallBudget(db: Db): CallBudget {
-  const held = new LRUCache<string, { until: number; left: number }>({ max: MAX_CLIENTS });
+  const held = new LRUCache<string, Batch>({ max: MAX_CLIENTS });
+  // One batch taken at a time per client: parallel calls each taking their own would count them all
+  // in the table while only the last one's leftovers were kept, and the minute ran out after a few calls.
+  const taking = new Map<string, Promise<Batch | null>>();
+
+  function takeBatch(clientId: string, max: number, now: Date): Promise<Batch | null> {
+    const batch = batchFor(max);
+    const taken = hitRateLimitBy(db, `mcp-calls:${clientId}`, MCP_CALL_WINDOW_MS, batch, now)
+      .then(({ count, windowStart }) => {
+        // What this batch got of the minute: the count before it was `count - batch`.
+        const granted = Math.max(0, Math.min(batch, max - (count - batch)));
+        if (granted === 0) {
+          held.delete(clientId);
+          return null;
+        }
+        const mine = { until: windowStart.getTime() + MCP_CALL_WINDOW_MS, left: granted };
+        held.set(clientId, mine);
+        return mine;
+      })
+      .finally(() => {
+        if (taking.get(clientId) === taken) taking.delete(clientId);
+      });
+    taking.set(clientId, taken);
+    return taken;
+  }
+
   return {
     async take(clientId, max, now = new Date()) {
-      const mine = held.get(clientId);
-      if (mine && mine.until > now.getTime() && mine.left > 0) {
-        mine.left -= 1;
-        return true;
+      // Each turn either hands out a held call, or waits for a batch that either grants or refuses.
+      for (;;) {
+        const mine = held.get(clientId);
+        if (mine && mine.until > now.getTime() && mine.left > 0) {
+          mine.left -= 1;
+          return true;
+        }
+        const batch = await (taking.get(clientId) ?? takeBatch(clientId, max, now));
+        if (!batch) return false;
+        if (batch.until > now.getTime() && batch.left > 0) {
+          batch.left -= 1;
+          return true;
+        }
       }
-      const batch = batchFor(max);
-      const { count, windowStart } = await hitRateLimitBy(db, `mcp-calls:${clientId}`, MCP_CALL_WINDOW_MS, batch, now);
-      // What this batch got of the minute: the count before it was `count - batch`.
-      const granted = Math.max(0, Math.min(batch, max - (count - batch)));
-      if (granted === 0) {
-        held.delete(clientId);
-        return false;
-      }
-      held.set(clientId, { until: windowStart.getTime() + MCP_CALL_WINDOW_MS, left: granted - 1 });
-      return true;
     },
   };
 }

@@ -63,11 +63,26 @@ export function errorResult(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-/** Counts the call against the client's per-minute limit (./call-budget.ts); the refusal in words, or null. */
-export async function rateLimited(budget: CallBudget, p: GatewayPrincipal): Promise<CallToolResult | null> {
+/**
+ * JSON-RPC's range for implementation-defined server errors: a request over a per-client limit that
+ * has no result of its own to say so in (a content request, a listen stream past `mcpListenStreams`).
+ */
+export const LIMIT_REACHED = -32000;
+
+/**
+ * Counts a call — a tool call, or a content request (./content.ts) — against the client's
+ * per-minute limit (./call-budget.ts); the refusal in words, or null.
+ */
+export async function overCallBudget(budget: CallBudget, p: GatewayPrincipal): Promise<string | null> {
   const max = limitsFor(p.plan).mcpCallsPerMinute;
   if (await budget.take(p.client.id, max)) return null;
-  return errorResult(limitExceeded('mcpCallsPerMinute', max, 'Wait a minute before calling again.', p.plan).message);
+  return limitExceeded('mcpCallsPerMinute', max, 'Wait a minute before calling again.', p.plan).message;
+}
+
+/** A tool call over the per-minute limit: its `isError` result, or null. */
+export async function rateLimited(budget: CallBudget, p: GatewayPrincipal): Promise<CallToolResult | null> {
+  const refused = await overCallBudget(budget, p);
+  return refused === null ? null : errorResult(refused);
 }
 
 export async function callExposedTool(

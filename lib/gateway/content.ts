@@ -24,6 +24,8 @@ import { listResources, type ResourceListing } from '@/lib/mcp/resources';
 import { withServer } from '@/lib/mcp/server-content';
 import type { McpServerConfig } from '@/lib/mcp/types';
 
+import { LIMIT_REACHED, overCallBudget } from './call';
+import type { CallBudget } from './call-budget';
 import { clientNames } from './client-names';
 import type { GatewayPrincipal } from './principal';
 
@@ -69,6 +71,8 @@ export interface ContentDeps {
   connectDeps: ConnectDeps;
   /** The servers the principal's profile exposes, in namespace order. */
   servers(p: GatewayPrincipal): Promise<McpServerConfig[]>;
+  /** The client's calls of the minute, shared with tools/call: a read, a prompt or a completion is one. */
+  budget: CallBudget;
 }
 
 export interface GatewayContent {
@@ -85,6 +89,12 @@ type NamedPrompt = { name: string; prompt: PromptInfo; server: McpServerConfig }
 
 export function createGatewayContent(deps: ContentDeps): GatewayContent {
   const caller = (p: GatewayPrincipal) => ({ userId: p.userId });
+
+  /** A content request reaches an upstream server as a tool call does: it counts against the same limit. */
+  async function counted(p: GatewayPrincipal): Promise<void> {
+    const refused = await overCallBudget(deps.budget, p);
+    if (refused !== null) throw new ProtocolError(LIMIT_REACHED, refused);
+  }
 
   /** The servers whose content this client reads: none unless the person said so (`content`). */
   async function exposedServers(p: GatewayPrincipal): Promise<McpServerConfig[]> {
@@ -219,6 +229,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
         );
     },
     async readResource(p, uri) {
+      await counted(p);
       const server = await serverOfUri(p, uri);
       if (!server) throw notFound(uri);
       refusePrivate(p, server);
@@ -247,6 +258,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       });
     },
     async getPrompt(p, name, args) {
+      await counted(p);
       const found = (await prompts(p)).find((x) => x.name === name);
       if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}" is exposed to this client.`);
       refusePrivate(p, found.server);
@@ -258,6 +270,7 @@ export function createGatewayContent(deps: ContentDeps): GatewayContent {
       return { ...(result.description && { description: result.description }), messages: result.messages };
     },
     async complete(p, params) {
+      await counted(p);
       const empty: CompleteResult = { completion: { values: [], hasMore: false } };
       let server: McpServerConfig | undefined;
       let ref = params.ref;

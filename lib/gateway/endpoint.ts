@@ -6,6 +6,7 @@ import { AppError, errorResponse } from '@/lib/http/errors';
 import { appOrigin } from '@/lib/http/origin';
 import { errorSummary } from '@/lib/log-safe';
 
+import { LIMIT_REACHED } from './call';
 import { declareListChanged, type ClientListenBus } from './list-changed';
 import type { ListenStreams } from './listen-streams';
 import { unauthorizedResponse } from './metadata';
@@ -95,7 +96,14 @@ export function createMcpEndpoint(
     if (!opened.ok) return jsonRpcError(429, LIMIT_REACHED, opened.message, requestIdOf(body));
     // The same request with a signal the endpoint can abort too; its body was read already (the SDK takes parsedBody).
     const request = new Request(req.url, { method: req.method, headers: req.headers, signal: opened.signal });
-    return opened.track(await handler.fetch(request, { authInfo, parsedBody: body }));
+    let res: Response | undefined;
+    try {
+      res = await handler.fetch(request, { authInfo, parsedBody: body });
+    } finally {
+      // The SDK threw: no stream will end to release the slot.
+      if (!res) opened.release();
+    }
+    return opened.track(res);
   }
 
   return {
@@ -108,6 +116,3 @@ export function createMcpEndpoint(
     },
   };
 }
-
-/** JSON-RPC's range for implementation-defined server errors: a listen stream over `mcpListenStreams`. */
-const LIMIT_REACHED = -32000;

@@ -45,3 +45,35 @@ describe('listen streams', () => {
     streams.close();
   });
 });
+
+/** A stream whose client went away before it was counted, or whose body is cancelled unread, frees its slot. */
+describe('listen streams whose client is gone', () => {
+  const client = { id: 'c2', plan: null };
+
+  it('does not count a stream whose request was aborted before it opened', () => {
+    const streams = createListenStreams({ stillValid: async () => true });
+    const abort = new AbortController();
+    abort.abort();
+    const opened = streams.open(client, new Request('http://localhost/mcp', { method: 'POST', signal: abort.signal }));
+    if (!opened.ok) throw new Error(opened.message);
+    expect(opened.signal.aborted).toBe(true);
+    expect(streams.count(client.id)).toBe(0);
+    streams.close();
+  });
+
+  it('frees the slot when the response body is cancelled, or when no response came back', async () => {
+    const streams = createListenStreams({ stillValid: async () => true });
+    const a = streams.open(client, new Request('http://localhost/mcp', { method: 'POST' }));
+    const b = streams.open(client, new Request('http://localhost/mcp', { method: 'POST' }));
+    if (!a.ok || !b.ok) throw new Error('refused');
+    const endless = new ReadableStream<Uint8Array>({ pull: (ctl) => ctl.enqueue(new TextEncoder().encode(': ping\n\n')) });
+    const res = a.track(new Response(endless));
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    await vi.waitFor(() => expect(streams.count(client.id)).toBe(1));
+    b.release();
+    expect(streams.count(client.id)).toBe(0);
+    streams.close();
+  });
+});

@@ -36,6 +36,8 @@ export type OpenedListen =
       signal: AbortSignal;
       /** The SDK's response: its stream is counted until it ends. */
       track(res: Response): Response;
+      /** No response came back (the SDK threw): the stream is not counted any more. */
+      release(): void;
     }
   | { ok: false; message: string };
 
@@ -111,6 +113,8 @@ export function createListenStreams(deps: ListenStreamsDeps): ListenStreams {
       byClient.set(client.id, set);
       startTimer();
       signal.addEventListener('abort', () => held.release(), { once: true });
+      // A client gone before it was counted: its signal is aborted already and 'abort' never fires.
+      if (signal.aborted) held.release();
       return {
         ok: true,
         signal,
@@ -119,14 +123,14 @@ export function createListenStreams(deps: ListenStreamsDeps): ListenStreams {
             held.release();
             return res;
           }
-          // Counted until the stream ends, whichever side ends it.
-          const body = res.body.pipeThrough(
-            new TransformStream<Uint8Array, Uint8Array>({
-              flush: () => held.release(),
-            }),
-          );
+          // Counted until the stream ends, whichever side ends it: `cancel` when the reader gives up
+          // (Next cancels the body of a response whose socket is gone, and never reads it to its end).
+          // (`cancel` is in the Streams standard and Node 20, not yet in TypeScript's lib: a variable, not a literal.)
+          const counted = { flush: () => held.release(), cancel: () => held.release() };
+          const body = res.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(counted));
           return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
         },
+        release: () => held.release(),
       };
     },
     async recheck(clientId) {

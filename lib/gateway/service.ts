@@ -67,6 +67,7 @@ export function createGatewayTools(deps: GatewayDeps): GatewayTools {
     createGatewayContent({
       db: deps.db,
       connectDeps,
+      budget,
       servers: async (p) => [...new Map((await exposed(p, { listing: true })).map((t) => [t.server.id, t.server])).values()],
     });
   // Valid as long as the call may wait, plus a minute for the client to send its answer back.

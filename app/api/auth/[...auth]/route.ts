@@ -3,7 +3,8 @@ import { getRuntime } from '@/lib/server/runtime';
 
 async function handle(req: Request): Promise<Response> {
   const rt = await getRuntime();
-  return handleAuthRequest(req, rt.handle.db, rt.secret);
+  // An account takeover by single sign-on revokes the account's tokens: their listen streams close at once.
+  return handleAuthRequest(req, rt.handle.db, rt.secret, (id) => rt.mcp.clientRevoked(id));
 }
 
 export const GET = handle;
