@@ -293,9 +293,10 @@ describe('/mcp: resources, prompts, progress and own names', () => {
     await addServer(hal.userId, 'gamma', gamma.url);
     const org = await insertOrg(h.db, { name: `Org ${hal.userId.slice(0, 8)}` });
     await addMembership(h.db, org.id, hal.userId, 'member');
-    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['gamma__test_simple_text'] } });
     const made = await createToken(hal.cookie, ['alpha__test_simple_text', 'gamma__test_simple_text']);
     await patchToken(hal.cookie, made.id, { ownNames: true, content: true });
+    // Set after the token was made (a token cannot be made with a forbidden tool): the profile is read under it at each request.
+    await setOrgPolicy(h.db, org.id, { ...DEFAULT_ORG_POLICY, tools: { allow: null, deny: ['gamma__test_simple_text'] } });
     const client = await connectWithToken(served.url, made.token);
     // gamma's one exposed tool is forbidden: neither it nor gamma's prompts are listed, and the tool names stay
     // prefixed, since the forbidden tool's own name would meet alpha's (a call would find it under its prefix).
