@@ -54,7 +54,8 @@ test('an App’s view renders in its card, in light and dark, with the input and
   page,
   baseURL,
 }) => {
-  test.setTimeout(60_000);
+  // Many steps (two themes, a resize, a share): on a loaded machine 60 s is not enough.
+  test.setTimeout(150_000);
   const origin = appOrigin(baseURL);
   await signedInUser(page.context(), origin, 'apps-view');
   await page.emulateMedia({ colorScheme: 'light' });

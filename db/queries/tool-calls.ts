@@ -159,8 +159,19 @@ export async function countStepCallsWithStatus(
 }
 
 /** Replaces what a call's view last said the model should know of it (`ui/update-model-context`). */
-export async function setViewContext(db: Db, id: string, context: StoredViewContext): Promise<ToolCallRow | null> {
-  const rows = await db.update(toolCalls).set({ viewContext: context }).where(eq(toolCalls.id, id)).returning(TOOL_CALL_COLUMNS);
+export async function setViewContext(
+  db: Db,
+  id: string,
+  context: StoredViewContext,
+  /** Written only over this context (its `at`; null: none yet) when given: else null, nothing written. */
+  over?: string | null,
+): Promise<ToolCallRow | null> {
+  const unchanged = over === undefined ? undefined : sql`(${toolCalls.viewContext}->>'at') is not distinct from ${over}::text`;
+  const rows = await db
+    .update(toolCalls)
+    .set({ viewContext: context })
+    .where(and(eq(toolCalls.id, id), unchanged))
+    .returning(TOOL_CALL_COLUMNS);
   return rows[0] ? parseToolCallRow(rows[0]) : null;
 }
 

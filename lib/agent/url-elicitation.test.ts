@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { DbHandle } from '@/db/connection';
 import { listActivity } from '@/db/queries/audit';
+import { listEventsAfter } from '@/db/queries/events';
 import { getRun } from '@/db/queries/runs';
 import { listConversationToolCalls } from '@/db/queries/tool-calls';
 import { openTestDb, TEST_DATABASES } from '@/test/db';
@@ -74,6 +75,13 @@ for (const { kind, available } of TEST_DATABASES) {
         url: link.url,
         message: expect.stringMatching(/not finished/),
       });
+      // Each question's live event names its round: the row's version while it waits, as an answer must give it.
+      const asks = (await listEventsAfter(h.db, conversationId, 0)).filter((e) => e.type === 'tool_call.input_requested');
+      expect(asks.map((e) => (e.data as { toolCall: { inputRound: unknown } }).toolCall.inputRound)).toEqual([
+        call.version,
+        again!.version,
+      ]);
+      expect(again!.version).not.toBe(call.version);
 
       // The person finishes the step on the server's page. A click of "I've finished" sent for the first
       // question (another tab, a page not yet updated) is refused in words, and runs nothing.

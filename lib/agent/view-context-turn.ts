@@ -32,9 +32,14 @@ export async function viewContextOpening(
   after: string | null | undefined,
   serversOf: () => Promise<McpServerConfig[]>,
 ): Promise<{ message: OpeningMessage; taint: StoredTaint | null } | null> {
-  const updated = (await listViewContextsOwed(db, conversationId, after)).filter(
+  const owed = (await listViewContextsOwed(db, conversationId, after)).filter(
     (c): c is ToolCallRow & { viewContext: NonNullable<ToolCallRow['viewContext']> } => c.viewContext !== null,
   );
+  if (!owed.length) return null;
+  const servers = await serversOf();
+  // A server whose views the person switched off (servers page) has no view on screen to speak for:
+  // its calls' contexts stay owed, and go before the model once its views are on again.
+  const updated = owed.filter((c) => servers.find((s) => s.id === c.serverId)?.showViews !== false);
   if (!updated.length) return null;
   // Newest first within the bounds; shown in the conversation's order.
   const byNewest = [...updated].sort((a, b) => Date.parse(b.viewContext.at) - Date.parse(a.viewContext.at));
@@ -46,7 +51,6 @@ export async function viewContextOpening(
     })
     .reverse();
   const leftOut = updated.filter((c) => !fresh.includes(c));
-  const servers = await serversOf();
 
   const origin: Extract<StoredMessageOrigin, { kind: 'view_context' }> = { v: 1, kind: 'view_context', views: [] };
   const text: string[] = [];

@@ -1,5 +1,6 @@
 import { getToolCallForUser, setViewContext } from '@/db/queries/tool-calls';
 import type { StoredViewContext } from '@/db/stored-json';
+import { argsHash } from '@/lib/agent/args-hash';
 import { toToolCallView, type ToolCallView } from '@/lib/agent/tool-call-view';
 import { AppError } from '@/lib/http/errors';
 
@@ -45,7 +46,23 @@ export async function updateViewContext(
       'content',
     );
   }
-  const context: StoredViewContext = { v: 1, at: new Date().toISOString(), text, ...(structured && { structured }) };
-  const updated = await setViewContext(rt.handle.db, call.id, context);
-  return { toolCall: toToolCallView(updated ?? call) };
+  let current = call;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const previous = current.viewContext;
+    // A view re-sending the state it already sent (on load, say) is nothing new: its `at`, the
+    // delivery mark (lib/agent/view-context-turn.ts), stays, so the model is not told it again.
+    if (previous && sameContent(previous, text, structured)) return { toolCall: toToolCallView(current) };
+    // New content always gets a later `at` than the last, even within one millisecond, or it would
+    // read as already delivered; written only over the context it follows (another update may race).
+    const at = new Date(Math.max(Date.now(), previous ? Date.parse(previous.at) + 1 : 0)).toISOString();
+    const context: StoredViewContext = { v: 1, at, text, ...(structured && { structured }) };
+    const updated = await setViewContext(rt.handle.db, call.id, context, previous?.at ?? null);
+    if (updated) return { toolCall: toToolCallView(updated) };
+    current = (await getToolCallForUser(rt.handle.db, userId, toolCallId)) ?? current;
+  }
+  throw new AppError('conflict', 'view_context', 'This view is being updated elsewhere; send the update again.');
+}
+
+function sameContent(previous: StoredViewContext, text: string, structured: Record<string, unknown> | undefined): boolean {
+  return previous.text === text && argsHash(previous.structured ?? null) === argsHash(structured ?? null);
 }
