@@ -22,7 +22,7 @@ export function OrganizationSection({ orgs }: { orgs: MyOrg[] }) {
       id="org-heading"
       title="Organization"
       icon={Building2}
-      description="What you own stays yours: an organization only says who belongs and who may invite."
+      description="What you own stays yours. An organization adds a layer above it: shared servers, a policy, what its admins see."
     >
       <CardBody className="py-1">
         {orgs.length === 0 ? (
@@ -106,6 +106,10 @@ function OrgRow({ org }: { org: MyOrg }) {
             {org.joinDomain
               ? `People who sign in by single sign-on with a verified @${org.joinDomain} address join as members.`
               : 'People join by invitation link.'}
+          </p>
+          <p className="mt-0.5 text-xs leading-5 text-faint" data-testid="org-sees">
+            Its owners and admins see your usage (turns, tokens, tool calls) and which tools you called — server, tool, outcome, time — from
+            when you joined; never the arguments or results, which stay in your conversations.
           </p>
         </div>
         {manages && (
