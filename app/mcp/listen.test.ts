@@ -117,7 +117,15 @@ describe('/mcp: listen streams', () => {
     const theirs = await listen(other);
     // One closed, one more may open.
     await open[0]!.close();
-    await expect.poll(async () => listen(client).then((s) => (open.push(s), true)).catch(() => false), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          listen(client)
+            .then((s) => (open.push(s), true))
+            .catch(() => false),
+        { timeout: 5_000 },
+      )
+      .toBe(true);
     await Promise.all([...open.slice(1), theirs].map((s) => s.close()));
     await Promise.all([client.close(), other.close()]);
   });

@@ -7,6 +7,7 @@ import { ListPage } from './list-page';
 
 const text = (items: readonly unknown[] | null, loadError = '') =>
   renderToStaticMarkup(
+    // eslint-disable-next-line react/no-children-prop -- a .ts test has no JSX, and the props' type requires children
     createElement(ListPage, {
       title: 'Things',
       description: 'What they are.',
