@@ -20,7 +20,9 @@ test('admin policy page: a forbidden tool is left out of a member’s Tools pane
   await page.getByRole('button', { name: 'Create', exact: true }).click();
   await expect(page.getByTestId('org-list')).toContainText('Acme Research');
   // Members are told what the organization's admins see of them.
-  await expect(page.getByTestId('org-list').getByTestId('org-sees')).toContainText('never the arguments or results');
+  await expect(
+    page.getByTestId('org-list').getByRole('listitem').filter({ hasText: 'Acme Research' }).getByTestId('org-sees'),
+  ).toContainText('never the arguments or results');
   const orgs = (await (await adminContext.request.get('/api/orgs')).json()) as { orgs: { id: string; name: string }[] };
   const org = orgs.orgs.find((o) => o.name === 'Acme Research')!;
   const invite = await adminContext.request.post(`/api/orgs/${org.id}/invitations`, { headers: jsonWrite(origin) });
