@@ -334,7 +334,8 @@ for (const { kind, available } of TEST_DATABASES) {
         const over = await caught(addServer(ctx, pro, { name: 'Two', url: f.url }));
         expect(over).toMatchObject({ limit: 'serversPerUser', plan: 'pro' });
         expect((over as Error).message).toBe(
-          'Limit reached on the pro plan: at most 1 server of your own. You have 1: remove one before adding another.',
+          'Limit reached on the pro plan: at most 1 server of your own. ' +
+            'You have 1 (servers of your own and shared servers you added to organizations): remove one before adding another.',
         );
       } finally {
         vi.unstubAllEnvs();
