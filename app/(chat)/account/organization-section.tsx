@@ -108,8 +108,8 @@ function OrgRow({ org }: { org: MyOrg }) {
               : 'People join by invitation link.'}
           </p>
           <p className="mt-0.5 text-xs leading-5 text-faint" data-testid="org-sees">
-            Its owners and admins see your usage (turns, tokens, tool calls) and which tools you called — server, tool, outcome, time — from
-            when you joined; never the arguments or results, which stay in your conversations.
+            Owners and admins see each member&rsquo;s usage and which tools they called (server, tool, outcome, time) from when they joined;
+            never the arguments or results, which stay in the member&rsquo;s conversations.
           </p>
         </div>
         {manages && (
